@@ -1,0 +1,178 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// RefPrefix starts an attribute string that refers to another resource's live
+// attribute: "$kumo_path.<resourceID>.<dotted.path>".
+const RefPrefix = "$kumo_path."
+
+// Ref is one $kumo_path reference found in a resource's attributes.
+type Ref struct {
+	// Raw is the attribute string as written, e.g.
+	// "$kumo_path.v1:Service:demo:web.spec.clusterIP".
+	Raw string
+	// ResourceID is the resource referred to ("v1:Service:demo:web").
+	ResourceID string
+	// Path is the attribute path in that resource (["spec", "clusterIP"]); a numeric
+	// segment indexes a list.
+	Path []string
+}
+
+// IsRef reports whether the attribute value v is a $kumo_path reference.
+func IsRef(v any) bool {
+	s, ok := v.(string)
+	return ok && strings.HasPrefix(s, RefPrefix)
+}
+
+// Refs returns the distinct $kumo_path references in r's attributes (walked deeply,
+// lists included), in a stable order. IDs may contain dots, so the resource is the
+// longest dot-separated prefix that is an ID in s. A reference naming no resource of s,
+// or naming one without an attribute path, is an error.
+func (s *Spec) Refs(r *Resource) ([]Ref, error) {
+	ids := make(map[string]bool, len(s.Resources))
+	for i := range s.Resources {
+		ids[s.Resources[i].ID] = true
+	}
+	var refs []Ref
+	var errs []error
+	seen := map[string]bool{}
+	walkStrings(r.Attributes, func(str string) {
+		if !strings.HasPrefix(str, RefPrefix) || seen[str] {
+			return
+		}
+		seen[str] = true
+		ref, err := parseRef(str, ids)
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		refs = append(refs, ref)
+	})
+	return refs, errors.Join(errs...)
+}
+
+func parseRef(raw string, ids map[string]bool) (Ref, error) {
+	rest := strings.TrimPrefix(raw, RefPrefix)
+	parts := strings.Split(rest, ".")
+	for n := len(parts); n > 0; n-- {
+		id := strings.Join(parts[:n], ".")
+		if !ids[id] {
+			continue
+		}
+		if n == len(parts) {
+			return Ref{}, fmt.Errorf("reference %s: no attribute path after resource %s", raw, id)
+		}
+		return Ref{Raw: raw, ResourceID: id, Path: slices.Clone(parts[n:])}, nil
+	}
+	return Ref{}, fmt.Errorf("reference %s: no resource with that id in the spec", raw)
+}
+
+// walkStrings calls f for every string value in v, in a deterministic order.
+func walkStrings(v any, f func(string)) {
+	switch x := v.(type) {
+	case string:
+		f(x)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			walkStrings(x[k], f)
+		}
+	case []any:
+		for _, e := range x {
+			walkStrings(e, f)
+		}
+	}
+}
+
+// ResolveRefs returns a deep copy of attrs (normalized, see Normalize) in which every
+// string equal to the Raw of one of refs is replaced by the value at Path in the live
+// attributes of that resource, keeping its type (a number stays a number, an object an
+// object). live returns a resource's live attributes, or false when it does not exist.
+// A missing resource or path is an error naming the reference; all are reported.
+func ResolveRefs(attrs map[string]any, refs []Ref, live func(id string) (map[string]any, bool)) (map[string]any, error) {
+	values := make(map[string]any, len(refs))
+	var errs []error
+	for _, ref := range refs {
+		if _, done := values[ref.Raw]; done {
+			continue
+		}
+		v, err := resolveRef(ref, live)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		values[ref.Raw] = v
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	out := replaceStrings(Normalize(attrs), values)
+	if out == nil {
+		return nil, nil
+	}
+	return out.(map[string]any), nil
+}
+
+func resolveRef(ref Ref, live func(id string) (map[string]any, bool)) (any, error) {
+	obj, ok := live(ref.ResourceID)
+	if !ok {
+		return nil, fmt.Errorf("resolve %s: resource %s does not exist", ref.Raw, ref.ResourceID)
+	}
+	v, ok := lookupPath(obj, ref.Path)
+	if !ok {
+		return nil, fmt.Errorf("resolve %s: field %q not found in %s", ref.Raw, strings.Join(ref.Path, "."), ref.ResourceID)
+	}
+	return Normalize(v), nil
+}
+
+// lookupPath follows path through maps (by key) and lists (by numeric index).
+func lookupPath(v any, path []string) (any, bool) {
+	for _, seg := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			e, ok := x[seg]
+			if !ok {
+				return nil, false
+			}
+			v = e
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// replaceStrings replaces, in place, strings of a normalized tree found in values.
+func replaceStrings(v any, values map[string]any) any {
+	switch x := v.(type) {
+	case string:
+		if r, ok := values[x]; ok {
+			return Normalize(r) // a fresh copy per occurrence
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = replaceStrings(e, values)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = replaceStrings(e, values)
+		}
+	}
+	return v
+}

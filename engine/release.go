@@ -1,0 +1,48 @@
+package engine
+
+import "time"
+
+// Release is the record of one apply, destroy or rollback of a project in a workspace.
+// Revisions count 1, 2, ... per project and workspace without gaps.
+type Release struct {
+	Project   string    `json:"project"`
+	Workspace string    `json:"workspace"`
+	Stack     string    `json:"stack,omitempty"`
+	Revision  int       `json:"revision"`
+	Operation Operation `json:"operation"`
+	Phase     Phase     `json:"phase"`
+	// SpecHash identifies Spec by content (see HashSpec).
+	SpecHash string `json:"specHash"`
+	Spec     *Spec  `json:"spec,omitempty"`
+	State    *State `json:"state,omitempty"`
+	// Error is why a failed release failed.
+	Error      string    `json:"error,omitempty"`
+	CreateTime time.Time `json:"createTime"`
+	ModifyTime time.Time `json:"modifyTime"`
+	// WorkflowID and RunID name the Temporal run that owns the release.
+	WorkflowID string `json:"workflowID,omitempty"`
+	RunID      string `json:"runID,omitempty"`
+}
+
+// Operation is what a release did.
+type Operation string
+
+const (
+	OperationApply   Operation = "apply"
+	OperationDestroy Operation = "destroy"
+)
+
+// Phase is where a release is in its life. Only succeeded and failed are final.
+type Phase string
+
+const (
+	PhaseGenerating Phase = "generating"
+	PhasePreviewing Phase = "previewing"
+	PhaseApplying   Phase = "applying"
+	PhaseDestroying Phase = "destroying"
+	PhaseSucceeded  Phase = "succeeded"
+	PhaseFailed     Phase = "failed"
+)
+
+// Final reports whether no run will change a release in this phase any more.
+func (p Phase) Final() bool { return p == PhaseSucceeded || p == PhaseFailed }

@@ -1,0 +1,35 @@
+package engine
+
+// Spec is the resource-level desired state, in KusionStack's Spec format. It is read
+// and written unchanged: fields kumo does not interpret (secretStore, context,
+// extensions) round-trip as they are.
+type Spec struct {
+	Resources   []Resource     `json:"resources"`
+	SecretStore any            `json:"secretStore,omitempty"`
+	Context     map[string]any `json:"context,omitempty"`
+}
+
+// Resource is one node of a Spec or a State.
+type Resource struct {
+	// ID is unique in a Spec: apiVersion:kind:namespace:name for Kubernetes objects,
+	// providerNamespace:providerName:resourceType:resourceName for Terraform.
+	ID   string `json:"id"`
+	Type Type   `json:"type"`
+	// Attributes is the resource body: a Kubernetes object, or Terraform arguments.
+	Attributes map[string]any `json:"attributes,omitempty"`
+	DependsOn  []string       `json:"dependsOn,omitempty"`
+	Extensions map[string]any `json:"extensions,omitempty"`
+}
+
+// Type names the runtime that owns a resource.
+type Type string
+
+const (
+	Kubernetes Type = "Kubernetes"
+	Terraform  Type = "Terraform"
+)
+
+// State is the resources as last applied, as the runtime returned them.
+type State struct {
+	Resources []Resource `json:"resources"`
+}
