@@ -1,0 +1,420 @@
+// Package kubernetes is kumo's Kubernetes runtime: it applies resources with
+// server-side apply (field manager "kumo"), reads them, and deletes them waiting
+// until they are gone. A resource's attributes are the whole Kubernetes object.
+package kubernetes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+// FieldManager is the server-side apply field manager kumo applies as.
+const FieldManager = "kumo"
+
+// Config selects the cluster.
+type Config struct {
+	// Kubeconfig is a kubeconfig file path. Empty: like kubectl, the files in
+	// $KUBECONFIG (a path list), else ~/.kube/config, else the in-cluster config.
+	Kubeconfig string
+	// Context overrides the kubeconfig's current context.
+	Context string
+	// DeleteTimeout bounds how long Delete waits for an object to be gone
+	// (finalizers, namespace cleanup); default 2m.
+	DeleteTimeout time.Duration
+}
+
+// Runtime implements runtime.Runtime for Kubernetes objects. It is safe for
+// concurrent use.
+type Runtime struct {
+	client        dynamic.Interface
+	mapper        *restmapper.DeferredDiscoveryRESTMapper
+	deleteTimeout time.Duration
+
+	mu         sync.Mutex
+	mapperGen  uint64 // incremented at each discovery reset
+	pollPeriod time.Duration
+}
+
+var _ runtime.Runtime = (*Runtime)(nil)
+
+// New connects to the cluster cfg names. It does not contact the cluster yet.
+func New(cfg Config) (*Runtime, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = cfg.Kubeconfig
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: cfg.Context}
+	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes runtime: load kubeconfig: %w", err)
+	}
+	return NewForConfig(rc, cfg.DeleteTimeout)
+}
+
+// NewForConfig builds a Runtime from a client-go config. Unset QPS and Burst are
+// raised to 500 and 1000: client-go's defaults (5 and 10) would make the client,
+// not the apiserver, set the pace of an apply.
+func NewForConfig(rc *rest.Config, deleteTimeout time.Duration) (*Runtime, error) {
+	rc = rest.CopyConfig(rc)
+	if rc.QPS == 0 {
+		rc.QPS = 500
+	}
+	if rc.Burst == 0 {
+		rc.Burst = 1000
+	}
+	if rc.UserAgent == "" {
+		rc.UserAgent = "kumo"
+	}
+	if deleteTimeout <= 0 {
+		deleteTimeout = 2 * time.Minute
+	}
+	client, err := dynamic.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes runtime: %w", err)
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes runtime: %w", err)
+	}
+	return &Runtime{
+		client:        client,
+		mapper:        restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
+		deleteTimeout: deleteTimeout,
+		pollPeriod:    500 * time.Millisecond,
+	}, nil
+}
+
+// target is what a request needs: the object's REST endpoint and name.
+type target struct {
+	id    string
+	gvk   schema.GroupVersionKind
+	ri    dynamic.ResourceInterface
+	name  string
+	ns    string // "" for cluster-scoped kinds
+	known bool   // the kind is served by the cluster
+}
+
+// resolve finds res's endpoint from its attributes (apiVersion, kind,
+// metadata.name/namespace), or from its ID (apiVersion:kind[:namespace]:name) when
+// it has no attributes. known is false, with no error, when the cluster does not
+// serve the kind (after one discovery refresh).
+func (r *Runtime) resolve(res *engine.Resource) (*target, error) {
+	t := &target{id: res.ID}
+	obj := unstructured.Unstructured{Object: res.Attributes}
+	apiVersion, kind, name, ns := obj.GetAPIVersion(), obj.GetKind(), obj.GetName(), obj.GetNamespace()
+	if len(res.Attributes) == 0 {
+		var err error
+		if apiVersion, kind, ns, name, err = parseID(res.ID); err != nil {
+			return nil, runtime.Permanent(err)
+		}
+	}
+	if apiVersion == "" || kind == "" || name == "" {
+		return nil, runtime.Permanent(fmt.Errorf("%s: attributes need apiVersion, kind and metadata.name", res.ID))
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, runtime.Permanent(fmt.Errorf("%s: %w", res.ID, err))
+	}
+	t.gvk, t.name = gv.WithKind(kind), name
+	mapping, err := r.mapping(t.gvk)
+	if meta.IsNoMatchError(err) {
+		return t, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: discover %s: %w", res.ID, t.gvk, err)
+	}
+	t.known = true
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		if ns == "" {
+			ns = metav1.NamespaceDefault
+		}
+		t.ns = ns
+		t.ri = r.client.Resource(mapping.Resource).Namespace(ns)
+	} else {
+		t.ri = r.client.Resource(mapping.Resource)
+	}
+	return t, nil
+}
+
+// mapping looks gvk up in the cached discovery; on a miss it refreshes discovery
+// once (so that kinds of CRDs created since the cache was filled are found). A
+// refresh made by a concurrent lookup since this one started counts as that one.
+func (r *Runtime) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	r.mu.Lock()
+	gen := r.mapperGen
+	r.mu.Unlock()
+	m, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if !meta.IsNoMatchError(err) {
+		return m, err
+	}
+	r.mu.Lock()
+	if r.mapperGen == gen {
+		r.mapper.Reset()
+		r.mapperGen++
+	}
+	r.mu.Unlock()
+	return r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+}
+
+func parseID(id string) (apiVersion, kind, ns, name string, err error) {
+	parts := strings.Split(id, ":")
+	switch len(parts) {
+	case 3:
+		return parts[0], parts[1], "", parts[2], nil
+	case 4:
+		return parts[0], parts[1], parts[2], parts[3], nil
+	}
+	return "", "", "", "", fmt.Errorf("%s: not a Kubernetes resource ID (apiVersion:kind[:namespace]:name) and no attributes", id)
+}
+
+// Apply server-side applies desired (field manager "kumo", conflicts forced) and
+// returns the object the apiserver returned, without metadata.managedFields.
+//
+// Server-set fields that may come along when desired was taken from a recorded
+// state (metadata.resourceVersion, uid, creationTimestamp, generation,
+// managedFields, selfLink, deletionTimestamp and status) are not sent: they are not
+// part of the desired state, and a stale resourceVersion would fail the apply.
+func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runtime.ApplyOptions) (*engine.Resource, error) {
+	if len(desired.Attributes) == 0 {
+		return nil, runtime.Permanent(fmt.Errorf("apply %s: no attributes (the Kubernetes object)", desired.ID))
+	}
+	t, err := r.resolve(desired)
+	if err != nil {
+		return nil, prefix("apply", err)
+	}
+	if !t.known {
+		return nil, runtime.Permanent(fmt.Errorf("apply %s: kind %s is not served by the cluster (no CRD installed?)", t.id, t.gvk))
+	}
+	body := applyBody(desired.Attributes, t.ns)
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, runtime.Permanent(fmt.Errorf("apply %s: %w", t.id, err))
+	}
+	force := true
+	po := metav1.PatchOptions{FieldManager: FieldManager, Force: &force}
+	if opts.DryRun {
+		po.DryRun = []string{metav1.DryRunAll}
+	}
+	out, err := t.ri.Patch(ctx, t.name, types.ApplyPatchType, data, po)
+	if opts.DryRun && namespaceMissing(err) {
+		// The namespace is created by an earlier node of the same run, so the
+		// apiserver cannot check the object yet: preview the object as written.
+		// The real apply still goes through the apiserver's validation.
+		return &engine.Resource{ID: desired.ID, Type: desired.Type, Attributes: body, DependsOn: desired.DependsOn, Extensions: desired.Extensions}, nil
+	}
+	if err != nil {
+		return nil, classify("apply", t.id, err)
+	}
+	return result(desired, out), nil
+}
+
+func namespaceMissing(err error) bool {
+	var status apierrors.APIStatus
+	if !apierrors.IsNotFound(err) || !errors.As(err, &status) {
+		return false
+	}
+	d := status.Status().Details
+	return d != nil && d.Kind == "namespaces"
+}
+
+func applyBody(attrs map[string]any, ns string) map[string]any {
+	body := make(map[string]any, len(attrs))
+	for k, v := range attrs {
+		if k != "status" {
+			body[k] = v
+		}
+	}
+	md, _ := attrs["metadata"].(map[string]any)
+	clean := make(map[string]any, len(md)+1)
+	for k, v := range md {
+		switch k {
+		case "managedFields", "resourceVersion", "uid", "creationTimestamp",
+			"generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace":
+		default:
+			clean[k] = v
+		}
+	}
+	if ns != "" {
+		clean["namespace"] = ns
+	}
+	body["metadata"] = clean
+	return body
+}
+
+func result(like *engine.Resource, obj *unstructured.Unstructured) *engine.Resource {
+	obj.SetManagedFields(nil)
+	return &engine.Resource{
+		ID:         like.ID,
+		Type:       like.Type,
+		Attributes: obj.Object,
+		DependsOn:  like.DependsOn,
+		Extensions: like.Extensions,
+	}
+}
+
+// Read returns the live object without metadata.managedFields, or nil when it does
+// not exist (including when the cluster no longer serves its kind).
+func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resource, error) {
+	t, err := r.resolve(res)
+	if err != nil {
+		return nil, prefix("read", err)
+	}
+	if !t.known {
+		return nil, nil
+	}
+	out, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify("read", t.id, err)
+	}
+	return result(res, out), nil
+}
+
+// Delete deletes the object with background propagation (the object goes at once;
+// the garbage collector removes its dependents afterwards, as kubectl does) and
+// waits until it is gone: past its finalizers, for a Namespace until its content
+// is removed. It gives up after Config.DeleteTimeout, naming what holds the
+// object. An absent object, or one whose kind the cluster no longer serves, is
+// success.
+func (r *Runtime) Delete(ctx context.Context, res *engine.Resource) error {
+	t, err := r.resolve(res)
+	if err != nil {
+		return prefix("delete", err)
+	}
+	if !t.known {
+		return nil
+	}
+	live, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return classify("delete", t.id, err)
+	}
+	uid := live.GetUID()
+	policy := metav1.DeletePropagationBackground
+	// The UID precondition makes sure a retry never deletes a newer object of the
+	// same name that someone created after the one we saw.
+	err = t.ri.Delete(ctx, t.name, metav1.DeleteOptions{
+		PropagationPolicy: &policy,
+		Preconditions:     &metav1.Preconditions{UID: &uid},
+	})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case apierrors.IsConflict(err): // UID mismatch: the object we saw is gone already
+		return nil
+	case err != nil:
+		return classify("delete", t.id, err)
+	}
+	return r.waitGone(ctx, t, uid)
+}
+
+func (r *Runtime) waitGone(ctx context.Context, t *target, uid types.UID) error {
+	deadline := time.Now().Add(r.deleteTimeout)
+	wait := 20 * time.Millisecond
+	for {
+		obj, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+			return nil
+		case err == nil && obj.GetUID() != uid:
+			return nil // ours is gone; this is a new object of the same name
+		case err != nil && ctx.Err() != nil:
+			return fmt.Errorf("delete %s: %w", t.id, ctx.Err())
+		}
+		// Other errors are transient as far as waiting goes: keep polling.
+		if time.Now().After(deadline) {
+			if err != nil {
+				return fmt.Errorf("delete %s: still present after %v (last read: %w)", t.id, r.deleteTimeout, err)
+			}
+			return fmt.Errorf("delete %s: still present after %v%s", t.id, r.deleteTimeout, holders(obj))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("delete %s: %w", t.id, ctx.Err())
+		case <-time.After(min(wait, time.Until(deadline)+time.Millisecond)):
+		}
+		wait = min(wait*2, r.pollPeriod)
+	}
+}
+
+// holders describes why obj is still there: its phase and finalizers
+// (metadata.finalizers, and spec.finalizers for Namespaces).
+func holders(obj *unstructured.Unstructured) string {
+	var parts []string
+	if phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase"); phase != "" {
+		parts = append(parts, "phase "+phase)
+	}
+	fins := obj.GetFinalizers()
+	if spec, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "finalizers"); len(spec) > 0 {
+		fins = append(fins, spec...)
+	}
+	if len(fins) > 0 {
+		parts = append(parts, fmt.Sprintf("finalizers %v", fins))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// classify wraps an API error as "<op> <id>: <apiserver message>", marked
+// runtime.Permanent unless retrying can help. Retryable: timeouts, throttling,
+// 5xx, connection errors, optimistic-concurrency conflicts, a missing namespace
+// (another node may be creating it) and a namespace being terminated.
+func classify(op, id string, err error) error {
+	wrapped := fmt.Errorf("%s %s: %w", op, id, err)
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return wrapped // transport errors, context errors
+	}
+	switch {
+	case apierrors.IsNotFound(err):
+		if d := status.Status().Details; d != nil && d.Kind == "namespaces" {
+			return wrapped
+		}
+		return runtime.Permanent(wrapped)
+	case apierrors.IsForbidden(err):
+		if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+			return wrapped
+		}
+		return runtime.Permanent(wrapped)
+	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsUnauthorized(err),
+		apierrors.IsAlreadyExists(err), apierrors.IsMethodNotSupported(err),
+		apierrors.IsNotAcceptable(err), apierrors.IsUnsupportedMediaType(err),
+		apierrors.IsRequestEntityTooLargeError(err):
+		return runtime.Permanent(wrapped)
+	}
+	return wrapped
+}
+
+// prefix adds "<op> " to a resolve error, keeping it permanent if it was.
+func prefix(op string, err error) error {
+	if runtime.IsPermanent(err) {
+		return runtime.Permanent(fmt.Errorf("%s %w", op, errors.Unwrap(err)))
+	}
+	return fmt.Errorf("%s %w", op, err)
+}

@@ -1,0 +1,151 @@
+package localcluster
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"syscall"
+)
+
+// Versions of the binaries hack/build-tools.sh builds (a test keeps them in sync).
+const (
+	EtcdVersion       = "v3.6.8"
+	KubernetesVersion = "v1.36.3"
+)
+
+// Binaries are the paths of the three programs a cluster runs.
+type Binaries struct {
+	Etcd, APIServer, ControllerManager string
+}
+
+// DefaultBinDir is where hack/build-tools.sh caches binaries: $HOME/.cache/kumo/bin
+// (or $KUMO_TOOLS_BIN, the variable the script itself honours).
+func DefaultBinDir() string {
+	if d := os.Getenv("KUMO_TOOLS_BIN"); d != "" {
+		return d
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "kumo-bin")
+	}
+	return filepath.Join(home, ".cache", "kumo", "bin")
+}
+
+// BinariesIn names the versioned binaries in binDir, built or not.
+func BinariesIn(binDir string) Binaries {
+	return Binaries{
+		Etcd:              filepath.Join(binDir, "etcd-"+EtcdVersion),
+		APIServer:         filepath.Join(binDir, "kube-apiserver-"+KubernetesVersion),
+		ControllerManager: filepath.Join(binDir, "kube-controller-manager-"+KubernetesVersion),
+	}
+}
+
+func (b Binaries) missing() []string {
+	var tools []string
+	for _, t := range []struct{ name, path string }{
+		{"etcd", b.Etcd}, {"kube-apiserver", b.APIServer}, {"kube-controller-manager", b.ControllerManager},
+	} {
+		if st, err := os.Stat(t.path); err != nil || st.IsDir() {
+			tools = append(tools, t.name)
+		}
+	}
+	return tools
+}
+
+// EnsureBinaries returns the binaries in binDir ("" = DefaultBinDir), building the
+// missing ones with hack/build-tools.sh (output to stderr; a cold build takes many
+// minutes). Concurrent callers, in this or other processes, build only once.
+func EnsureBinaries(binDir string) (Binaries, error) {
+	if binDir == "" {
+		binDir = DefaultBinDir()
+	}
+	bins := BinariesIn(binDir)
+	if len(bins.missing()) == 0 {
+		return bins, nil
+	}
+	if err := os.MkdirAll(binDir, 0o755); err != nil {
+		return bins, err
+	}
+	unlock, err := lockFile(filepath.Join(binDir, ".build.lock"))
+	if err != nil {
+		return bins, err
+	}
+	defer unlock()
+	missing := bins.missing() // another process may have built them while we waited
+	if len(missing) == 0 {
+		return bins, nil
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return bins, fmt.Errorf("binaries %v missing in %s and %w", missing, binDir, err)
+	}
+	script := filepath.Join(root, "hack", "build-tools.sh")
+	fmt.Fprintf(os.Stderr, "localcluster: building %v with %s (first time only)\n", missing, script)
+	cmd := exec.Command(script, missing...)
+	cmd.Dir = root
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	cmd.Env = append(os.Environ(), "KUMO_TOOLS_BIN="+binDir)
+	if err := cmd.Run(); err != nil {
+		return bins, fmt.Errorf("%s %v: %w", script, missing, err)
+	}
+	if m := bins.missing(); len(m) > 0 {
+		return bins, fmt.Errorf("%s ran but %v are still missing in %s", script, m, binDir)
+	}
+	return bins, nil
+}
+
+func lockFile(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return func() { f.Close() }, nil
+}
+
+const modulePath = "github.com/kumoproj/kumo"
+
+// ModuleRoot finds the kumo module's root directory: from this source file's
+// location when the sources are where they were compiled, else by walking up from
+// the working directory to kumo's go.mod.
+func ModuleRoot() (string, error) {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		dir := filepath.Join(filepath.Dir(file), "..", "..")
+		if isKumoRoot(dir) {
+			return filepath.Clean(dir), nil
+		}
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if isKumoRoot(dir) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("kumo module root (go.mod of %s) not found above the working directory", modulePath)
+		}
+		dir = parent
+	}
+}
+
+func isKumoRoot(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if f := bytes.Fields(line); len(f) == 2 && string(f[0]) == "module" {
+			return string(f[1]) == modulePath
+		}
+	}
+	return false
+}
