@@ -1,0 +1,411 @@
+// Package embedded runs a single-machine Temporal server in-process for kumo.
+//
+// It owns everything about the embedded server: the SQLite database under a
+// directory (schema created on first use), the exclusive lock that keeps two
+// kumo processes from sharing that database, loopback ports, the namespace and
+// kumo's search attributes, a quiet logger, and the dynamic configuration that
+// makes one machine fast (see tuning.go). Everything else in kumo talks to the
+// server through its Address like any other Temporal frontend.
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/server/common/cluster"
+	"go.temporal.io/server/common/config"
+	"go.temporal.io/server/common/membership/static"
+	sqliteplugin "go.temporal.io/server/common/persistence/sql/sqlplugin/sqlite"
+	"go.temporal.io/server/common/primitives"
+	"go.temporal.io/server/common/primitives/timestamp"
+	sqliteschema "go.temporal.io/server/schema/sqlite"
+	"go.temporal.io/server/temporal"
+)
+
+// ErrLocked is wrapped by the error Start returns when another Server (in this
+// process or another one) holds the directory.
+var ErrLocked = errors.New("temporal database is locked")
+
+const (
+	// DefaultNamespace is used when Options.Namespace is empty.
+	DefaultNamespace = "default"
+	// DefaultRetention is how long closed workflows are kept when kumo creates
+	// the namespace. An existing namespace keeps its own setting.
+	DefaultRetention = 7 * 24 * time.Hour
+
+	dbFileName   = "temporal.db"
+	lockFileName = "lock"
+	host         = "127.0.0.1"
+	clusterName  = "active"
+)
+
+// Options configures Start.
+type Options struct {
+	// Dir holds the database (Dir/temporal.db, created with its schema on
+	// first use) and the lock file (Dir/lock). Created if missing. Required.
+	Dir string
+	// Namespace is registered if missing. Default "default".
+	Namespace string
+	// Port is the frontend gRPC port on 127.0.0.1; 0 picks a free one.
+	Port int
+	// Logger receives the server's logs; nil discards them. The server never
+	// writes to stdout or stderr itself.
+	Logger *slog.Logger
+	// Retention of closed workflows, used only when the namespace is created.
+	// Default DefaultRetention.
+	Retention time.Duration
+}
+
+// Server is a running embedded Temporal server. Stop it when done.
+type Server struct {
+	address   string
+	namespace string
+	dir       string
+
+	srv  temporal.Server
+	lock *os.File
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// Address is the frontend's "127.0.0.1:port", for client.Options.HostPort.
+func (s *Server) Address() string { return s.address }
+
+// Namespace is the namespace the server was started for.
+func (s *Server) Namespace() string { return s.namespace }
+
+// Stop stops the server and releases the directory lock. It is safe to call
+// more than once; later calls return the first call's result.
+func (s *Server) Stop() error {
+	s.stopOnce.Do(func() {
+		var errs []error
+		if s.srv != nil {
+			errs = append(errs, stopServer(s.srv))
+		}
+		errs = append(errs, unlock(s.lock))
+		s.stopErr = errors.Join(errs...)
+	})
+	return s.stopErr
+}
+
+// Start opens (or creates) the database under opts.Dir, starts all Temporal
+// services (frontend, history, matching, worker) in this process on loopback
+// ports, makes sure the namespace and kumo's search attributes exist, and
+// returns once the frontend answers. ctx bounds the readiness and
+// registration steps.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	return start(ctx, opts, fullTuning)
+}
+
+// start is Start with the performance tuning switchable, for benchmarks.
+func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr error) {
+	if opts.Dir == "" {
+		return nil, errors.New("embedded temporal: Options.Dir is required")
+	}
+	dir, err := filepath.Abs(opts.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
+	if strings.ContainsAny(dir, "?#%") {
+		// The SQLite plugin builds a "file:" URI from the path without escaping.
+		return nil, fmt.Errorf("embedded temporal: directory %q: path must not contain '?', '#' or '%%'", dir)
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("embedded temporal: create %s: %w", dir, err)
+	}
+
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if retErr != nil {
+			_ = unlock(lock)
+		}
+	}()
+
+	ports, err := pickPorts(opts.Port)
+	if err != nil {
+		return nil, err
+	}
+
+	sqlCfg := sqlConfig(filepath.Join(dir, dbFileName), tune.wal)
+	if err := ensureSchema(sqlCfg.DatabaseName); err != nil {
+		return nil, err
+	}
+	if err := ensureNamespace(sqlCfg, opts.Namespace, opts.Retention); err != nil {
+		return nil, err
+	}
+
+	cfg := serverConfig(sqlCfg, ports)
+	srvLogger := newServerLogger(logger)
+	hosts := map[primitives.ServiceName]static.Hosts{}
+	for svc, port := range ports.byService() {
+		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
+	}
+	srv, err := temporal.NewServer(
+		temporal.WithConfig(cfg),
+		temporal.ForServices(temporal.DefaultServices),
+		// One process: resolve the services statically instead of running
+		// ringpop membership (no membership ports, no join delay).
+		temporal.WithStaticHosts(hosts),
+		temporal.WithLogger(srvLogger),
+		temporal.WithDynamicConfigClient(dynamicConfig(tune)),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: create server: %w", err)
+	}
+	if err := startServer(srv); err != nil {
+		_ = stopServer(srv)
+		return nil, fmt.Errorf("embedded temporal: start server: %w", err)
+	}
+	s := &Server{
+		address:   net.JoinHostPort(host, strconv.Itoa(ports.frontend)),
+		namespace: opts.Namespace,
+		dir:       dir,
+		srv:       srv,
+		lock:      lock,
+	}
+	defer func() {
+		if retErr != nil {
+			_ = stopServer(srv)
+		}
+	}()
+
+	// Readiness and search attributes, through the public API like any client.
+	c, err := client.DialContext(ctx, client.Options{
+		HostPort:  s.address,
+		Namespace: s.namespace,
+		Logger:    sdklog.NewStructuredLogger(logger),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: connect to %s: %w", s.address, err)
+	}
+	defer c.Close()
+	if err := RegisterSearchAttributes(ctx, c, s.namespace); err != nil {
+		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
+	return s, nil
+}
+
+// startServer turns a panic during start (the server has a few) into an error.
+func startServer(srv temporal.Server) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("server panicked: %v", r)
+		}
+	}()
+	return srv.Start()
+}
+
+func stopServer(srv temporal.Server) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("embedded temporal: stop: server panicked: %v", r)
+		}
+	}()
+	return srv.Stop()
+}
+
+// lockDir takes an exclusive, non-blocking flock on dir/lock. flock locks
+// belong to the open file, so a second Start in the same process conflicts
+// too; the kernel drops the lock if the process dies.
+func lockDir(dir string) (*os.File, error) {
+	path := filepath.Join(dir, lockFileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: open lock file: %w", err)
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		holder := ""
+		if b, rerr := os.ReadFile(path); rerr == nil {
+			if pid := strings.TrimSpace(string(b)); pid != "" {
+				holder = " (pid " + pid + ")"
+			}
+		}
+		_ = f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w: another kumo process%s is using the Temporal database at %s; wait for it to finish or stop it",
+				ErrLocked, holder, dir)
+		}
+		return nil, fmt.Errorf("embedded temporal: lock %s: %w", path, err)
+	}
+	// Record the holder for the message above; best effort.
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
+
+func unlock(f *os.File) error {
+	if f == nil {
+		return nil
+	}
+	_ = f.Truncate(0)
+	err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return errors.Join(err, f.Close())
+}
+
+type servicePorts struct {
+	frontend, history, matching, worker int
+}
+
+func (p servicePorts) byService() map[primitives.ServiceName]int {
+	return map[primitives.ServiceName]int{
+		primitives.FrontendService: p.frontend,
+		primitives.HistoryService:  p.history,
+		primitives.MatchingService: p.matching,
+		primitives.WorkerService:   p.worker,
+	}
+}
+
+// pickPorts checks the frontend port is free (the server panics on a taken
+// port instead of returning an error) and picks free ports for the internal
+// services. All listeners are held until every port is chosen so the ports
+// are distinct.
+func pickPorts(frontend int) (servicePorts, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
+	listen := func(port int) (int, error) {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		if err != nil {
+			return 0, err
+		}
+		ls = append(ls, l)
+		return l.Addr().(*net.TCPAddr).Port, nil
+	}
+	var p servicePorts
+	var err error
+	if p.frontend, err = listen(frontend); err != nil {
+		return p, fmt.Errorf("embedded temporal: frontend port %s:%d is not available (in use by another program?): %w", host, frontend, err)
+	}
+	for _, dst := range []*int{&p.history, &p.matching, &p.worker} {
+		if *dst, err = listen(0); err != nil {
+			return p, fmt.Errorf("embedded temporal: pick a free port: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// sqlConfig is the SQLite store used for both default and visibility
+// persistence.
+func sqlConfig(dbPath string, wal bool) *config.SQL {
+	cfg := &config.SQL{
+		PluginName:   sqliteplugin.PluginName,
+		DatabaseName: dbPath,
+		ConnectAttributes: map[string]string{
+			"mode": "rwc",
+			// Durability trade-off: WAL with synchronous=NORMAL fsyncs only at
+			// checkpoints, not on every commit. A killed or crashed kumo
+			// process loses nothing (committed transactions are in the WAL
+			// file, which the OS holds); a power loss or kernel crash can
+			// drop the last few commits, never corrupt the database. Temporal
+			// then resumes from the last durable point: a run may repeat its
+			// last activities, which are idempotent by design. In exchange
+			// each commit costs no fsync, which took sequential activities
+			// from ~20 ms to ~9 ms each (BenchmarkSequentialActivity).
+			"journal_mode": "wal",
+			"synchronous":  "NORMAL",
+			// Wait instead of failing if an outside reader (sqlite3 CLI,
+			// backup) briefly holds the database.
+			"busy_timeout": "5000",
+		},
+	}
+	if !wal {
+		delete(cfg.ConnectAttributes, "journal_mode")
+		delete(cfg.ConnectAttributes, "synchronous")
+	}
+	return cfg
+}
+
+func serverConfig(sqlCfg *config.SQL, ports servicePorts) *config.Config {
+	frontendAddr := net.JoinHostPort(host, strconv.Itoa(ports.frontend))
+	const store = "sqlite-default"
+	cfg := &config.Config{}
+	cfg.Global.Membership = config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: host}
+	// Global.Metrics nil: no-op metrics handler, nothing listening. PProf
+	// port 0: disabled.
+	cfg.Persistence = config.Persistence{
+		DefaultStore:     store,
+		VisibilityStore:  store,
+		NumHistoryShards: 1,
+		DataStores:       map[string]config.DataStore{store: {SQL: sqlCfg}},
+	}
+	cfg.ClusterMetadata = &cluster.Config{
+		EnableGlobalNamespace:    false,
+		FailoverVersionIncrement: 10,
+		MasterClusterName:        clusterName,
+		CurrentClusterName:       clusterName,
+		ClusterInformation: map[string]cluster.ClusterInformation{
+			clusterName: {Enabled: true, InitialFailoverVersion: 1, RPCAddress: frontendAddr},
+		},
+	}
+	cfg.DCRedirectionPolicy.Policy = "noop"
+	cfg.Services = map[string]config.Service{}
+	for svc, port := range ports.byService() {
+		// HTTPPort stays 0: the frontend's HTTP API is off.
+		cfg.Services[string(svc)] = config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: host}}
+	}
+	cfg.Archival.History.State = "disabled"
+	cfg.Archival.Visibility.State = "disabled"
+	cfg.NamespaceDefaults.Archival.History.State = "disabled"
+	cfg.NamespaceDefaults.Archival.Visibility.State = "disabled"
+	// The server's own worker service connects here.
+	cfg.PublicClient.HostPort = frontendAddr
+	return cfg
+}
+
+// ensureNamespace registers the namespace directly in the database before the
+// server starts, so it is usable at once (registering through the API would
+// wait for the namespace cache to refresh). kumo's search attributes are
+// assigned at creation; RegisterSearchAttributes adds any that an older
+// namespace lacks. An existing namespace is left as it is.
+func ensureNamespace(sqlCfg *config.SQL, name string, retention time.Duration) error {
+	sas := make(map[string]enumspb.IndexedValueType, len(SearchAttributes))
+	for _, sa := range SearchAttributes {
+		sas[sa.Name] = sa.Type
+	}
+	ns, err := sqliteschema.NewNamespaceConfig(clusterName, name, false, sas)
+	if err != nil {
+		return fmt.Errorf("embedded temporal: namespace %q: %w", name, err)
+	}
+	ns.Detail.Config.Retention = timestamp.DurationPtr(retention)
+	if err := sqliteschema.CreateNamespaces(sqlCfg, ns); err != nil {
+		return fmt.Errorf("embedded temporal: register namespace %q: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package embedded
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+)
+
+// SearchAttribute is a custom search attribute kumo sets on its workflows.
+type SearchAttribute struct {
+	Name string
+	Type enumspb.IndexedValueType
+}
+
+// SearchAttributes are registered in the namespace on every Start, and by
+// RegisterSearchAttributes for an external cluster, so runs can be filtered
+// (CLI, Web UI) by project, stack, workspace, operation and revision.
+var SearchAttributes = []SearchAttribute{
+	{Name: "KumoProject", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
+	{Name: "KumoStack", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
+	{Name: "KumoWorkspace", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
+	{Name: "KumoOperation", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
+	{Name: "KumoRevision", Type: enumspb.INDEXED_VALUE_TYPE_INT},
+	{Name: "KumoDrifted", Type: enumspb.INDEXED_VALUE_TYPE_BOOL},
+}
+
+// registerWait bounds how long RegisterSearchAttributes waits for newly added
+// attributes to become visible when ctx has no earlier deadline.
+const registerWait = 30 * time.Second
+
+// RegisterSearchAttributes makes sure every attribute in SearchAttributes
+// exists in namespace, through the operator service. It is idempotent: present
+// attributes are left alone, and an attribute that exists with another type
+// is an error. When it adds attributes it waits until the frontend lists them
+// (servers pick namespace changes up after a short cache refresh).
+func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
+	ops := c.OperatorService()
+	missing, err := missingSearchAttributes(ctx, ops, namespace)
+	if err != nil {
+		return err
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	req := &operatorservice.AddSearchAttributesRequest{
+		Namespace:        namespace,
+		SearchAttributes: missing,
+	}
+	if _, err := ops.AddSearchAttributes(ctx, req); err != nil {
+		var exists *serviceerror.AlreadyExists
+		if !errors.As(err, &exists) {
+			return fmt.Errorf("add search attributes to namespace %q: %w", namespace, err)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(ctx, registerWait)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		missing, err = missingSearchAttributes(ctx, ops, namespace)
+		if err == nil && len(missing) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if err == nil {
+				err = fmt.Errorf("still missing %s", strings.Join(names(missing), ", "))
+			}
+			return fmt.Errorf("wait for search attributes in namespace %q: %w (%w)", namespace, err, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// missingSearchAttributes lists kumo's attributes not yet in the namespace.
+func missingSearchAttributes(ctx context.Context, ops operatorservice.OperatorServiceClient, namespace string) (map[string]enumspb.IndexedValueType, error) {
+	resp, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return nil, fmt.Errorf("list search attributes of namespace %q: %w", namespace, err)
+	}
+	missing := map[string]enumspb.IndexedValueType{}
+	for _, sa := range SearchAttributes {
+		have, ok := resp.GetCustomAttributes()[sa.Name]
+		if !ok {
+			have, ok = resp.GetSystemAttributes()[sa.Name]
+		}
+		switch {
+		case !ok:
+			missing[sa.Name] = sa.Type
+		case have != sa.Type:
+			return nil, fmt.Errorf("search attribute %s exists in namespace %q with type %s, kumo needs %s",
+				sa.Name, namespace, have, sa.Type)
+		}
+	}
+	return missing, nil
+}
+
+func names(m map[string]enumspb.IndexedValueType) []string {
+	out := make([]string, 0, len(m))
+	for n := range m {
+		out = append(out, n)
+	}
+	return out
+}
