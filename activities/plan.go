@@ -1,0 +1,132 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/dag"
+)
+
+// PlanInput asks for the graph a run walks.
+type PlanInput struct {
+	Project       string `json:"project"`
+	Workspace     string `json:"workspace"`
+	SpecHash      string `json:"specHash"`
+	PriorRevision int    `json:"priorRevision"`
+}
+
+// Plan is the DAG of a run, by index so it stays small in workflow history:
+// Nodes[i].Deps are indexes of nodes that must finish before node i starts.
+type Plan struct {
+	Nodes []PlanNode `json:"nodes"`
+}
+
+// PlanNode is one resource to apply, or (Delete) to remove because it is recorded
+// in the prior state but no longer desired.
+type PlanNode struct {
+	ID     string  `json:"id"`
+	Deps   []int32 `json:"deps,omitempty"`
+	Delete bool    `json:"delete,omitempty"`
+}
+
+// PlanGraph validates the spec and returns the nodes to walk: every spec resource
+// in dependency order, plus a delete node for every prior resource the spec
+// dropped. Deletes follow the prior dependencies reversed, so a Namespace is
+// removed after what was in it.
+func (a *Activities) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) {
+	spec, err := a.spec(ctx, in.SpecHash)
+	if err != nil {
+		return Plan{}, err
+	}
+	if err := spec.Validate(); err != nil {
+		return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+	}
+	g, err := spec.Graph()
+	if err != nil {
+		return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+	}
+	prior, err := a.priorRelease(ctx, in.Project, in.Workspace, in.PriorRevision)
+	if err != nil {
+		return Plan{}, err
+	}
+	var gone []engine.Resource
+	if prior != nil && prior.State != nil {
+		desired := map[string]bool{}
+		for _, r := range spec.Resources {
+			desired[r.ID] = true
+		}
+		for _, r := range prior.State.Resources {
+			if !desired[r.ID] {
+				gone = append(gone, r)
+			}
+		}
+	}
+	return buildPlan(g, gone)
+}
+
+func buildPlan(apply *dag.Graph[string], gone []engine.Resource) (Plan, error) {
+	order, err := apply.TopoSort()
+	if err != nil {
+		return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+	}
+	var plan Plan
+	index := map[string]int32{}
+	for _, id := range order {
+		index[id] = int32(len(plan.Nodes))
+		plan.Nodes = append(plan.Nodes, PlanNode{ID: id})
+	}
+	for _, id := range order {
+		n := &plan.Nodes[index[id]]
+		for _, dep := range apply.DependenciesOf(id) {
+			n.Deps = append(n.Deps, index[dep])
+		}
+	}
+	removal, err := removalGraph(gone)
+	if err != nil {
+		return Plan{}, err
+	}
+	if removal == nil {
+		return plan, nil
+	}
+	rorder, err := removal.TopoSort()
+	if err != nil {
+		return Plan{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("prior state: %v", err), ErrTypeInvalid, nil)
+	}
+	for _, id := range rorder {
+		index[id] = int32(len(plan.Nodes))
+		plan.Nodes = append(plan.Nodes, PlanNode{ID: id, Delete: true})
+	}
+	for _, id := range rorder {
+		n := &plan.Nodes[index[id]]
+		for _, dep := range removal.DependenciesOf(id) {
+			n.Deps = append(n.Deps, index[dep])
+		}
+	}
+	return plan, nil
+}
+
+// removalGraph orders the deletion of recorded resources: a resource goes after
+// everything that depended on it. Dependencies on resources outside the set are
+// ignored (those stay).
+func removalGraph(resources []engine.Resource) (*dag.Graph[string], error) {
+	if len(resources) == 0 {
+		return nil, nil
+	}
+	g := dag.New[string]()
+	in := map[string]bool{}
+	for _, r := range resources {
+		g.AddNode(r.ID)
+		in[r.ID] = true
+	}
+	for _, r := range resources {
+		for _, dep := range r.DependsOn {
+			if in[dep] {
+				g.AddEdge(dep, r.ID)
+			}
+		}
+	}
+	return g.Reverse(), nil
+}

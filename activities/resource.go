@@ -1,0 +1,301 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+// NodeInput names one resource of a run.
+type NodeInput struct {
+	// Key is the run's release; a zero Revision means a preview with no release.
+	Key           backend.ReleaseKey `json:"key"`
+	SpecHash      string             `json:"specHash"`
+	PriorRevision int                `json:"priorRevision"`
+	ID            string             `json:"id"`
+	// Delete: the resource is in the prior state but no longer desired.
+	Delete   bool            `json:"delete,omitempty"`
+	Settings RuntimeSettings `json:"settings"`
+}
+
+// maxPreviewValue bounds a field value carried in a preview result, so a large
+// ConfigMap does not bloat workflow history; the full object is in the backend.
+const maxPreviewValue = 256
+
+// PreviewResource reads one resource live, dry-runs the desired version and
+// returns the three-way diff against live and the prior state. When nothing would
+// change it records the live resource as this release's state, so the release ends
+// with fresh state without touching the object.
+func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.Change, error) {
+	spec, err := a.spec(ctx, in.SpecHash)
+	if err != nil {
+		return engine.Change{}, err
+	}
+	prior, err := a.priorResource(ctx, in)
+	if err != nil {
+		return engine.Change{}, err
+	}
+	res := findResource(spec.Resources, in.ID)
+	target := res
+	if target == nil {
+		target = prior
+	}
+	if target == nil {
+		return engine.Change{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is neither in the spec nor in the prior state", in.ID), ErrTypeInvalid, nil)
+	}
+	rt, err := a.runtime(target.Type, in.Settings)
+	if err != nil {
+		return engine.Change{}, err
+	}
+	live, err := rt.Read(ctx, target)
+	if err != nil {
+		return engine.Change{}, nodeError(err)
+	}
+	var planned *engine.Resource
+	if res != nil {
+		desired, err := a.previewAttributes(ctx, spec, res, in.Settings)
+		if err != nil {
+			return engine.Change{}, err
+		}
+		if planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true}); err != nil {
+			return engine.Change{}, nodeError(err)
+		}
+	}
+	var refs []engine.Ref
+	if res != nil {
+		if refs, err = spec.Refs(res); err != nil {
+			return engine.Change{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		}
+	}
+	change := engine.Diff(in.ID, target.Type, planned, live, prior)
+	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
+		entry := backend.StateEntry{ID: in.ID, Resource: live, Deleted: live == nil}
+		if live != nil && res != nil {
+			live.DependsOn = recordedDeps(res, refs)
+		}
+		if err := a.backend.PutStateEntry(ctx, in.Key, entry); err != nil {
+			return engine.Change{}, err
+		}
+	}
+	truncateValues(&change)
+	return change, nil
+}
+
+// previewAttributes resolves references from what is live now; a reference to a
+// resource that does not exist yet stays as written (known after apply).
+func (a *Activities) previewAttributes(ctx context.Context, spec *engine.Spec, res *engine.Resource, settings RuntimeSettings) (*engine.Resource, error) {
+	refs, err := spec.Refs(res)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+	}
+	if len(refs) == 0 {
+		return res, nil
+	}
+	lives := map[string]map[string]any{}
+	for _, ref := range refs {
+		if _, done := lives[ref.ResourceID]; done {
+			continue
+		}
+		target := findResource(spec.Resources, ref.ResourceID)
+		rt, err := a.runtime(target.Type, settings)
+		if err != nil {
+			return nil, err
+		}
+		live, err := rt.Read(ctx, target)
+		if err != nil {
+			return nil, nodeError(fmt.Errorf("read %s for a reference of %s: %w", ref.ResourceID, res.ID, err))
+		}
+		lives[ref.ResourceID] = nil
+		if live != nil {
+			lives[ref.ResourceID] = live.Attributes
+		}
+	}
+	var known []engine.Ref
+	for _, ref := range refs {
+		if lives[ref.ResourceID] != nil {
+			known = append(known, ref)
+		}
+	}
+	attrs, err := engine.ResolveRefs(res.Attributes, known, func(id string) (map[string]any, bool) {
+		l := lives[id]
+		return l, l != nil
+	})
+	if err != nil {
+		// The referenced resource exists but lacks the field: apply would fail too.
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", res.ID, err), ErrTypeNode, nil)
+	}
+	out := *res
+	out.Attributes = attrs
+	return &out, nil
+}
+
+// ApplyResource applies one desired resource, its references resolved from the
+// live results this release recorded for them, and records the result.
+func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
+	spec, err := a.spec(ctx, in.SpecHash)
+	if err != nil {
+		return err
+	}
+	res := findResource(spec.Resources, in.ID)
+	if res == nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in spec %s", in.ID, shortHash(in.SpecHash)), ErrTypeInvalid, nil)
+	}
+	desired, err := a.resolveFromState(ctx, spec, res, in.Key)
+	if err != nil {
+		return err
+	}
+	rt, err := a.runtime(res.Type, in.Settings)
+	if err != nil {
+		return err
+	}
+	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{})
+	if err != nil {
+		return nodeError(err)
+	}
+	refs, _ := spec.Refs(res) // already checked by resolveFromState
+	live.DependsOn = recordedDeps(res, refs)
+	return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Resource: live})
+}
+
+func (a *Activities) resolveFromState(ctx context.Context, spec *engine.Spec, res *engine.Resource, key backend.ReleaseKey) (*engine.Resource, error) {
+	refs, err := spec.Refs(res)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+	}
+	if len(refs) == 0 {
+		return res, nil
+	}
+	lives := map[string]map[string]any{}
+	for _, ref := range refs {
+		e, ok, err := a.backend.GetStateEntry(ctx, key, ref.ResourceID)
+		if err != nil {
+			return nil, err
+		}
+		if ok && e.Resource != nil {
+			lives[ref.ResourceID] = e.Resource.Attributes
+		}
+	}
+	attrs, err := engine.ResolveRefs(res.Attributes, refs, func(id string) (map[string]any, bool) {
+		l, ok := lives[id]
+		return l, ok
+	})
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("apply %s: %v", res.ID, err), ErrTypeNode, nil)
+	}
+	out := *res
+	out.Attributes = attrs
+	return &out, nil
+}
+
+// DeleteResource removes one recorded resource and waits until it is gone,
+// heartbeating so a crashed worker's delete is retried within seconds.
+func (a *Activities) DeleteResource(ctx context.Context, in NodeInput) error {
+	prior, err := a.priorResource(ctx, in)
+	if err != nil {
+		return err
+	}
+	if prior == nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in the prior state", in.ID), ErrTypeInvalid, nil)
+	}
+	rt, err := a.runtime(prior.Type, in.Settings)
+	if err != nil {
+		return err
+	}
+	stop := heartbeat(ctx, 2*time.Second)
+	err = rt.Delete(ctx, prior)
+	stop()
+	if err != nil {
+		return nodeError(err)
+	}
+	return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Deleted: true})
+}
+
+func (a *Activities) priorResource(ctx context.Context, in NodeInput) (*engine.Resource, error) {
+	prior, err := a.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
+	if err != nil || prior == nil || prior.State == nil {
+		return nil, err
+	}
+	return findResource(prior.State.Resources, in.ID), nil
+}
+
+func (a *Activities) runtime(typ engine.Type, s RuntimeSettings) (runtime.Runtime, error) {
+	rt, err := a.runtimes.For(typ, s)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+	}
+	return rt, nil
+}
+
+// nodeError keeps transient runtime failures retryable and makes permanent ones
+// (the object is invalid) fail the node at once.
+func nodeError(err error) error {
+	if runtime.IsPermanent(err) {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeNode, nil)
+	}
+	return err
+}
+
+func heartbeat(ctx context.Context, every time.Duration) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// recordedDeps is what state records as a resource's dependencies: the explicit
+// ones plus those implied by references, so a later destroy or removal can order
+// deletes without the spec that created them.
+func recordedDeps(res *engine.Resource, refs []engine.Ref) []string {
+	deps := slices.Clone(res.DependsOn)
+	for _, ref := range refs {
+		if !slices.Contains(deps, ref.ResourceID) {
+			deps = append(deps, ref.ResourceID)
+		}
+	}
+	return deps
+}
+
+func findResource(rs []engine.Resource, id string) *engine.Resource {
+	for i := range rs {
+		if rs[i].ID == id {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
+func truncateValues(c *engine.Change) {
+	for i := range c.Fields {
+		c.Fields[i].Before = truncate(c.Fields[i].Before)
+		c.Fields[i].After = truncate(c.Fields[i].After)
+	}
+}
+
+func truncate(v any) any {
+	s, ok := v.(string)
+	if !ok || len(s) <= maxPreviewValue {
+		return v
+	}
+	return s[:maxPreviewValue] + fmt.Sprintf("... (%d bytes)", len(s))
+}

@@ -1,0 +1,86 @@
+// Package worker builds a Temporal worker that runs kumo's workflows and
+// activities on the task queue "kumo". The CLI starts one in-process for the
+// embedded server; `kumo worker` runs one against an existing Temporal cluster.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/engine/runtime/kubernetes"
+	"github.com/kumoproj/kumo/workflows"
+)
+
+// New returns a worker (not yet started) for kumo's task queue.
+func New(c client.Client, b backend.Backend) sdkworker.Worker {
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
+	workflows.Register(w)
+	w.RegisterActivity(activities.New(b, NewRuntimes(), RunChecker(c)))
+	return w
+}
+
+// Runtimes builds one Runtime per type and settings and reuses it, so clients,
+// discovery caches and connections are shared by every node of every run.
+type Runtimes struct {
+	mu    sync.Mutex
+	cache map[runtimeKey]runtime.Runtime
+}
+
+type runtimeKey struct {
+	typ      engine.Type
+	settings activities.RuntimeSettings
+}
+
+// NewRuntimes returns an empty runtime cache.
+func NewRuntimes() *Runtimes { return &Runtimes{cache: map[runtimeKey]runtime.Runtime{}} }
+
+// For implements activities.Runtimes.
+func (r *Runtimes) For(typ engine.Type, s activities.RuntimeSettings) (runtime.Runtime, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := runtimeKey{typ, s}
+	if rt, ok := r.cache[key]; ok {
+		return rt, nil
+	}
+	var rt runtime.Runtime
+	var err error
+	switch typ {
+	case engine.Kubernetes:
+		rt, err = kubernetes.New(kubernetes.Config{Kubeconfig: s.Kubeconfig, Context: s.Context})
+	default:
+		return nil, fmt.Errorf("no runtime for resource type %q", typ)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.cache[key] = rt
+	return rt, nil
+}
+
+// RunChecker asks Temporal whether a run is still going.
+func RunChecker(c client.Client) activities.RunChecker { return runChecker{c} }
+
+type runChecker struct{ c client.Client }
+
+func (r runChecker) Running(ctx context.Context, workflowID, runID string) (bool, error) {
+	d, err := r.c.DescribeWorkflowExecution(ctx, workflowID, runID)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return d.GetWorkflowExecutionInfo().GetStatus() == enums.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
+}

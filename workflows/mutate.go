@@ -1,0 +1,182 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// Apply makes the workspace match the spec: create the release, preview every
+// resource, wait for approval, apply in dependency order (deleting what the spec
+// dropped), and finish the release as succeeded or failed.
+func Apply(ctx workflow.Context, in RunInput) (Result, error) {
+	return mutate(ctx, in, engine.OperationApply)
+}
+
+// Destroy deletes everything the latest release recorded, dependents first.
+func Destroy(ctx workflow.Context, in RunInput) (Result, error) {
+	in.SpecHash = ""
+	return mutate(ctx, in, engine.OperationDestroy)
+}
+
+func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, error) {
+	r, err := newRun(ctx, in)
+	if err != nil {
+		return Result{}, err
+	}
+	info := workflow.GetInfo(ctx)
+	var rel activities.ReleaseInfo
+	err = workflow.ExecuteActivity(step(ctx, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
+		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
+		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+	}).Get(ctx, &rel)
+	if err != nil {
+		return Result{}, err
+	}
+	r.progress.Revision = rel.Key.Revision
+	if err := workflow.UpsertTypedSearchAttributes(ctx, RevisionAttr.ValueSet(int64(rel.Key.Revision))); err != nil {
+		return Result{}, err
+	}
+
+	// From here on a release exists, and every way out must finish it.
+	changes, runErr := r.change(ctx, rel, op)
+	phase := engine.PhaseSucceeded
+	msg := ""
+	if runErr != nil {
+		phase, msg = engine.PhaseFailed, rootMessage(runErr)
+	}
+	// Finish even if the run was cancelled: a release must never stay in progress.
+	finishCtx, _ := workflow.NewDisconnectedContext(ctx)
+	err = workflow.ExecuteActivity(step(finishCtx, "finish release"), acts.FinishRelease, activities.FinishInput{
+		Key: rel.Key, Phase: phase, Error: msg,
+	}).Get(finishCtx, nil)
+	r.progress.Stage = StageDone
+	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Error: msg}
+	if err != nil {
+		return result, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err)
+	}
+	if runErr != nil {
+		// The workflow fails too, so failed runs stand out in the Web UI.
+		return result, temporal.NewNonRetryableApplicationError(fmt.Sprintf("revision %d failed: %s", rel.Key.Revision, msg), activities.ErrTypeNode, nil, result)
+	}
+	return result, nil
+}
+
+// change runs plan, preview, approval and the DAG walk of one release.
+func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine.Operation) ([]engine.Change, error) {
+	if err := r.planGraph(ctx, rel.SpecHash, rel.PriorRevision); err != nil {
+		return nil, err
+	}
+	nodeInput := func(i int) activities.NodeInput {
+		n := r.plan.Nodes[i]
+		return activities.NodeInput{Key: rel.Key, SpecHash: rel.SpecHash, PriorRevision: rel.PriorRevision, ID: n.ID, Delete: n.Delete, Settings: r.in.Settings}
+	}
+	changes, err := r.preview(ctx, nodeInput)
+	if err != nil {
+		return nil, err
+	}
+	for i := range changes {
+		r.progress.Nodes[i].Action = changes[i].Action
+	}
+	r.progress.Changes = changes
+	if err := r.awaitApproval(ctx); err != nil {
+		return changes, err
+	}
+
+	phase, stage := engine.PhaseApplying, StageApplying
+	if op == engine.OperationDestroy {
+		phase, stage = engine.PhaseDestroying, StageDestroyed
+	}
+	r.progress.Stage = stage
+	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase}).Get(ctx, nil); err != nil {
+		return changes, err
+	}
+	return changes, r.walkChanges(ctx, changes, nodeInput)
+}
+
+// walkChanges applies or deletes each changed node in dependency order; unchanged
+// nodes cost no activity.
+func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInput func(int) activities.NodeInput) error {
+	deps := make([][]int32, len(r.plan.Nodes))
+	for i, n := range r.plan.Nodes {
+		deps[i] = n.Deps
+	}
+	var failures nodeErrors
+	notStarted := walk(ctx, deps, r.in.Parallelism, func(i int) workflow.Future {
+		in := nodeInput(i)
+		switch changes[i].Action {
+		case engine.UnChanged:
+			return nil
+		case engine.Delete:
+			r.progress.Nodes[i].Status = NodeRunning
+			return workflow.ExecuteActivity(longStep(ctx, "delete "+in.ID), acts.DeleteResource, in)
+		default:
+			r.progress.Nodes[i].Status = NodeRunning
+			return workflow.ExecuteActivity(step(ctx, "apply "+in.ID), acts.ApplyResource, in)
+		}
+	}, func(i int, f workflow.Future) error {
+		node := &r.progress.Nodes[i]
+		if f == nil {
+			node.Status = NodeUnchanged
+			return nil
+		}
+		if err := f.Get(ctx, nil); err != nil {
+			node.Status, node.Error = NodeFailed, rootMessage(err)
+			failures.add(node.ID, err)
+			return err
+		}
+		node.Status = NodeSucceeded
+		return nil
+	})
+	for _, i := range notStarted {
+		r.progress.Nodes[i].Status = NodeSkipped
+	}
+	return failures.err(string(r.progress.Stage))
+}
+
+// awaitApproval waits for the approval signal unless the run was started with
+// AutoApprove or nothing would change.
+func (r *run) awaitApproval(ctx workflow.Context) error {
+	if r.in.AutoApprove || !anyChange(r.progress.Changes) {
+		return nil
+	}
+	r.progress.Stage = StageApproval
+	var a Approval
+	ch := workflow.GetSignalChannel(ctx, ApprovalSignal)
+	received, _ := ch.ReceiveWithTimeout(ctx, approvalTimeout, &a)
+	switch {
+	case !received:
+		return fmt.Errorf("not approved within %s", approvalTimeout)
+	case !a.Approved:
+		return errors.New("cancelled: the preview was not approved")
+	}
+	return nil
+}
+
+func anyChange(changes []engine.Change) bool {
+	for _, c := range changes {
+		if c.Action != engine.UnChanged {
+			return true
+		}
+	}
+	return false
+}
+
+// rootMessage is the message of the innermost application error (what the activity
+// said), without the activity/retry wrapping Temporal adds around it.
+func rootMessage(err error) string {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return app.Message()
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return "timed out: " + err.Error()
+	}
+	return err.Error()
+}

@@ -1,0 +1,40 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+)
+
+// TaskQueue is where every kumo workflow and activity runs.
+const TaskQueue = "kumo"
+
+// Workflow type names, as they appear in the Temporal Web UI.
+const (
+	PreviewWorkflow = "Preview"
+	ApplyWorkflow   = "Apply"
+	DestroyWorkflow = "Destroy"
+)
+
+// Signal and query names.
+const (
+	// ApprovalSignal carries an Approval: the go-ahead (or not) after preview.
+	ApprovalSignal = "approval"
+	// ProgressQuery returns a Progress.
+	ProgressQuery = "progress"
+)
+
+// Search attributes set on every run, so runs are filterable in the Web UI.
+var (
+	ProjectAttr   = temporal.NewSearchAttributeKeyKeyword("KumoProject")
+	StackAttr     = temporal.NewSearchAttributeKeyKeyword("KumoStack")
+	WorkspaceAttr = temporal.NewSearchAttributeKeyKeyword("KumoWorkspace")
+	OperationAttr = temporal.NewSearchAttributeKeyKeyword("KumoOperation")
+	RevisionAttr  = temporal.NewSearchAttributeKeyInt64("KumoRevision")
+)
+
+// MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:
+// one ID, so Temporal itself refuses a second concurrent run.
+func MutatingWorkflowID(project, workspace string) string {
+	return fmt.Sprintf("kumo/%s/%s", project, workspace)
+}

@@ -1,0 +1,45 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+)
+
+// Timeouts decide how fast a run resumes after a crash: a dead worker's activity is
+// retried once its timeout passes. Node calls are one server-side apply or read, so
+// StartToClose stays tight; deletes wait for the object to go and heartbeat instead.
+const (
+	shortCallTimeout  = 10 * time.Second
+	deleteCallTimeout = 10 * time.Minute
+	deleteHeartbeat   = 10 * time.Second
+	approvalTimeout   = time.Hour
+	defaultParallel   = 10
+)
+
+var retryPolicy = &temporal.RetryPolicy{
+	InitialInterval:    200 * time.Millisecond,
+	BackoffCoefficient: 2,
+	MaximumInterval:    10 * time.Second,
+	MaximumAttempts:    6,
+}
+
+// step returns ctx set up for one short activity, summarised for the Web UI.
+func step(ctx workflow.Context, summary string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: shortCallTimeout,
+		RetryPolicy:         retryPolicy,
+		Summary:             summary,
+	})
+}
+
+// longStep is step for activities that wait (deletes), kept alive by heartbeats.
+func longStep(ctx workflow.Context, summary string) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: deleteCallTimeout,
+		HeartbeatTimeout:    deleteHeartbeat,
+		RetryPolicy:         retryPolicy,
+		Summary:             summary,
+	})
+}

@@ -1,0 +1,15 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+)
+
+// Register adds kumo's workflows to a worker (or a test environment) under their
+// stable type names.
+func Register(r interface {
+	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
+}) {
+	r.RegisterWorkflowWithOptions(Preview, workflow.RegisterOptions{Name: PreviewWorkflow})
+	r.RegisterWorkflowWithOptions(Apply, workflow.RegisterOptions{Name: ApplyWorkflow})
+	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: DestroyWorkflow})
+}

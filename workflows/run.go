@@ -1,0 +1,90 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// acts is only used for method references: activities run on workers, never here.
+var acts *activities.Activities
+
+// run is the state one workflow execution keeps and exposes through ProgressQuery.
+type run struct {
+	in       RunInput
+	progress Progress
+	plan     activities.Plan
+}
+
+func newRun(ctx workflow.Context, in RunInput) (*run, error) {
+	if in.Parallelism <= 0 {
+		in.Parallelism = defaultParallel
+	}
+	r := &run{in: in, progress: Progress{Stage: StagePlanning}}
+	err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil })
+	return r, err
+}
+
+func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error {
+	err := workflow.ExecuteActivity(step(ctx, "plan"), acts.PlanGraph, activities.PlanInput{
+		Project: r.in.Project, Workspace: r.in.Workspace, SpecHash: specHash, PriorRevision: prior,
+	}).Get(ctx, &r.plan)
+	if err != nil {
+		return err
+	}
+	r.progress.Nodes = make([]Node, len(r.plan.Nodes))
+	for i, n := range r.plan.Nodes {
+		r.progress.Nodes[i] = Node{ID: n.ID, Status: NodePending}
+	}
+	return nil
+}
+
+// preview diffs every node (they are independent reads, so no DAG order).
+func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInput) ([]engine.Change, error) {
+	r.progress.Stage = StagePreview
+	changes := make([]engine.Change, len(r.plan.Nodes))
+	var failures nodeErrors
+	noDeps := make([][]int32, len(r.plan.Nodes))
+	walk(ctx, noDeps, r.in.Parallelism, func(i int) workflow.Future {
+		in := node(i)
+		return workflow.ExecuteActivity(step(ctx, "preview "+in.ID), acts.PreviewResource, in)
+	}, func(i int, f workflow.Future) error {
+		err := f.Get(ctx, &changes[i])
+		failures.add(r.plan.Nodes[i].ID, err)
+		return nil // keep previewing: the user sees every rejected resource at once
+	})
+	if err := failures.err("preview"); err != nil {
+		return nil, err
+	}
+	return changes, nil
+}
+
+// nodeErrors collects per-resource failures into one error naming each resource.
+type nodeErrors struct {
+	msgs []string
+}
+
+func (e *nodeErrors) add(id string, err error) {
+	if err == nil {
+		return
+	}
+	msg := rootMessage(err)
+	if !strings.Contains(msg, id) { // runtimes usually name the resource already
+		msg = id + ": " + msg
+	}
+	e.msgs = append(e.msgs, msg)
+}
+
+func (e *nodeErrors) err(what string) error {
+	switch len(e.msgs) {
+	case 0:
+		return nil
+	case 1:
+		return fmt.Errorf("%s failed: %s", what, e.msgs[0])
+	}
+	return fmt.Errorf("%s failed for %d resources:\n  %s", what, len(e.msgs), strings.Join(e.msgs, "\n  "))
+}

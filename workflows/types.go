@@ -1,0 +1,75 @@
+package workflows
+
+import (
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// RunInput starts a Preview, Apply or Destroy.
+type RunInput struct {
+	Project   string `json:"project"`
+	Workspace string `json:"workspace"`
+	Stack     string `json:"stack,omitempty"`
+	// SpecHash names the desired spec in the backend (unused by Destroy).
+	SpecHash string `json:"specHash,omitempty"`
+	// Parallelism bounds how many nodes run at once (default 10).
+	Parallelism int `json:"parallelism,omitempty"`
+	// AutoApprove skips waiting for an Approval after preview.
+	AutoApprove bool                       `json:"autoApprove,omitempty"`
+	Settings    activities.RuntimeSettings `json:"settings"`
+}
+
+// Approval answers the preview of an apply or destroy.
+type Approval struct {
+	Approved bool `json:"approved"`
+}
+
+// Result is how a run ended.
+type Result struct {
+	Revision int          `json:"revision,omitempty"`
+	Phase    engine.Phase `json:"phase,omitempty"`
+	// Changes is the preview, one entry per node.
+	Changes []engine.Change `json:"changes"`
+	Error   string          `json:"error,omitempty"`
+}
+
+// Stage is where a run is; the release phase says the same in the backend.
+type Stage string
+
+const (
+	StagePlanning  Stage = "planning"
+	StagePreview   Stage = "previewing"
+	StageApproval  Stage = "awaiting-approval"
+	StageApplying  Stage = "applying"
+	StageDestroyed Stage = "destroying"
+	StageDone      Stage = "done"
+)
+
+// NodeStatus is where one resource is in a run.
+type NodeStatus string
+
+const (
+	NodePending   NodeStatus = "pending"
+	NodeRunning   NodeStatus = "running"
+	NodeSucceeded NodeStatus = "succeeded"
+	NodeUnchanged NodeStatus = "unchanged"
+	NodeFailed    NodeStatus = "failed"
+	NodeSkipped   NodeStatus = "skipped"
+)
+
+// Progress answers ProgressQuery.
+type Progress struct {
+	Stage    Stage  `json:"stage"`
+	Revision int    `json:"revision,omitempty"`
+	Nodes    []Node `json:"nodes,omitempty"`
+	// Changes is filled once the preview is complete.
+	Changes []engine.Change `json:"changes,omitempty"`
+}
+
+// Node is one resource's progress.
+type Node struct {
+	ID     string        `json:"id"`
+	Action engine.Action `json:"action,omitempty"`
+	Status NodeStatus    `json:"status"`
+	Error  string        `json:"error,omitempty"`
+}

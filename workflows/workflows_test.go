@@ -1,0 +1,249 @@
+package workflows
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+// fakeRuntime keeps objects in memory; reject names IDs whose apply fails for good.
+type fakeRuntime struct {
+	mu      sync.Mutex
+	objects map[string]map[string]any
+	applied []string
+	reject  map[string]bool
+}
+
+func (f *fakeRuntime) Apply(_ context.Context, r *engine.Resource, opts runtime.ApplyOptions) (*engine.Resource, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.reject[r.ID] && !opts.DryRun {
+		return nil, runtime.Permanent(fmt.Errorf("apply %s: rejected", r.ID))
+	}
+	out := *r
+	out.Attributes = engine.Normalize(r.Attributes).(map[string]any)
+	if !opts.DryRun {
+		f.objects[r.ID] = out.Attributes
+		f.applied = append(f.applied, r.ID)
+	}
+	return &out, nil
+}
+
+func (f *fakeRuntime) Read(_ context.Context, r *engine.Resource) (*engine.Resource, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	attrs, ok := f.objects[r.ID]
+	if !ok {
+		return nil, nil
+	}
+	out := *r
+	out.Attributes = attrs
+	return &out, nil
+}
+
+func (f *fakeRuntime) Delete(_ context.Context, r *engine.Resource) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.objects, r.ID)
+	return nil
+}
+
+func (f *fakeRuntime) For(engine.Type, activities.RuntimeSettings) (runtime.Runtime, error) { return f, nil }
+
+var quietLogger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+
+type notRunning struct{}
+
+func (notRunning) Running(context.Context, string, string) (bool, error) { return false, nil }
+
+type harness struct {
+	testsuite.WorkflowTestSuite
+	t       *testing.T
+	rt      *fakeRuntime
+	acts    *activities.Activities
+	backend *local.Backend
+	runs    int
+}
+
+func newHarness(t *testing.T) *harness {
+	b, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{}}
+	h := &harness{t: t, rt: rt, backend: b, acts: activities.New(b, rt, notRunning{})}
+	h.SetLogger(quietLogger)
+	return h
+}
+
+// run executes one workflow to its end in the test environment.
+func (h *harness) run(wf any, spec *engine.Spec) (Result, error) {
+	h.t.Helper()
+	h.runs++
+	env := h.NewTestWorkflowEnvironment()
+	// Each run its own workflow ID: the test environment reuses one run ID.
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: fmt.Sprintf("kumo/p/w/%d", h.runs)})
+	env.RegisterActivity(h.acts)
+	Register(env)
+	in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 3}
+	if spec != nil {
+		hash, err := h.backend.PutSpec(context.Background(), spec)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		in.SpecHash = hash
+	}
+	env.ExecuteWorkflow(wf, in)
+	if !env.IsWorkflowCompleted() {
+		h.t.Fatal("workflow did not complete")
+	}
+	var res Result
+	err := env.GetWorkflowError()
+	if err == nil {
+		err = env.GetWorkflowResult(&res)
+	}
+	return res, err
+}
+
+func cm(name string, deps ...string) engine.Resource {
+	return engine.Resource{
+		ID: "v1:ConfigMap:ns:" + name, Type: engine.Kubernetes, DependsOn: deps,
+		Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "ns"}},
+	}
+}
+
+func TestApplyWalksDependenciesInOrder(t *testing.T) {
+	h := newHarness(t)
+	spec := &engine.Spec{Resources: []engine.Resource{cm("c", "v1:ConfigMap:ns:b"), cm("b", "v1:ConfigMap:ns:a"), cm("a")}}
+	res, err := h.run(Apply, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(h.rt.applied, ","); got != "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b,v1:ConfigMap:ns:c" {
+		t.Errorf("apply order %s", got)
+	}
+	if res.Revision != 1 || res.Phase != engine.PhaseSucceeded {
+		t.Errorf("result %+v", res)
+	}
+	rel, err := h.backend.GetRelease(context.Background(), "p", "w", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rel.State.Resources) != 3 || rel.State.Resources[0].ID != "v1:ConfigMap:ns:c" {
+		t.Errorf("state %+v, want the 3 resources in spec order", rel.State.Resources)
+	}
+	if entries, _ := h.backend.ListStateEntries(context.Background(), backend.KeyOf(rel)); len(entries) != 0 {
+		t.Errorf("state entries left after finishing: %d", len(entries))
+	}
+}
+
+func TestFailedNodeStopsItsDependentsAndFailsTheRelease(t *testing.T) {
+	h := newHarness(t)
+	h.rt.reject["v1:ConfigMap:ns:b"] = true
+	spec := &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("c", "v1:ConfigMap:ns:b")}}
+	_, err := h.run(Apply, spec)
+	if err == nil || !strings.Contains(err.Error(), "v1:ConfigMap:ns:b: rejected") {
+		t.Fatalf("error %v, want the rejection of b", err)
+	}
+	if got := strings.Join(h.rt.applied, ","); got != "v1:ConfigMap:ns:a" {
+		t.Errorf("applied %s, want only a", got)
+	}
+	rel, err := h.backend.GetRelease(context.Background(), "p", "w", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Phase != engine.PhaseFailed || !strings.Contains(rel.Error, "rejected") {
+		t.Errorf("release %s %q", rel.Phase, rel.Error)
+	}
+	if len(rel.State.Resources) != 1 || rel.State.Resources[0].ID != "v1:ConfigMap:ns:a" {
+		t.Errorf("state %+v, want just a", rel.State.Resources)
+	}
+}
+
+func TestApplyDeletesWhatTheSpecDroppedAndDestroyRemovesTheRest(t *testing.T) {
+	h := newHarness(t)
+	if _, err := h.run(Apply, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.run(Apply, &engine.Spec{Resources: []engine.Resource{cm("a")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions := map[string]engine.Action{}
+	for _, c := range res.Changes {
+		actions[c.ID] = c.Action
+	}
+	if actions["v1:ConfigMap:ns:a"] != engine.UnChanged || actions["v1:ConfigMap:ns:b"] != engine.Delete {
+		t.Errorf("changes %v", actions)
+	}
+	if _, ok := h.rt.objects["v1:ConfigMap:ns:b"]; ok {
+		t.Error("b not deleted")
+	}
+	if res, err = h.run(Destroy, nil); err != nil || res.Revision != 3 {
+		t.Fatalf("destroy: %+v %v", res, err)
+	}
+	if len(h.rt.objects) != 0 {
+		t.Errorf("left after destroy: %v", h.rt.objects)
+	}
+	rel, _ := h.backend.GetRelease(context.Background(), "p", "w", 3)
+	if rel.Operation != engine.OperationDestroy || len(rel.State.Resources) != 0 {
+		t.Errorf("destroy release %+v", rel)
+	}
+}
+
+func TestWalkRespectsTheParallelismBound(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(quietLogger)
+	env := s.NewTestWorkflowEnvironment()
+	const limit = 3
+	var running, peak int
+	var mu sync.Mutex
+	env.RegisterActivityWithOptions(func(ctx context.Context, i int) error {
+		mu.Lock()
+		running++
+		peak = max(peak, running)
+		mu.Unlock()
+		defer func() { mu.Lock(); running--; mu.Unlock() }()
+		if i == 5 {
+			return errors.New("boom")
+		}
+		return nil
+	}, activity.RegisterOptions{Name: "node"})
+	deps := make([][]int32, 20) // 0..9 independent, 10..19 each after 5
+	for i := 10; i < 20; i++ {
+		deps[i] = []int32{5}
+	}
+	var notStarted []int
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		notStarted = walk(ctx, deps, limit, func(i int) workflow.Future {
+			return workflow.ExecuteActivity(step(ctx, "node"), "node", i)
+		}, func(i int, f workflow.Future) error { return f.Get(ctx, nil) })
+		return nil
+	})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if peak > limit {
+		t.Errorf("peak parallelism %d > %d", peak, limit)
+	}
+	if len(notStarted) < 10 {
+		t.Errorf("not started %v: the dependents of the failed node must not start", notStarted)
+	}
+}
