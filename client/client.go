@@ -1,0 +1,139 @@
+// Package client is kumo's Go API: start preview/apply/destroy runs, follow their
+// progress, approve them, resume unfinished ones, and read releases. With no
+// Temporal address it starts an embedded Temporal server (SQLite under
+// $KUMO_HOME/temporal) and an in-process worker for the life of the Client.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	sdkclient "go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/worker"
+)
+
+// Options say where kumo keeps its data and which Temporal to use.
+type Options struct {
+	// Home is KUMO_HOME: releases, specs and the embedded Temporal database.
+	Home string
+	// TemporalAddress of an existing cluster; empty starts the embedded server.
+	TemporalAddress string
+	Namespace       string
+	// Logger receives Temporal's logs; nil discards them.
+	Logger *slog.Logger
+}
+
+// Client talks to the backend and, once a run needs it, to Temporal.
+type Client struct {
+	opts    Options
+	backend backend.Backend
+
+	temporal sdkclient.Client
+	server   *embedded.Server
+	worker   sdkworker.Worker
+}
+
+// DefaultHome is $KUMO_HOME, else ~/.kumo.
+func DefaultHome() string {
+	if h := os.Getenv("KUMO_HOME"); h != "" {
+		return h
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ".kumo"
+	}
+	return filepath.Join(home, ".kumo")
+}
+
+// Open opens the backend under opts.Home. Temporal is connected lazily.
+func Open(opts Options) (*Client, error) {
+	if opts.Home == "" {
+		opts.Home = DefaultHome()
+	}
+	if opts.Namespace == "" {
+		opts.Namespace = "default"
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	b, err := local.New(opts.Home)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{opts: opts, backend: b}, nil
+}
+
+// Backend is where releases live.
+func (c *Client) Backend() backend.Backend { return c.backend }
+
+// Embedded reports whether runs execute in this process.
+func (c *Client) Embedded() bool { return c.opts.TemporalAddress == "" }
+
+// connect dials Temporal, first starting the embedded server and worker if no
+// address was given. Unfinished runs in the embedded database resume as soon as
+// the worker starts.
+func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
+	if c.temporal != nil {
+		return c.temporal, nil
+	}
+	address := c.opts.TemporalAddress
+	if address == "" {
+		srv, err := embedded.Start(ctx, embedded.Options{
+			Dir: filepath.Join(c.opts.Home, "temporal"), Namespace: c.opts.Namespace, Logger: c.opts.Logger,
+		})
+		if err != nil {
+			return nil, err
+		}
+		c.server = srv
+		address = srv.Address()
+	}
+	tc, err := sdkclient.DialContext(ctx, sdkclient.Options{
+		HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger),
+	})
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)
+	}
+	c.temporal = tc
+	if c.server != nil {
+		c.worker = worker.New(tc, c.backend)
+		if err := c.worker.Start(); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("start the in-process worker: %w", err)
+		}
+	}
+	return tc, nil
+}
+
+// Close stops the in-process worker and embedded server, if any. Runs still in
+// flight stay recorded and resume the next time a kumo starts the server.
+func (c *Client) Close() error {
+	if c.worker != nil {
+		c.worker.Stop()
+		c.worker = nil
+	}
+	if c.temporal != nil {
+		c.temporal.Close()
+		c.temporal = nil
+	}
+	var err error
+	if c.server != nil {
+		err = c.server.Stop()
+		c.server = nil
+	}
+	return err
+}
+
+// ErrBusy is returned when a project+workspace already has a run in progress.
+var ErrBusy = errors.New("another run is in progress")

@@ -1,0 +1,161 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/workflows"
+)
+
+// Request describes one run.
+type Request struct {
+	Project   string
+	Workspace string
+	Stack     string
+	// Spec is the desired state (preview and apply).
+	Spec        *engine.Spec
+	Parallelism int
+	AutoApprove bool
+	Settings    activities.RuntimeSettings
+}
+
+// Run is a handle on one workflow execution.
+type Run struct {
+	c          *Client
+	Operation  string
+	WorkflowID string
+	RunID      string
+}
+
+// Preview starts a Preview run. Previews never block applies.
+func (c *Client) Preview(ctx context.Context, req Request) (*Run, error) {
+	id := fmt.Sprintf("%s/preview/%d", workflows.MutatingWorkflowID(req.Project, req.Workspace), time.Now().UnixNano())
+	return c.start(ctx, workflows.PreviewWorkflow, id, req)
+}
+
+// Apply starts an Apply run; it fails with ErrBusy while another apply or
+// destroy of the project+workspace is running.
+func (c *Client) Apply(ctx context.Context, req Request) (*Run, error) {
+	return c.start(ctx, workflows.ApplyWorkflow, workflows.MutatingWorkflowID(req.Project, req.Workspace), req)
+}
+
+// Destroy starts a Destroy run of everything the latest release recorded.
+func (c *Client) Destroy(ctx context.Context, req Request) (*Run, error) {
+	req.Spec = nil
+	return c.start(ctx, workflows.DestroyWorkflow, workflows.MutatingWorkflowID(req.Project, req.Workspace), req)
+}
+
+func (c *Client) start(ctx context.Context, workflowType, id string, req Request) (*Run, error) {
+	in := workflows.RunInput{
+		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack,
+		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, Settings: req.Settings,
+	}
+	if req.Spec != nil {
+		if err := req.Spec.Validate(); err != nil {
+			return nil, err
+		}
+		hash, err := c.backend.PutSpec(ctx, req.Spec)
+		if err != nil {
+			return nil, err
+		}
+		in.SpecHash = hash
+	}
+	tc, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	operation := map[string]string{
+		workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply", workflows.DestroyWorkflow: "destroy",
+	}[workflowType]
+	wr, err := tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
+		ID:                       id,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		// Without this the SDK quietly hands back the running execution, and a second
+		// apply would follow (and could answer the approval of) the first one.
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary:            fmt.Sprintf("%s %s/%s", operation, req.Project, req.Workspace),
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.ProjectAttr.ValueSet(req.Project),
+			workflows.StackAttr.ValueSet(req.Stack),
+			workflows.WorkspaceAttr.ValueSet(req.Workspace),
+			workflows.OperationAttr.ValueSet(operation),
+		),
+	}, workflowType, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil, fmt.Errorf("%w on %s/%s: run %s (workflow %s) has not finished; wait for it, or run `kumo resume` if the kumo that started it was killed",
+			ErrBusy, req.Project, req.Workspace, started.RunId, id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", operation, err)
+	}
+	return &Run{c: c, Operation: operation, WorkflowID: wr.GetID(), RunID: wr.GetRunID()}, nil
+}
+
+// Unfinished returns the apply or destroy of project+workspace that is still
+// running (for `kumo resume`), or nil.
+func (c *Client) Unfinished(ctx context.Context, project, workspace string) (*Run, error) {
+	tc, err := c.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	id := workflows.MutatingWorkflowID(project, workspace)
+	d, err := tc.DescribeWorkflowExecution(ctx, id, "")
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	info := d.GetWorkflowExecutionInfo()
+	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return nil, nil
+	}
+	operation := map[string]string{workflows.ApplyWorkflow: "apply", workflows.DestroyWorkflow: "destroy"}[info.GetType().GetName()]
+	return &Run{c: c, Operation: operation, WorkflowID: id, RunID: info.GetExecution().GetRunId()}, nil
+}
+
+// Progress asks the run where it is.
+func (r *Run) Progress(ctx context.Context) (workflows.Progress, error) {
+	var p workflows.Progress
+	v, err := r.c.temporal.QueryWorkflow(ctx, r.WorkflowID, r.RunID, workflows.ProgressQuery)
+	if err != nil {
+		return p, err
+	}
+	return p, v.Get(&p)
+}
+
+// Approve answers the preview: go ahead, or cancel.
+func (r *Run) Approve(ctx context.Context, approved bool) error {
+	return r.c.temporal.SignalWorkflow(ctx, r.WorkflowID, r.RunID, workflows.ApprovalSignal, workflows.Approval{Approved: approved})
+}
+
+// Wait blocks until the run ends. A run whose release failed returns its Result
+// and an error saying why.
+func (r *Run) Wait(ctx context.Context) (workflows.Result, error) {
+	var res workflows.Result
+	err := r.c.temporal.GetWorkflow(ctx, r.WorkflowID, r.RunID).Get(ctx, &res)
+	if err == nil {
+		return res, nil
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		if app.HasDetails() {
+			_ = app.Details(&res)
+		}
+		return res, errors.New(app.Message())
+	}
+	return res, err
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kumoproj/kumo/client/embedded"
+)
+
+// chainSpec: a Namespace and n ConfigMaps, each depending on the one before, so a
+// run goes one node at a time and can be interrupted in the middle.
+func chainSpec(ns string, n int) string {
+	var b strings.Builder
+	b.WriteString("resources:\n" + namespace(ns))
+	prev := "v1:Namespace:" + ns
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("cm-%03d", i)
+		b.WriteString(configMap(ns, name, "dependsOn: ["+prev+"]"))
+		prev = "v1:ConfigMap:" + ns + ":" + name
+	}
+	return b.String()
+}
+
+// temporalServer starts a Temporal server in the test process, standing in for
+// an existing cluster that kumo CLIs and workers connect to.
+func temporalServer(t *testing.T) string {
+	t.Helper()
+	srv, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+	return srv.Address()
+}
+
+// background starts kumo without waiting; the returned func waits for it.
+func (e *env) background(stdin io.Reader, args ...string) (*exec.Cmd, func() result) {
+	e.t.Helper()
+	cmd := e.command(context.Background(), args...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr, cmd.Stdin = &out, &errb, stdin
+	if err := cmd.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	done := make(chan result, 1)
+	go func() {
+		err := cmd.Wait()
+		r := result{code: cmd.ProcessState.ExitCode()}
+		if err != nil && r.code == 0 {
+			r.code = -1
+		}
+		r.stdout, r.stderr = out.String(), errb.String()
+		done <- r
+	}()
+	e.t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, func() result {
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(3 * time.Minute):
+			_ = cmd.Process.Kill()
+			e.t.Fatalf("kumo %s did not finish within 3m: %s", strings.Join(args, " "), <-done)
+			return result{}
+		}
+	}
+}
+
+func (e *env) worker() *exec.Cmd {
+	e.t.Helper()
+	cmd, _ := e.background(nil, "worker")
+	return cmd
+}
+
+// waitFor polls cond until it holds or the deadline passes.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// checkStateMatchesCluster: the latest release succeeded and records every
+// ConfigMap of the chain exactly as it is live.
+func (e *env) checkStateMatchesCluster(n int) {
+	e.t.Helper()
+	rel := e.release(0)
+	if rel["phase"] != "succeeded" {
+		e.t.Fatalf("release %v is %v: %v", rel["revision"], rel["phase"], rel["error"])
+	}
+	state := stateVersions(rel)
+	if len(state) != n+1 {
+		e.t.Errorf("state holds %d resources, want %d", len(state), n+1)
+	}
+	list, err := e.kube.CoreV1().ConfigMaps(e.ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	live := 0
+	for _, cm := range list.Items {
+		if cm.Name == "kube-root-ca.crt" {
+			continue
+		}
+		live++
+		id := "v1:ConfigMap:" + e.ns + ":" + cm.Name
+		if state[id] != cm.ResourceVersion {
+			e.t.Errorf("%s: state resourceVersion %q, live %q", id, state[id], cm.ResourceVersion)
+		}
+	}
+	if live != n {
+		e.t.Errorf("%d ConfigMaps live, want %d", live, n)
+	}
+}
+
+// TestSecondApplyIsRefusedWhileOneRuns: one apply per project+workspace at a time;
+// another workspace is independent.
+func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
+	e := newEnv(t)
+	e.flags = []string{"--temporal-address", temporalServer(t)}
+	e.worker()
+	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+configMap(e.ns, "a", "dependsOn: [v1:Namespace:"+e.ns+"]"))
+
+	// The first apply waits at its confirmation prompt: it is running.
+	answer, answerWriter := io.Pipe()
+	defer answerWriter.Close()
+	_, wait := e.background(answer, "apply", "-f", spec)
+	waitFor(t, "the first apply to await approval", time.Minute, func() bool {
+		r := e.run("release", "list", "-o", "json")
+		return strings.Contains(r.stdout, `"phase": "previewing"`) && strings.Contains(e.run("release", "list").stdout, "previewing")
+	})
+	time.Sleep(500 * time.Millisecond) // let the preview finish and the prompt show
+
+	second := e.fails([]string{"apply", "--yes", "-f", spec}, "another run is in progress", "kumo/"+e.project+"/default", "kumo resume")
+	rel := e.release(1)
+	if runID, _ := rel["runID"].(string); runID == "" || !strings.Contains(second.stderr, runID) {
+		t.Errorf("refusal does not name the running run %q: %s", runID, second.stderr)
+	}
+
+	other := *e
+	other.ns = e.ns + "-b"
+	other.flags = append(other.flags, "--workspace", "other")
+	otherSpec := e.writeSpec("other.yaml", "resources:\n"+namespace(other.ns))
+	other.ok("apply", "--yes", "-f", otherSpec)
+
+	fmt.Fprintln(answerWriter, "yes")
+	answerWriter.Close() // exec waits for stdin copying to end
+	if r := wait(); r.code != 0 || !strings.Contains(r.stdout, "Do you want to apply these changes?") {
+		t.Fatalf("first apply: %s", r)
+	}
+	if rows := e.releases(); len(rows) != 1 || rows[0].Phase != "succeeded" {
+		t.Errorf("releases = %+v, want one succeeded", rows)
+	}
+}
+
+// TestKilledWorkerRunResumesOnANewWorker: SIGKILL the only worker mid-DAG; a new
+// worker on the same Temporal server finishes the run.
+func TestKilledWorkerRunResumesOnANewWorker(t *testing.T) {
+	const n = 150
+	e := newEnv(t)
+	e.flags = []string{"--temporal-address", temporalServer(t)}
+	w := e.worker()
+	spec := e.writeSpec("chain.yaml", chainSpec(e.ns, n))
+	_, wait := e.background(nil, "apply", "--yes", "--parallelism", "1", "-f", spec)
+
+	waitFor(t, "the apply to get going", 2*time.Minute, func() bool { return len(e.configMapNames()) >= 10 })
+	if err := w.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killedAt := len(e.configMapNames())
+	if killedAt >= n {
+		t.Fatalf("the run finished before the worker was killed")
+	}
+	e.worker()
+	if r := wait(); r.code != 0 {
+		t.Fatalf("apply after the worker was replaced: %s", r)
+	}
+	t.Logf("worker killed after %d of %d ConfigMaps", killedAt, n)
+	e.checkStateMatchesCluster(n)
+}
+
+// TestKilledCLIRunResumesWithKumoResume: the embedded case — the kumo process
+// that holds the Temporal server and worker is killed mid-DAG; `kumo resume`
+// finishes the run.
+func TestKilledCLIRunResumesWithKumoResume(t *testing.T) {
+	const n = 150
+	e := newEnv(t)
+	spec := e.writeSpec("chain.yaml", chainSpec(e.ns, n))
+	cli, wait := e.background(nil, "apply", "--yes", "--parallelism", "1", "-f", spec)
+
+	waitFor(t, "the apply to get going", 2*time.Minute, func() bool { return len(e.configMapNames()) >= 10 })
+	if err := cli.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	wait()
+	killedAt := len(e.configMapNames())
+	if killedAt >= n {
+		t.Fatalf("the run finished before kumo was killed")
+	}
+	e.fails([]string{"apply", "--yes", "-f", spec}, "kumo resume")
+	r := e.ok("resume")
+	if !strings.Contains(r.stdout, "Resuming apply") || !strings.Contains(r.stdout, "succeeded") {
+		t.Errorf("resume output:\n%s", r.stdout)
+	}
+	t.Logf("kumo killed after %d of %d ConfigMaps", killedAt, n)
+	e.checkStateMatchesCluster(n)
+	if r := e.ok("resume"); !strings.Contains(r.stdout, "Nothing to resume") {
+		t.Errorf("second resume: %s", r.stdout)
+	}
+}

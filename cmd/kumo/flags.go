@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/client"
+)
+
+func commonFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "project", Usage: "project name (default: name in the nearest project.yaml, else the current directory's name)", EnvVars: []string{"KUMO_PROJECT"}},
+		&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Value: "default", Usage: "target workspace", EnvVars: []string{"KUMO_WORKSPACE"}},
+		&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
+		&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
+		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: run an embedded server)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
+		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "Temporal namespace", EnvVars: []string{"TEMPORAL_NAMESPACE"}},
+		&cli.StringFlag{Name: "home", Usage: "kumo's data directory (default: $KUMO_HOME, else ~/.kumo)", EnvVars: []string{"KUMO_HOME"}},
+		&cli.BoolFlag{Name: "debug", Usage: "print Temporal's logs to stderr", EnvVars: []string{"KUMO_DEBUG"}},
+	}
+}
+
+// open returns a client for the command's flags.
+func open(c *cli.Context) (*client.Client, error) {
+	opts := client.Options{
+		Home:            c.String("home"),
+		TemporalAddress: c.String("temporal-address"),
+		Namespace:       c.String("namespace"),
+	}
+	if c.Bool("debug") {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return client.Open(opts)
+}
+
+func quietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}
+
+func settings(c *cli.Context) activities.RuntimeSettings {
+	return activities.RuntimeSettings{Kubeconfig: absPath(c.String("kubeconfig")), Context: c.String("context")}
+}
+
+// absPath makes a path independent of the worker's directory.
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// projectName is --project, else the name in the nearest project.yaml upward,
+// else the current directory's name.
+func projectName(c *cli.Context) (string, error) {
+	if p := c.String("project"); p != "" {
+		return p, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "project.yaml"))
+		if err == nil {
+			var p struct {
+				Name string `json:"name"`
+			}
+			if err := yaml.Unmarshal(data, &p); err != nil {
+				return "", fmt.Errorf("%s: %w", filepath.Join(d, "project.yaml"), err)
+			}
+			if p.Name == "" {
+				return "", fmt.Errorf("%s: missing field \"name\"", filepath.Join(d, "project.yaml"))
+			}
+			return p.Name, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", err
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return filepath.Base(dir), nil
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/workflows"
+)
+
+const pollInterval = 200 * time.Millisecond
+
+// follow renders a run's preview and per-resource progress until it ends, asking
+// for approval when the run waits for it. It fails when the release failed.
+func follow(ctx context.Context, run *client.Run, interactive bool) error {
+	start := time.Now()
+	type outcome struct {
+		res workflows.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := run.Wait(ctx)
+		done <- outcome{res, err}
+	}()
+
+	shownPreview := false
+	printed := map[string]workflows.NodeStatus{}
+	showProgress := func(p workflows.Progress) {
+		if !shownPreview && p.Changes != nil {
+			printChanges(os.Stdout, p.Changes)
+			shownPreview = true
+		}
+		for _, n := range p.Nodes {
+			if printed[n.ID] == n.Status {
+				continue
+			}
+			printed[n.ID] = n.Status
+			printNode(os.Stdout, n)
+		}
+	}
+	finish := func(o outcome) error {
+		if p, err := run.Progress(context.WithoutCancel(ctx)); err == nil {
+			showProgress(p)
+		} else if !shownPreview && o.res.Changes != nil {
+			printChanges(os.Stdout, o.res.Changes)
+		}
+		printSummary(os.Stdout, run, o.res, time.Since(start))
+		if o.err != nil {
+			return &exitError{code: 1, err: o.err}
+		}
+		return nil
+	}
+	ticker := time.NewTicker(pollInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case o := <-done:
+			return finish(o)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ticker.C:
+		}
+		p, err := run.Progress(ctx)
+		if err != nil {
+			continue // the first workflow task may not have run yet
+		}
+		showProgress(p)
+		if p.Stage != workflows.StageApproval {
+			continue
+		}
+		answer := make(chan bool, 1)
+		go func() {
+			answer <- interactive && confirm(os.Stdin, os.Stdout, fmt.Sprintf("Do you want to %s these changes? [y/N] ", run.Operation))
+		}()
+		select {
+		case approved := <-answer:
+			if err := run.Approve(context.WithoutCancel(ctx), approved); err != nil {
+				return fmt.Errorf("send approval: %w", err)
+			}
+		case o := <-done: // answered elsewhere, or the run ended
+			fmt.Println()
+			return finish(o)
+		case <-ctx.Done():
+			fmt.Println()
+			if err := run.Approve(context.WithoutCancel(ctx), false); err != nil {
+				return fmt.Errorf("send approval: %w", err)
+			}
+			return ctx.Err()
+		}
+	}
+}
+
+// confirm asks a yes/no question; anything but yes, end of input included, is no.
+func confirm(in io.Reader, out io.Writer, question string) bool {
+	fmt.Fprint(out, question)
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes"
+}
+
+func printChanges(w io.Writer, changes []engine.Change) {
+	counts := map[engine.Action]int{}
+	for _, c := range changes {
+		counts[c.Action]++
+	}
+	if len(changes) == 0 || counts[engine.UnChanged] == len(changes) {
+		fmt.Fprintf(w, "No changes: %d resources up to date.\n", len(changes))
+		return
+	}
+	fmt.Fprintf(w, "%-10s %s\n", "ACTION", "RESOURCE")
+	for _, c := range changes {
+		fmt.Fprintf(w, "%-10s %s%s\n", c.Action, c.ID, driftNote(c))
+		for _, f := range c.Fields {
+			fmt.Fprintf(w, "           %s: %s -> %s\n", f.Path, showValue(f.Before), showValue(f.After))
+		}
+	}
+	fmt.Fprintf(w, "Plan: %d to create, %d to update, %d to delete, %d unchanged.\n",
+		counts[engine.Create], counts[engine.Update], counts[engine.Delete], counts[engine.UnChanged])
+}
+
+func driftNote(c engine.Change) string {
+	if c.Drifted {
+		return "  (changed outside kumo since the last release)"
+	}
+	return ""
+}
+
+func showValue(v any) string {
+	if v == nil {
+		return "(none)"
+	}
+	if s, ok := v.(string); ok {
+		if strings.HasPrefix(s, "$kumo_path.") {
+			return "(known after apply)"
+		}
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprint(v)
+}
+
+func printNode(w io.Writer, n workflows.Node) {
+	verb := map[engine.Action]string{engine.Create: "create", engine.Update: "update", engine.Delete: "delete"}[n.Action]
+	switch n.Status {
+	case workflows.NodeSucceeded:
+		fmt.Fprintf(w, "  done     %s %s\n", verb, n.ID)
+	case workflows.NodeFailed:
+		fmt.Fprintf(w, "  FAILED   %s %s: %s\n", verb, n.ID, n.Error)
+	case workflows.NodeSkipped:
+		fmt.Fprintf(w, "  skipped  %s %s\n", verb, n.ID)
+	}
+}
+
+func printSummary(w io.Writer, run *client.Run, res workflows.Result, took time.Duration) {
+	if res.Revision == 0 {
+		return
+	}
+	counts := map[engine.Action]int{}
+	for _, c := range res.Changes {
+		counts[c.Action]++
+	}
+	fmt.Fprintf(w, "Release %d %s (%s): %d created, %d updated, %d deleted, %d unchanged in %s. Run %s.\n",
+		res.Revision, res.Phase, run.Operation, counts[engine.Create], counts[engine.Update], counts[engine.Delete],
+		counts[engine.UnChanged], took.Round(10*time.Millisecond), run.RunID)
+}

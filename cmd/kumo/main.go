@@ -1,0 +1,47 @@
+// Command kumo previews, applies and destroys resource specs as durable Temporal
+// runs and keeps a numbered release of each. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// exitError carries a specific exit code (a failed release, an interrupted run).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := &cli.App{
+		Name:                 "kumo",
+		Usage:                "preview, apply and destroy infrastructure specs as durable Temporal runs",
+		Flags:                commonFlags(),
+		EnableBashCompletion: true,
+		Commands: []*cli.Command{
+			previewCommand(), applyCommand(), destroyCommand(), resumeCommand(),
+			releaseCommand(), workerCommand(),
+		},
+		// Errors are printed once, by main, without a stack trace.
+		ExitErrHandler: func(*cli.Context, error) {},
+	}
+	if err := app.RunContext(ctx, os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "Error:", err)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			os.Exit(ee.code)
+		}
+		os.Exit(1)
+	}
+}
