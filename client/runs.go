@@ -84,7 +84,7 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		// Without this the SDK quietly hands back the running execution, and a second
 		// apply would follow (and could answer the approval of) the first one.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		StaticSummary:            fmt.Sprintf("%s %s/%s", operation, req.Project, req.Workspace),
+		StaticSummary:                            fmt.Sprintf("%s %s/%s", operation, req.Project, req.Workspace),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.ProjectAttr.ValueSet(req.Project),
 			workflows.StackAttr.ValueSet(req.Stack),

@@ -2,18 +2,18 @@ package workflows
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/activities"
@@ -65,7 +65,9 @@ func (f *fakeRuntime) Delete(_ context.Context, r *engine.Resource) error {
 	return nil
 }
 
-func (f *fakeRuntime) For(engine.Type, activities.RuntimeSettings) (runtime.Runtime, error) { return f, nil }
+func (f *fakeRuntime) For(engine.Type, activities.RuntimeSettings) (runtime.Runtime, error) {
+	return f, nil
+}
 
 var quietLogger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 
