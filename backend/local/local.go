@@ -32,6 +32,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
@@ -40,8 +41,13 @@ import (
 // Backend stores kumo's records in a directory tree. It is safe for concurrent use
 // by goroutines and by processes sharing the root.
 type Backend struct {
-	root string
+	root    string
+	written atomic.Int64
 }
+
+// BytesWritten is how many bytes this Backend has written to files, overwrites
+// included: the figure that must stay linear in the size of an apply.
+func (b *Backend) BytesWritten() int64 { return b.written.Load() }
 
 var _ backend.Backend = (*Backend)(nil)
 
@@ -123,6 +129,7 @@ func (b *Backend) PutSpec(ctx context.Context, spec *engine.Spec) (string, error
 	if err := ensureDir(b.root, filepath.Dir(path)); err != nil {
 		return "", fmt.Errorf("put spec %s: %w", hash, err)
 	}
+	b.written.Add(int64(len(data)))
 	if err := replaceFile(path, data); err != nil {
 		return "", fmt.Errorf("put spec %s: %w", hash, err)
 	}
@@ -197,6 +204,7 @@ func (b *Backend) CreateRelease(ctx context.Context, r *engine.Release) error {
 		return fmt.Errorf("create release %s: revision %d would leave a gap: the latest revision of %s/%s is %d, so the next one must be %d",
 			key, r.Revision, r.Project, r.Workspace, latest, latest+1)
 	}
+	b.written.Add(int64(len(data)))
 	if err := createFile(path, data); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("create release %s: %w", key, backend.ErrRevisionExists)
@@ -238,6 +246,7 @@ func (b *Backend) UpdateRelease(ctx context.Context, r *engine.Release) error {
 		}
 		return fmt.Errorf("update release %s: %w", key, err)
 	}
+	b.written.Add(int64(len(data)))
 	if err := replaceFile(path, data); err != nil {
 		return fmt.Errorf("update release %s: %w", key, err)
 	}
@@ -387,6 +396,7 @@ func (b *Backend) PutStateEntry(ctx context.Context, key backend.ReleaseKey, ent
 	if err := ensureDir(b.root, dir); err != nil {
 		return fmt.Errorf("put state entry %s of %s: %w", entry.ID, key, err)
 	}
+	b.written.Add(int64(len(data)))
 	if err := replaceFile(filepath.Join(dir, entryFileName(entry.ID)), data); err != nil {
 		return fmt.Errorf("put state entry %s of %s: %w", entry.ID, key, err)
 	}

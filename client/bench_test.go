@@ -1,0 +1,135 @@
+package client_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
+	"sigs.k8s.io/yaml"
+)
+
+func TestMain(m *testing.M) { localclustertest.Main(m) }
+
+// configMaps: a Namespace and n ConfigMaps that depend on it (flat) or each on
+// the one before (chain).
+func configMaps(ns string, n int, chain bool) *engine.Spec {
+	nsID := engine.KubernetesID("v1", "Namespace", "", ns)
+	spec := &engine.Spec{Resources: []engine.Resource{{
+		ID: nsID, Type: engine.Kubernetes,
+		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}},
+	}}}
+	prev := nsID
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("cm-%04d", i)
+		id := engine.KubernetesID("v1", "ConfigMap", ns, name)
+		spec.Resources = append(spec.Resources, engine.Resource{
+			ID: id, Type: engine.Kubernetes, DependsOn: []string{prev},
+			Attributes: map[string]any{
+				"apiVersion": "v1", "kind": "ConfigMap",
+				"metadata": map[string]any{"name": name, "namespace": ns},
+				"data":     map[string]any{"index": fmt.Sprint(i)},
+			},
+		})
+		if chain {
+			prev = id
+		}
+	}
+	return spec
+}
+
+// applyCold runs one apply the way `kumo apply --yes` does: open the client
+// (starting the embedded Temporal server and worker), apply, close.
+func applyCold(b *testing.B, home, kubeconfig, project string, spec *engine.Spec) *local.Backend {
+	ctx := context.Background()
+	c, err := client.Open(client.Options{Home: home})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	run, err := c.Apply(ctx, client.Request{
+		Project: project, Workspace: "default", Spec: spec, AutoApprove: true, Parallelism: 10,
+		Settings: activities.RuntimeSettings{Kubeconfig: kubeconfig},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if res, err := run.Wait(ctx); err != nil || res.Phase != engine.PhaseSucceeded {
+		b.Fatalf("apply: %+v %v", res, err)
+	}
+	return c.Backend().(*local.Backend)
+}
+
+// BenchmarkApply measures cold applies against the local apiserver with the
+// embedded Temporal server, and reports bytes written to the backend relative to
+// the final release file (which holds the spec and the state).
+func BenchmarkApply(b *testing.B) {
+	cluster := localclustertest.Start(b)
+	cases := []struct {
+		name    string
+		n       int
+		chain   bool
+		reapply bool
+	}{
+		{"flat-200", 200, false, false},
+		{"reapply-200", 200, false, true},
+		{"chain-200", 200, true, false},
+		{"flat-2000", 2000, false, false},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
+			var elapsed time.Duration
+			var ratio float64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				ns := fmt.Sprintf("bench-%s-%d-%d", tc.name, i, time.Now().UnixNano()%1e6)
+				home := b.TempDir()
+				spec := configMaps(ns, tc.n, tc.chain)
+				if tc.reapply {
+					applyCold(b, home, cluster.Kubeconfig, ns, spec)
+				}
+				start := time.Now()
+				b.StartTimer()
+				be := applyCold(b, home, cluster.Kubeconfig, ns, spec)
+				b.StopTimer()
+				elapsed += time.Since(start)
+				release := filepath.Join(home, "releases", ns, "default", "1.yaml")
+				if tc.reapply {
+					release = filepath.Join(home, "releases", ns, "default", "2.yaml")
+				}
+				st, err := os.Stat(release)
+				if err != nil {
+					b.Fatal(err)
+				}
+				ratio = float64(be.BytesWritten()) / float64(st.Size())
+				if !tc.reapply {
+					checkState(b, release, tc.n+1)
+				}
+			}
+			b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/apply")
+			b.ReportMetric(float64(elapsed.Milliseconds())/float64(b.N)/float64(tc.n+1), "ms/node")
+			b.ReportMetric(ratio, "written/release")
+		})
+	}
+}
+
+func checkState(b *testing.B, path string, want int) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var rel engine.Release
+	if err := yaml.Unmarshal(data, &rel); err != nil {
+		b.Fatal(err)
+	}
+	if rel.State == nil || len(rel.State.Resources) != want {
+		b.Fatalf("release state has %v resources, want %d", rel.State, want)
+	}
+}
