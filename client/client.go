@@ -119,6 +119,25 @@ func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
 // Close stops the in-process worker and embedded server, if any. Runs still in
 // flight stay recorded and resume the next time a kumo starts the server.
 func (c *Client) Close() error {
+	c.disconnect()
+	var err error
+	if c.server != nil {
+		err = c.server.Stop()
+		c.server = nil
+	}
+	return err
+}
+
+// CloseBeforeExit is Close for a process about to exit: it stops the worker and
+// the connection but leaves the embedded server to end with the process. The
+// server's graceful stop costs a fixed second (a frontend drain), and buys
+// nothing here: everything it acknowledged is already in its database, which is
+// built to survive a killed process, and the kernel releases the lock.
+func (c *Client) CloseBeforeExit() {
+	c.disconnect()
+}
+
+func (c *Client) disconnect() {
 	if c.worker != nil {
 		c.worker.Stop()
 		c.worker = nil
@@ -127,12 +146,6 @@ func (c *Client) Close() error {
 		c.temporal.Close()
 		c.temporal = nil
 	}
-	var err error
-	if c.server != nil {
-		err = c.server.Stop()
-		c.server = nil
-	}
-	return err
 }
 
 // ErrBusy is returned when a project+workspace already has a run in progress.

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/workflows"
 )
@@ -70,6 +71,9 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		in.SpecHash = hash
 	}
 	tc, err := c.connect(ctx)
+	if errors.Is(err, embedded.ErrLocked) {
+		return nil, c.lockedByAnotherKumo(ctx, req, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -101,6 +105,18 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		return nil, fmt.Errorf("start %s: %w", operation, err)
 	}
 	return &Run{c: c, Operation: operation, WorkflowID: wr.GetID(), RunID: wr.GetRunID()}, nil
+}
+
+// lockedByAnotherKumo explains a locked embedded database: another kumo on this
+// machine is running, and if it is changing this project+workspace, says which
+// run.
+func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error) error {
+	latest, lerr := c.backend.LatestRelease(ctx, req.Project, req.Workspace)
+	if lerr != nil || latest.Phase.Final() {
+		return err
+	}
+	return fmt.Errorf("%w on %s/%s: revision %d is %s by run %s (workflow %s) in another kumo process; wait for it, or run `kumo resume` if it was killed (%v)",
+		ErrBusy, req.Project, req.Workspace, latest.Revision, latest.Phase, latest.RunID, latest.WorkflowID, err)
 }
 
 // Unfinished returns the apply or destroy of project+workspace that is still

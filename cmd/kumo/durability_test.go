@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	sdkclient "go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kumoproj/kumo/client/embedded"
@@ -217,4 +220,65 @@ func TestKilledCLIRunResumesWithKumoResume(t *testing.T) {
 	if r := e.ok("resume"); !strings.Contains(r.stdout, "Nothing to resume") {
 		t.Errorf("second resume: %s", r.stdout)
 	}
+}
+
+// TestSecondKumoIsRefusedWhileOneApplies: with the embedded server, a second kumo
+// cannot open the Temporal database; it says which run holds the workspace.
+func TestSecondKumoIsRefusedWhileOneApplies(t *testing.T) {
+	e := newEnv(t)
+	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns))
+	answer, answerWriter := io.Pipe()
+	defer answerWriter.Close()
+	_, wait := e.background(answer, "apply", "-f", spec)
+	waitFor(t, "the first apply to await approval", time.Minute, func() bool {
+		return strings.Contains(e.run("release", "list").stdout, "previewing")
+	})
+	runID, _ := e.release(1)["runID"].(string)
+	e.fails([]string{"apply", "--yes", "-f", spec}, "another run is in progress", runID)
+	fmt.Fprintln(answerWriter, "no")
+	answerWriter.Close()
+	if r := wait(); r.code == 0 || !strings.Contains(r.stderr, "not approved") {
+		t.Errorf("declined apply: %s", r)
+	}
+	if rows := e.releases(); len(rows) != 1 || rows[0].Phase != "failed" {
+		t.Errorf("releases = %+v, want one failed (declined)", rows)
+	}
+}
+
+// TestUnlock: `kumo release unlock` refuses while the run lives, and fails the
+// release once the run is gone (here: terminated by an operator).
+func TestUnlock(t *testing.T) {
+	e := newEnv(t)
+	address := temporalServer(t)
+	e.flags = []string{"--temporal-address", address}
+	e.worker()
+	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns))
+	answer, answerWriter := io.Pipe()
+	defer answerWriter.Close()
+	cli, wait := e.background(answer, "apply", "-f", spec)
+	waitFor(t, "the apply to await approval", time.Minute, func() bool {
+		return strings.Contains(e.run("release", "list").stdout, "previewing")
+	})
+	rel := e.release(1)
+	runID, workflowID := rel["runID"].(string), rel["workflowID"].(string)
+	e.fails([]string{"release", "unlock"}, "still running", runID)
+
+	_ = cli.Process.Kill()
+	answerWriter.Close()
+	wait()
+	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	if err := tc.TerminateWorkflow(context.Background(), workflowID, runID, "test"); err != nil {
+		t.Fatal(err)
+	}
+	e.ok("release", "unlock")
+	if rel := e.release(1); rel["phase"] != "failed" || !strings.Contains(rel["error"].(string), "unlock") {
+		t.Errorf("after unlock: phase %v error %v", rel["phase"], rel["error"])
+	}
+	e.fails([]string{"release", "unlock"}, "nothing to unlock")
+	// The workspace is usable again.
+	e.ok("apply", "--yes", "-f", spec)
 }

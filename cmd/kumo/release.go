@@ -64,7 +64,7 @@ func releaseList(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer kc.Close()
+	defer kc.CloseBeforeExit()
 	releases, err := kc.Releases(c.Context, project, c.String("workspace"))
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func releaseShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer kc.Close()
+	defer kc.CloseBeforeExit()
 	r, err := kc.Release(c.Context, project, c.String("workspace"), c.Int("revision"))
 	if err != nil {
 		return err
@@ -134,7 +134,7 @@ func releaseUnlock(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer kc.Close()
+	defer kc.CloseBeforeExit()
 	r, err := kc.Unlock(c.Context, project, c.String("workspace"))
 	if err != nil {
 		return err

@@ -134,7 +134,7 @@ func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Req
 	if err != nil {
 		return err
 	}
-	defer kc.Close()
+	defer kc.CloseBeforeExit()
 	err = fn(c.Context, kc, req)
 	if errors.Is(c.Context.Err(), context.Canceled) && kc.Embedded() {
 		fmt.Fprintln(os.Stderr, "Interrupted: the run is recorded and continues the next time kumo starts; `kumo resume` follows it.")
