@@ -55,6 +55,10 @@ type Runtime struct {
 	mu         sync.Mutex
 	mapperGen  uint64 // incremented at each discovery reset
 	pollPeriod time.Duration
+
+	// namespaces seen to exist; a namespace is rarely deleted under a run, and a
+	// stale entry only costs the dry-run fallback below.
+	namespaces sync.Map
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
@@ -215,17 +219,43 @@ func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runt
 	if opts.DryRun {
 		po.DryRun = []string{metav1.DryRunAll}
 	}
+	asWritten := &engine.Resource{ID: desired.ID, Type: desired.Type, Attributes: body, DependsOn: desired.DependsOn, Extensions: desired.Extensions}
+	if opts.DryRun && t.ns != "" {
+		// Into a namespace that an earlier node of the same run creates, the
+		// apiserver cannot check the object yet (and its namespace admission
+		// waits 50 ms per request before saying so): preview the object as written.
+		// The real apply still goes through the apiserver's validation.
+		exists, err := r.namespaceExists(ctx, t.ns)
+		if err != nil {
+			return nil, classify("apply", t.id, err)
+		}
+		if !exists {
+			return asWritten, nil
+		}
+	}
 	out, err := t.ri.Patch(ctx, t.name, types.ApplyPatchType, data, po)
 	if opts.DryRun && namespaceMissing(err) {
-		// The namespace is created by an earlier node of the same run, so the
-		// apiserver cannot check the object yet: preview the object as written.
-		// The real apply still goes through the apiserver's validation.
-		return &engine.Resource{ID: desired.ID, Type: desired.Type, Attributes: body, DependsOn: desired.DependsOn, Extensions: desired.Extensions}, nil
+		return asWritten, nil
 	}
 	if err != nil {
 		return nil, classify("apply", t.id, err)
 	}
 	return result(desired, out), nil
+}
+
+func (r *Runtime) namespaceExists(ctx context.Context, ns string) (bool, error) {
+	if _, ok := r.namespaces.Load(ns); ok {
+		return true, nil
+	}
+	_, err := r.client.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Get(ctx, ns, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	r.namespaces.Store(ns, true)
+	return true, nil
 }
 
 func namespaceMissing(err error) bool {

@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"os"
 	"path/filepath"
 	"strings"
@@ -244,6 +245,33 @@ func TestMissingNamespaceIsRetryable(t *testing.T) {
 		t.Fatalf("err = %v, want a retryable error", err)
 	}
 	t.Log(err)
+}
+
+// TestDryRunIntoANamespaceNotYetCreated: a preview of objects whose namespace an
+// earlier node creates shows them as written instead of failing, and once the
+// namespace exists the dry-run goes through the apiserver again.
+func TestDryRunIntoANamespaceNotYetCreated(t *testing.T) {
+	_, rt, _ := setup(t)
+	ns := localclustertest.Namespace(t)
+	cm := configMap(ns, "x", map[string]any{"k": "v"})
+	out, err := rt.Apply(context.Background(), cm, runtime.ApplyOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := unstructured.NestedString(out.Attributes, "data", "k"); got != "v" {
+		t.Errorf("dry-run result %v, want the object as written", out.Attributes)
+	}
+	if _, found, _ := unstructured.NestedString(out.Attributes, "metadata", "uid"); found {
+		t.Errorf("dry-run into a missing namespace came from the apiserver: %v", out.Attributes)
+	}
+	mustApply(t, rt, namespace(ns))
+	out, err = rt.Apply(context.Background(), cm, runtime.ApplyOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := unstructured.NestedString(out.Attributes, "metadata", "uid"); !found {
+		t.Errorf("dry-run after the namespace exists did not reach the apiserver: %v", out.Attributes)
+	}
 }
 
 // TestCRDCreatedInTheSameRun checks that a kind whose CRD was created after the
