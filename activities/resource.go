@@ -60,19 +60,17 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 		return engine.Change{}, nodeError(err)
 	}
 	var planned *engine.Resource
+	var refs []engine.Ref
 	if res != nil {
-		desired, err := a.previewAttributes(ctx, spec, res, in.Settings)
+		if refs, err = spec.Refs(res); err != nil {
+			return engine.Change{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		}
+		desired, err := withRefs(ctx, res, refs, a.readLive(spec, in.Settings), true)
 		if err != nil {
 			return engine.Change{}, err
 		}
 		if planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true}); err != nil {
 			return engine.Change{}, nodeError(err)
-		}
-	}
-	var refs []engine.Ref
-	if res != nil {
-		if refs, err = spec.Refs(res); err != nil {
-			return engine.Change{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
 		}
 	}
 	change := engine.Diff(in.ID, target.Type, planned, live, prior)
@@ -89,52 +87,70 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 	return change, nil
 }
 
-// previewAttributes resolves references from what is live now; a reference to a
-// resource that does not exist yet stays as written (known after apply).
-func (a *Activities) previewAttributes(ctx context.Context, spec *engine.Spec, res *engine.Resource, settings RuntimeSettings) (*engine.Resource, error) {
-	refs, err := spec.Refs(res)
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
-	}
+// liveLookup returns a referenced resource's live attributes, nil when absent.
+type liveLookup func(ctx context.Context, id string) (map[string]any, error)
+
+// withRefs returns res with its references resolved through lookup. In a preview
+// (skipAbsent) a reference to a resource that does not exist yet stays as
+// written: it is known after apply. A missing field is an error either way, as
+// the apply would fail on it.
+func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, lookup liveLookup, skipAbsent bool) (*engine.Resource, error) {
 	if len(refs) == 0 {
 		return res, nil
 	}
 	lives := map[string]map[string]any{}
+	var resolvable []engine.Ref
 	for _, ref := range refs {
-		if _, done := lives[ref.ResourceID]; done {
-			continue
+		l, done := lives[ref.ResourceID]
+		if !done {
+			var err error
+			if l, err = lookup(ctx, ref.ResourceID); err != nil {
+				return nil, err
+			}
+			lives[ref.ResourceID] = l
 		}
-		target := findResource(spec.Resources, ref.ResourceID)
-		rt, err := a.runtime(target.Type, settings)
-		if err != nil {
-			return nil, err
-		}
-		live, err := rt.Read(ctx, target)
-		if err != nil {
-			return nil, nodeError(fmt.Errorf("read %s for a reference of %s: %w", ref.ResourceID, res.ID, err))
-		}
-		lives[ref.ResourceID] = nil
-		if live != nil {
-			lives[ref.ResourceID] = live.Attributes
+		if l != nil || !skipAbsent {
+			resolvable = append(resolvable, ref)
 		}
 	}
-	var known []engine.Ref
-	for _, ref := range refs {
-		if lives[ref.ResourceID] != nil {
-			known = append(known, ref)
-		}
-	}
-	attrs, err := engine.ResolveRefs(res.Attributes, known, func(id string) (map[string]any, bool) {
+	attrs, err := engine.ResolveRefs(res.Attributes, resolvable, func(id string) (map[string]any, bool) {
 		l := lives[id]
 		return l, l != nil
 	})
 	if err != nil {
-		// The referenced resource exists but lacks the field: apply would fail too.
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", res.ID, err), ErrTypeNode, nil)
 	}
 	out := *res
 	out.Attributes = attrs
 	return &out, nil
+}
+
+// readLive looks references up in the cluster (for a preview).
+func (a *Activities) readLive(spec *engine.Spec, settings RuntimeSettings) liveLookup {
+	return func(ctx context.Context, id string) (map[string]any, error) {
+		target := findResource(spec.Resources, id)
+		rt, err := a.runtime(target.Type, settings)
+		if err != nil {
+			return nil, err
+		}
+		live, err := rt.Read(ctx, target)
+		if err != nil || live == nil {
+			return nil, nodeError(err)
+		}
+		return live.Attributes, nil
+	}
+}
+
+// readState looks references up in what this release recorded for them: their
+// nodes ran before this one (references are dependency edges).
+func (a *Activities) readState(key backend.ReleaseKey) liveLookup {
+	return func(ctx context.Context, id string) (map[string]any, error) {
+		e, ok, err := a.backend.GetStateEntry(ctx, key, id)
+		if err != nil || !ok || e.Resource == nil {
+			return nil, err
+		}
+		return e.Resource.Attributes, nil
+	}
 }
 
 // ApplyResource applies one desired resource, its references resolved from the
@@ -148,7 +164,11 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
 	if res == nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in spec %s", in.ID, shortHash(in.SpecHash)), ErrTypeInvalid, nil)
 	}
-	desired, err := a.resolveFromState(ctx, spec, res, in.Key)
+	refs, err := spec.Refs(res)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+	}
+	desired, err := withRefs(ctx, res, refs, a.readState(in.Key), false)
 	if err != nil {
 		return err
 	}
@@ -160,39 +180,8 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
 	if err != nil {
 		return nodeError(err)
 	}
-	refs, _ := spec.Refs(res) // already checked by resolveFromState
 	live.DependsOn = recordedDeps(res, refs)
 	return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Resource: live})
-}
-
-func (a *Activities) resolveFromState(ctx context.Context, spec *engine.Spec, res *engine.Resource, key backend.ReleaseKey) (*engine.Resource, error) {
-	refs, err := spec.Refs(res)
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
-	}
-	if len(refs) == 0 {
-		return res, nil
-	}
-	lives := map[string]map[string]any{}
-	for _, ref := range refs {
-		e, ok, err := a.backend.GetStateEntry(ctx, key, ref.ResourceID)
-		if err != nil {
-			return nil, err
-		}
-		if ok && e.Resource != nil {
-			lives[ref.ResourceID] = e.Resource.Attributes
-		}
-	}
-	attrs, err := engine.ResolveRefs(res.Attributes, refs, func(id string) (map[string]any, bool) {
-		l, ok := lives[id]
-		return l, ok
-	})
-	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("apply %s: %v", res.ID, err), ErrTypeNode, nil)
-	}
-	out := *res
-	out.Attributes = attrs
-	return &out, nil
 }
 
 // DeleteResource removes one recorded resource and waits until it is gone,

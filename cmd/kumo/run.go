@@ -110,37 +110,30 @@ func resumeCommand() *cli.Command {
 // withRun builds the request from the flags, opens a client and closes it (and
 // the embedded server) when the command ends.
 func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Request) error) error {
-	project, err := projectName(c)
-	if err != nil {
+	return withClient(c, func(kc *client.Client, project string) error {
+		req := client.Request{
+			Project: project, Workspace: c.String("workspace"),
+			Parallelism: c.Int("parallelism"), Settings: settings(c),
+		}
+		if path := c.String("spec-file"); path != "" {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if req.Spec, err = engine.ParseSpec(data, path); err != nil {
+				return err
+			}
+			if err := req.Spec.Validate(); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		err := fn(c.Context, kc, req)
+		if errors.Is(c.Context.Err(), context.Canceled) && kc.Embedded() {
+			fmt.Fprintln(os.Stderr, "Interrupted: the run is recorded and continues the next time kumo starts; `kumo resume` follows it.")
+			return &exitError{code: 130, err: err}
+		}
 		return err
-	}
-	req := client.Request{
-		Project: project, Workspace: c.String("workspace"),
-		Parallelism: c.Int("parallelism"), Settings: settings(c),
-	}
-	if path := c.String("spec-file"); path != "" && c.Command.Name != "destroy" {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if req.Spec, err = engine.ParseSpec(data, path); err != nil {
-			return err
-		}
-		if err := req.Spec.Validate(); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	kc, err := open(c)
-	if err != nil {
-		return err
-	}
-	defer kc.CloseBeforeExit()
-	err = fn(c.Context, kc, req)
-	if errors.Is(c.Context.Err(), context.Canceled) && kc.Embedded() {
-		fmt.Fprintln(os.Stderr, "Interrupted: the run is recorded and continues the next time kumo starts; `kumo resume` follows it.")
-		return &exitError{code: 130, err: err}
-	}
-	return err
+	})
 }
 
 func printJSON(v any) error {
