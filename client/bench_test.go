@@ -89,7 +89,7 @@ func BenchmarkApply(b *testing.B) {
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			var elapsed time.Duration
-			var ratio float64
+			var ratio, stateRatio float64
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				ns := fmt.Sprintf("bench-%s-%d-%d", tc.name, i, time.Now().UnixNano()%1e6)
@@ -111,18 +111,19 @@ func BenchmarkApply(b *testing.B) {
 					b.Fatal(err)
 				}
 				ratio = float64(be.BytesWritten()) / float64(st.Size())
-				if !tc.reapply {
-					checkState(b, release, tc.n+1)
-				}
+				stateRatio = float64(be.BytesWritten()) / float64(stateSize(b, release, tc.n+1))
 			}
 			b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/apply")
 			b.ReportMetric(float64(elapsed.Milliseconds())/float64(b.N)/float64(tc.n+1), "ms/node")
 			b.ReportMetric(ratio, "written/release")
+			b.ReportMetric(stateRatio, "written/state")
 		})
 	}
 }
 
-func checkState(b *testing.B, path string, want int) {
+// stateSize checks the release records want resources and returns the size of
+// its state as the backend encodes it.
+func stateSize(b *testing.B, path string, want int) int {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)
@@ -134,4 +135,9 @@ func checkState(b *testing.B, path string, want int) {
 	if rel.State == nil || len(rel.State.Resources) != want {
 		b.Fatalf("release state has %v resources, want %d", rel.State, want)
 	}
+	state, err := yaml.Marshal(rel.State)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return len(state)
 }
