@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -171,7 +172,8 @@ func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
 func TestKilledWorkerRunResumesOnANewWorker(t *testing.T) {
 	const n = 150
 	e := newEnv(t)
-	e.flags = []string{"--temporal-address", temporalServer(t)}
+	address := temporalServer(t)
+	e.flags = []string{"--temporal-address", address}
 	w := e.worker()
 	spec := e.writeSpec("chain.yaml", chainSpec(e.ns, n))
 	_, wait := e.background(nil, "apply", "--yes", "--parallelism", "1", "-f", spec)
@@ -190,6 +192,28 @@ func TestKilledWorkerRunResumesOnANewWorker(t *testing.T) {
 	}
 	t.Logf("worker killed after %d of %d ConfigMaps", killedAt, n)
 	e.checkStateMatchesCluster(n)
+	e.checkRunIsFindable(address, "apply", 1)
+}
+
+// checkRunIsFindable: runs are filterable by kumo's search attributes, as in the
+// Temporal Web UI.
+func (e *env) checkRunIsFindable(address, operation string, revision int) {
+	e.t.Helper()
+	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer tc.Close()
+	query := fmt.Sprintf("KumoProject = %q AND KumoWorkspace = 'default' AND KumoOperation = %q AND KumoRevision = %d", e.project, operation, revision)
+	var found int
+	waitFor(e.t, "the run in visibility", 30*time.Second, func() bool {
+		resp, err := tc.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Query: query})
+		if err != nil {
+			e.t.Fatalf("list %s: %v", query, err)
+		}
+		found = len(resp.Executions)
+		return found == 1
+	})
 }
 
 // TestKilledCLIRunResumesWithKumoResume: the embedded case — the kumo process
