@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -27,8 +28,11 @@ type Plan struct {
 // PlanNode is one resource to apply, or (Delete) to remove because it is recorded
 // in the prior state but no longer desired.
 type PlanNode struct {
-	ID     string  `json:"id"`
-	Deps   []int32 `json:"deps,omitempty"`
+	ID   string  `json:"id"`
+	Deps []int32 `json:"deps,omitempty"`
+	// Refs are the nodes whose live attributes this one references ($kumo_path);
+	// they are among Deps. When one of them changes, so may this node's values.
+	Refs   []int32 `json:"refs,omitempty"`
 	Delete bool    `json:"delete,omitempty"`
 }
 
@@ -64,7 +68,35 @@ func (a *Activities) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) 
 			}
 		}
 	}
-	return buildPlan(g, gone)
+	plan, err := buildPlan(g, gone)
+	if err != nil {
+		return Plan{}, err
+	}
+	return plan, addRefs(&plan, spec)
+}
+
+// addRefs records, for each node, the nodes its references point at.
+func addRefs(plan *Plan, spec *engine.Spec) error {
+	index := map[string]int32{}
+	for i, n := range plan.Nodes {
+		if !n.Delete {
+			index[n.ID] = int32(i)
+		}
+	}
+	for i := range spec.Resources {
+		res := &spec.Resources[i]
+		refs, err := spec.Refs(res)
+		if err != nil {
+			return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		}
+		n := &plan.Nodes[index[res.ID]]
+		for _, ref := range refs {
+			if j := index[ref.ResourceID]; !slices.Contains(n.Refs, j) {
+				n.Refs = append(n.Refs, j)
+			}
+		}
+	}
+	return nil
 }
 
 func buildPlan(apply *dag.Graph[string], gone []engine.Resource) (Plan, error) {

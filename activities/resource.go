@@ -65,9 +65,14 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 		if refs, err = spec.Refs(res); err != nil {
 			return engine.Change{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
 		}
-		desired, err := withRefs(ctx, res, refs, a.readLive(spec, in.Settings), true)
+		desired, pending, err := withRefs(ctx, res, refs, a.readLive(spec, in.ID, in.Settings), true)
 		if err != nil {
 			return engine.Change{}, err
+		}
+		if pending != "" {
+			// A referenced resource does not exist yet: the values are known only
+			// after it is applied, and the apiserver would reject the placeholder.
+			return pendingChange(in.ID, res.Type, live, pending), nil
 		}
 		if planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true}); err != nil {
 			return engine.Change{}, nodeError(err)
@@ -92,11 +97,11 @@ type liveLookup func(ctx context.Context, id string) (map[string]any, error)
 
 // withRefs returns res with its references resolved through lookup. In a preview
 // (skipAbsent) a reference to a resource that does not exist yet stays as
-// written: it is known after apply. A missing field is an error either way, as
-// the apply would fail on it.
-func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, lookup liveLookup, skipAbsent bool) (*engine.Resource, error) {
+// written, and pending names that resource. A missing field is an error either
+// way, as the apply would fail on it.
+func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, lookup liveLookup, skipAbsent bool) (_ *engine.Resource, pending string, _ error) {
 	if len(refs) == 0 {
-		return res, nil
+		return res, "", nil
 	}
 	lives := map[string]map[string]any{}
 	var resolvable []engine.Ref
@@ -105,12 +110,15 @@ func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, look
 		if !done {
 			var err error
 			if l, err = lookup(ctx, ref.ResourceID); err != nil {
-				return nil, err
+				return nil, "", err
 			}
 			lives[ref.ResourceID] = l
 		}
-		if l != nil || !skipAbsent {
+		switch {
+		case l != nil || !skipAbsent:
 			resolvable = append(resolvable, ref)
+		case pending == "":
+			pending = ref.ResourceID
 		}
 	}
 	attrs, err := engine.ResolveRefs(res.Attributes, resolvable, func(id string) (map[string]any, bool) {
@@ -118,15 +126,30 @@ func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, look
 		return l, l != nil
 	})
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", res.ID, err), ErrTypeNode, nil)
+		return nil, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", res.ID, err), ErrTypeNode, nil)
 	}
 	out := *res
 	out.Attributes = attrs
-	return &out, nil
+	return &out, pending, nil
+}
+
+// KnownAfterApply stands, in a preview, for a value that depends on a resource
+// not applied yet.
+const KnownAfterApply = "(known after apply)"
+
+// pendingChange previews a resource whose references wait for another resource.
+func pendingChange(id string, typ engine.Type, live *engine.Resource, target string) engine.Change {
+	action := engine.Create
+	if live != nil {
+		action = engine.Update
+	}
+	return engine.Change{ID: id, Type: typ, Action: action, Fields: []engine.FieldChange{
+		{Path: "(references " + target + ")", After: KnownAfterApply},
+	}}
 }
 
 // readLive looks references up in the cluster (for a preview).
-func (a *Activities) readLive(spec *engine.Spec, settings RuntimeSettings) liveLookup {
+func (a *Activities) readLive(spec *engine.Spec, self string, settings RuntimeSettings) liveLookup {
 	return func(ctx context.Context, id string) (map[string]any, error) {
 		target := findResource(spec.Resources, id)
 		rt, err := a.runtime(target.Type, settings)
@@ -134,8 +157,11 @@ func (a *Activities) readLive(spec *engine.Spec, settings RuntimeSettings) liveL
 			return nil, err
 		}
 		live, err := rt.Read(ctx, target)
-		if err != nil || live == nil {
-			return nil, nodeError(err)
+		if err != nil {
+			return nil, nodeError(fmt.Errorf("read %s, referenced by %s: %w", id, self, err))
+		}
+		if live == nil {
+			return nil, nil
 		}
 		return live.Attributes, nil
 	}
@@ -168,7 +194,7 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
 	}
-	desired, err := withRefs(ctx, res, refs, a.readState(in.Key), false)
+	desired, _, err := withRefs(ctx, res, refs, a.readState(in.Key), false)
 	if err != nil {
 		return err
 	}

@@ -39,12 +39,13 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 		return Result{}, err
 	}
 	r.progress.Revision = rel.Key.Revision
-	if err := workflow.UpsertTypedSearchAttributes(ctx, RevisionAttr.ValueSet(int64(rel.Key.Revision))); err != nil {
-		return Result{}, err
-	}
 
 	// From here on a release exists, and every way out must finish it.
-	changes, runErr := r.change(ctx, rel, op)
+	var changes []engine.Change
+	runErr := workflow.UpsertTypedSearchAttributes(ctx, RevisionAttr.ValueSet(int64(rel.Key.Revision)))
+	if runErr == nil {
+		changes, runErr = r.change(ctx, rel, op)
+	}
 	phase := engine.PhaseSucceeded
 	msg := ""
 	if runErr != nil {
@@ -52,7 +53,7 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	}
 	// Finish even if the run was cancelled: a release must never stay in progress.
 	finishCtx, _ := workflow.NewDisconnectedContext(ctx)
-	err = workflow.ExecuteActivity(step(finishCtx, "finish release"), acts.FinishRelease, activities.FinishInput{
+	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
 		Key: rel.Key, Phase: phase, Error: msg,
 	}).Get(finishCtx, nil)
 	r.progress.Stage = StageDone
@@ -97,6 +98,27 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		return changes, err
 	}
 	return changes, r.walkChanges(ctx, changes, nodeInput)
+}
+
+// markReferenceChanges turns an unchanged node into an update when a resource it
+// references is created or updated: its resolved values are only known after
+// that apply, so it must be applied after it, not skipped. Nodes are in
+// dependency order, so a chain of references is followed in one pass.
+func (r *run) markReferenceChanges(changes []engine.Change) {
+	for i, n := range r.plan.Nodes {
+		if changes[i].Action != engine.UnChanged || n.Delete {
+			continue
+		}
+		for _, j := range n.Refs {
+			if a := changes[j].Action; a == engine.Create || a == engine.Update {
+				changes[i].Action = engine.Update
+				changes[i].Fields = append(changes[i].Fields, engine.FieldChange{
+					Path: "(references " + changes[j].ID + ")", After: activities.KnownAfterApply,
+				})
+				break
+			}
+		}
+	}
 }
 
 // walkChanges applies or deletes each changed node in dependency order; unchanged
@@ -150,6 +172,8 @@ func (r *run) awaitApproval(ctx workflow.Context) error {
 	ch := workflow.GetSignalChannel(ctx, ApprovalSignal)
 	received, _ := ch.ReceiveWithTimeout(ctx, approvalTimeout, &a)
 	switch {
+	case ctx.Err() != nil:
+		return errors.New("cancelled while waiting for approval")
 	case !received:
 		return fmt.Errorf("not approved within %s", approvalTimeout)
 	case !a.Approved:

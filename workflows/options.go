@@ -31,6 +31,20 @@ func step(ctx workflow.Context, summary string) workflow.Context {
 		StartToCloseTimeout: shortCallTimeout,
 		RetryPolicy:         retryPolicy,
 		Summary:             summary,
+		// A cancelled run still waits for its in-flight nodes, so their results
+		// are recorded before the release is finished.
+		WaitForCancellation: true,
+	})
+}
+
+// finishStep is for FinishRelease, which must not give up: it is the only way
+// out of a non-final phase. It reads every state entry and rewrites the release,
+// so it gets more time than one node, and it retries until the backend answers.
+func finishStep(ctx workflow.Context) workflow.Context {
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+		Summary:             "finish release",
 	})
 }
 
@@ -41,6 +55,7 @@ func longStep(ctx workflow.Context, summary string) workflow.Context {
 		HeartbeatTimeout:    deleteHeartbeat,
 		RetryPolicy:         retryPolicy,
 		Summary:             summary,
+		WaitForCancellation: true,
 	})
 }
 

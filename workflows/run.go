@@ -60,6 +60,7 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 	if err := failures.err("preview"); err != nil {
 		return nil, err
 	}
+	r.markReferenceChanges(changes)
 	return changes, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/workflows"
@@ -137,8 +138,8 @@ func showValue(v any) string {
 		return "(none)"
 	}
 	if s, ok := v.(string); ok {
-		if strings.HasPrefix(s, "$kumo_path.") {
-			return "(known after apply)"
+		if s == activities.KnownAfterApply || strings.HasPrefix(s, engine.RefPrefix) {
+			return activities.KnownAfterApply
 		}
 		return fmt.Sprintf("%q", s)
 	}
