@@ -84,6 +84,21 @@ func (c *Client) Embedded() bool { return c.opts.TemporalAddress == "" }
 // address was given. Unfinished runs in the embedded database resume as soon as
 // the worker starts.
 func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
+	tc, err := c.dial(ctx)
+	if err != nil || c.server == nil || c.worker != nil {
+		return tc, err
+	}
+	c.worker = worker.New(tc, c.backend)
+	if err := c.worker.Start(); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("start the in-process worker: %w", err)
+	}
+	return tc, nil
+}
+
+// dial connects to Temporal, starting the embedded server if no address was
+// given, but no worker: for looking at runs without moving them on.
+func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
 	if c.temporal != nil {
 		return c.temporal, nil
 	}
@@ -106,13 +121,6 @@ func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)
 	}
 	c.temporal = tc
-	if c.server != nil {
-		c.worker = worker.New(tc, c.backend)
-		if err := c.worker.Start(); err != nil {
-			c.Close()
-			return nil, fmt.Errorf("start the in-process worker: %w", err)
-		}
-	}
 	return tc, nil
 }
 

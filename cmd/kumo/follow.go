@@ -47,7 +47,9 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 		}
 	}
 	finish := func(o outcome) error {
-		if p, err := run.Progress(context.WithoutCancel(ctx)); err == nil {
+		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if p, err := run.Progress(qctx); err == nil {
 			showProgress(p)
 		} else if !shownPreview && o.res.Changes != nil {
 			printChanges(os.Stdout, o.res.Changes)
@@ -60,6 +62,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	}
 	ticker := time.NewTicker(pollInterval)
 	defer ticker.Stop()
+	answered := false
 	for {
 		select {
 		case o := <-done:
@@ -73,9 +76,12 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			continue // the first workflow task may not have run yet
 		}
 		showProgress(p)
-		if p.Stage != workflows.StageApproval {
+		// The stage stays awaiting-approval until the workflow has read the
+		// answer: ask once.
+		if p.Stage != workflows.StageApproval || answered {
 			continue
 		}
+		answered = true
 		answer := make(chan bool, 1)
 		go func() {
 			answer <- interactive && confirm(os.Stdin, os.Stdout, fmt.Sprintf("Do you want to %s these changes? [y/N] ", run.Operation))

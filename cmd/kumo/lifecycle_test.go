@@ -156,6 +156,7 @@ func TestApplyReapplyChangeDestroy(t *testing.T) {
 	if !slices.Equal(revs, []int{1, 2, 3, 4}) || rows[3].Operation != "destroy" || rows[3].Resources != 0 {
 		t.Errorf("releases after destroy = %+v", rows)
 	}
+	e.fails([]string{"destroy", "--yes"}, "nothing to destroy")
 }
 
 // resourceVersions of the objects the web spec manages in ns.

@@ -31,6 +31,9 @@ func previewCommand() *cli.Command {
 		Usage: "show what apply would change, resource by resource and field by field",
 		Flags: []cli.Flag{specFlag(), parallelismFlag(), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "table or json", Value: "table"}},
 		Action: func(c *cli.Context) error {
+			if o := c.String("output"); o != "table" && o != "json" {
+				return fmt.Errorf("unknown output %q (want table or json)", o)
+			}
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				run, err := kc.Preview(ctx, req)
 				if err != nil {
