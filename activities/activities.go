@@ -2,8 +2,11 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
@@ -16,7 +19,7 @@ type Activities struct {
 	runtimes Runtimes
 	runs     RunChecker
 
-	specs  cache[string, *engine.Spec]
+	specs  cache[string, *specIndex]
 	priors cache[backend.ReleaseKey, *engine.Release]
 }
 
@@ -40,12 +43,49 @@ type RunChecker interface {
 
 // New returns the activities over a backend, the runtimes and a run checker.
 func New(b backend.Backend, r Runtimes, runs RunChecker) *Activities {
-	return &Activities{backend: b, runtimes: r, runs: runs, specs: newCache[string, *engine.Spec](8), priors: newCache[backend.ReleaseKey, *engine.Release](8)}
+	return &Activities{backend: b, runtimes: r, runs: runs, specs: newCache[string, *specIndex](8), priors: newCache[backend.ReleaseKey, *engine.Release](8)}
+}
+
+// specIndex is a parsed spec with what every node looks up in it.
+type specIndex struct {
+	*engine.Spec
+	byID map[string]*engine.Resource
+	refs map[string][]engine.Ref
+	// refsErr is why references could not be parsed (the spec is invalid).
+	refsErr error
+}
+
+func newSpecIndex(s *engine.Spec) *specIndex {
+	x := &specIndex{Spec: s, byID: make(map[string]*engine.Resource, len(s.Resources)), refs: map[string][]engine.Ref{}}
+	for i := range s.Resources {
+		x.byID[s.Resources[i].ID] = &s.Resources[i]
+	}
+	var errs []error
+	for i := range s.Resources {
+		refs, err := s.Refs(&s.Resources[i])
+		x.refs[s.Resources[i].ID] = refs
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	x.refsErr = errors.Join(errs...)
+	return x
+}
+
+// resource returns the resource with id, or nil.
+func (x *specIndex) resource(id string) *engine.Resource { return x.byID[id] }
+
+// refsOf returns the references of one resource of the spec.
+func (x *specIndex) refsOf(id string) ([]engine.Ref, error) {
+	if x.refsErr != nil {
+		return nil, temporal.NewNonRetryableApplicationError(x.refsErr.Error(), ErrTypeInvalid, nil)
+	}
+	return x.refs[id], nil
 }
 
 // spec loads a spec by hash. Specs are immutable, so every node of a run shares one
-// parsed copy instead of re-reading the spec per node (which would be N²).
-func (a *Activities) spec(ctx context.Context, hash string) (*engine.Spec, error) {
+// parsed and indexed copy instead of re-reading the spec per node (which would be N²).
+func (a *Activities) spec(ctx context.Context, hash string) (*specIndex, error) {
 	if s, ok := a.specs.get(hash); ok {
 		return s, nil
 	}
@@ -53,8 +93,9 @@ func (a *Activities) spec(ctx context.Context, hash string) (*engine.Spec, error
 	if err != nil {
 		return nil, fmt.Errorf("load spec %s: %w", shortHash(hash), err)
 	}
-	a.specs.put(hash, s)
-	return s, nil
+	x := newSpecIndex(s)
+	a.specs.put(hash, x)
+	return x, nil
 }
 
 // priorRelease loads the final release a run compares against (revision 0: none).

@@ -76,7 +76,7 @@ func (a *Activities) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) 
 }
 
 // addRefs records, for each node, the nodes its references point at.
-func addRefs(plan *Plan, spec *engine.Spec) error {
+func addRefs(plan *Plan, spec *specIndex) error {
 	index := map[string]int32{}
 	for i, n := range plan.Nodes {
 		if !n.Delete {
@@ -85,9 +85,9 @@ func addRefs(plan *Plan, spec *engine.Spec) error {
 	}
 	for i := range spec.Resources {
 		res := &spec.Resources[i]
-		refs, err := spec.Refs(res)
+		refs, err := spec.refsOf(res.ID)
 		if err != nil {
-			return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+			return err
 		}
 		n := &plan.Nodes[index[res.ID]]
 		for _, ref := range refs {

@@ -183,8 +183,8 @@ func (a *Activities) finish(ctx context.Context, key backend.ReleaseKey, phase e
 	if err != nil {
 		return FinishResult{}, err
 	}
-	r.Spec = spec
-	r.State = foldState(spec, prior, entries)
+	r.Spec = spec.Spec
+	r.State = foldState(spec.Spec, prior, entries)
 	r.Phase = phase
 	r.Error = msg
 	r.ModifyTime = time.Now().UTC()

@@ -43,7 +43,7 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 	if err != nil {
 		return engine.Change{}, err
 	}
-	res := findResource(spec.Resources, in.ID)
+	res := spec.resource(in.ID)
 	target := res
 	if target == nil {
 		target = prior
@@ -62,8 +62,8 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 	var planned *engine.Resource
 	var refs []engine.Ref
 	if res != nil {
-		if refs, err = spec.Refs(res); err != nil {
-			return engine.Change{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		if refs, err = spec.refsOf(res.ID); err != nil {
+			return engine.Change{}, err
 		}
 		desired, pending, err := withRefs(ctx, res, refs, a.readLive(spec, in.ID, in.Settings), true)
 		if err != nil {
@@ -149,9 +149,9 @@ func pendingChange(id string, typ engine.Type, live *engine.Resource, target str
 }
 
 // readLive looks references up in the cluster (for a preview).
-func (a *Activities) readLive(spec *engine.Spec, self string, settings RuntimeSettings) liveLookup {
+func (a *Activities) readLive(spec *specIndex, self string, settings RuntimeSettings) liveLookup {
 	return func(ctx context.Context, id string) (map[string]any, error) {
-		target := findResource(spec.Resources, id)
+		target := spec.resource(id)
 		rt, err := a.runtime(target.Type, settings)
 		if err != nil {
 			return nil, err
@@ -186,13 +186,13 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
 	if err != nil {
 		return err
 	}
-	res := findResource(spec.Resources, in.ID)
+	res := spec.resource(in.ID)
 	if res == nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in spec %s", in.ID, shortHash(in.SpecHash)), ErrTypeInvalid, nil)
 	}
-	refs, err := spec.Refs(res)
+	refs, err := spec.refsOf(res.ID)
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		return err
 	}
 	desired, _, err := withRefs(ctx, res, refs, a.readState(in.Key), false)
 	if err != nil {

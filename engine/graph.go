@@ -42,7 +42,7 @@ func (s *Spec) buildGraph() (*dag.Graph[string], []error) {
 			}
 			g.AddEdge(d, r.ID)
 		}
-		refs, err := s.Refs(r)
+		refs, err := refsOf(r, known)
 		for _, e := range unjoin(err) {
 			errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), e))
 		}

@@ -35,10 +35,20 @@ func IsRef(v any) bool {
 // longest dot-separated prefix that is an ID in s. A reference naming no resource of s,
 // or naming one without an attribute path, is an error.
 func (s *Spec) Refs(r *Resource) ([]Ref, error) {
+	return refsOf(r, s.idSet())
+}
+
+// idSet is the set of resource IDs of s. Build it once when looking at many
+// resources: per resource it would make a whole-spec pass quadratic.
+func (s *Spec) idSet() map[string]bool {
 	ids := make(map[string]bool, len(s.Resources))
 	for i := range s.Resources {
 		ids[s.Resources[i].ID] = true
 	}
+	return ids
+}
+
+func refsOf(r *Resource, ids map[string]bool) ([]Ref, error) {
 	var refs []Ref
 	var errs []error
 	seen := map[string]bool{}
