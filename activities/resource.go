@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"time"
 
@@ -80,12 +81,16 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 	}
 	change := engine.Diff(in.ID, target.Type, planned, live, prior)
 	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
-		entry := backend.StateEntry{ID: in.ID, Resource: live, Deleted: live == nil}
 		if live != nil && res != nil {
 			live.DependsOn = recordedDeps(res, refs)
 		}
-		if err := a.backend.PutStateEntry(ctx, in.Key, entry); err != nil {
-			return engine.Change{}, err
+		// The release starts from the prior state; record only what differs from
+		// it, so a re-apply of an unchanged spec writes (almost) nothing.
+		if !sameRecord(live, prior) {
+			entry := backend.StateEntry{ID: in.ID, Resource: live, Deleted: live == nil}
+			if err := a.backend.PutStateEntry(ctx, in.Key, entry); err != nil {
+				return engine.Change{}, err
+			}
 		}
 	}
 	truncateValues(&change)
@@ -276,6 +281,16 @@ func heartbeat(ctx context.Context, every time.Duration) (stop func()) {
 		}
 	}()
 	return func() { close(done) }
+}
+
+// sameRecord reports whether live would be recorded exactly as prior already is
+// (resourceVersion and status included).
+func sameRecord(live, prior *engine.Resource) bool {
+	if live == nil || prior == nil {
+		return live == prior
+	}
+	return slices.Equal(live.DependsOn, prior.DependsOn) &&
+		reflect.DeepEqual(engine.Normalize(live.Attributes), engine.Normalize(prior.Attributes))
 }
 
 // recordedDeps is what state records as a resource's dependencies: the explicit

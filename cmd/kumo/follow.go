@@ -99,16 +99,20 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			if err := run.Approve(context.WithoutCancel(ctx), false); err != nil {
 				return fmt.Errorf("send approval: %w", err)
 			}
-			return ctx.Err()
+			return &exitError{code: 130, err: fmt.Errorf("interrupted: the %s was not approved", run.Operation)}
 		}
 	}
 }
 
 // confirm asks a yes/no question; anything but yes, end of input included, is no.
-func confirm(in io.Reader, out io.Writer, question string) bool {
+// An answer that does not come from a terminal is echoed, so logs read right.
+func confirm(in *os.File, out io.Writer, question string) bool {
 	fmt.Fprint(out, question)
 	line, _ := bufio.NewReader(in).ReadString('\n')
 	a := strings.ToLower(strings.TrimSpace(line))
+	if st, err := in.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		fmt.Fprintln(out, a)
+	}
 	return a == "y" || a == "yes"
 }
 

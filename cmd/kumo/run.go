@@ -131,6 +131,10 @@ func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Req
 			}
 		}
 		err := fn(c.Context, kc, req)
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
 		if errors.Is(c.Context.Err(), context.Canceled) && kc.Embedded() {
 			fmt.Fprintln(os.Stderr, "Interrupted: the run is recorded and continues the next time kumo starts; `kumo resume` follows it.")
 			return &exitError{code: 130, err: err}
