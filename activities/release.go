@@ -62,7 +62,7 @@ func (a *Activities) CreateRelease(ctx context.Context, in CreateReleaseInput) (
 		prior := 0
 		if latest != nil {
 			if latest.WorkflowID == in.WorkflowID && latest.RunID == in.RunID {
-				return a.releaseInfo(ctx, latest)
+				return releaseInfo(latest), nil
 			}
 			if !latest.Phase.Final() {
 				if err := a.closeAbandoned(ctx, latest); err != nil {
@@ -85,16 +85,14 @@ func (a *Activities) CreateRelease(ctx context.Context, in CreateReleaseInput) (
 		if err != nil {
 			return ReleaseInfo{}, err
 		}
-		return ReleaseInfo{Key: keyOf(r), SpecHash: specHash, PriorRevision: prior}, nil
+		return releaseInfo(r), nil
 	}
 }
 
-func (a *Activities) releaseInfo(ctx context.Context, r *engine.Release) (ReleaseInfo, error) {
-	prior := 0
-	if r.Revision > 1 {
-		prior = r.Revision - 1
-	}
-	return ReleaseInfo{Key: keyOf(r), SpecHash: r.SpecHash, PriorRevision: prior}, nil
+// releaseInfo describes a release this run already created: its prior is the
+// revision before it, which was final when the release was created.
+func releaseInfo(r *engine.Release) ReleaseInfo {
+	return ReleaseInfo{Key: backend.KeyOf(r), SpecHash: r.SpecHash, PriorRevision: r.Revision - 1}
 }
 
 // closeAbandoned fails an unfinished release whose run has ended, or refuses when
@@ -107,7 +105,7 @@ func (a *Activities) closeAbandoned(ctx context.Context, r *engine.Release) erro
 	if running {
 		return temporal.NewNonRetryableApplicationError(lockedMessage(r), ErrTypeLocked, nil)
 	}
-	_, err = a.finish(ctx, keyOf(r), engine.PhaseFailed, fmt.Sprintf("abandoned: run %s ended before finishing the release", r.RunID))
+	_, err = a.finish(ctx, backend.KeyOf(r), engine.PhaseFailed, fmt.Sprintf("abandoned: run %s ended before finishing the release", r.RunID))
 	return err
 }
 
@@ -253,10 +251,6 @@ func stateLen(s *engine.State) int {
 		return 0
 	}
 	return len(s.Resources)
-}
-
-func keyOf(r *engine.Release) backend.ReleaseKey {
-	return backend.ReleaseKey{Project: r.Project, Workspace: r.Workspace, Revision: r.Revision}
 }
 
 // LatestFinalInput names a project+workspace.

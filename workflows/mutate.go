@@ -100,27 +100,6 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	return changes, r.walkChanges(ctx, changes, nodeInput)
 }
 
-// markReferenceChanges turns an unchanged node into an update when a resource it
-// references is created or updated: its resolved values are only known after
-// that apply, so it must be applied after it, not skipped. Nodes are in
-// dependency order, so a chain of references is followed in one pass.
-func (r *run) markReferenceChanges(changes []engine.Change) {
-	for i, n := range r.plan.Nodes {
-		if changes[i].Action != engine.UnChanged || n.Delete {
-			continue
-		}
-		for _, j := range n.Refs {
-			if a := changes[j].Action; a == engine.Create || a == engine.Update {
-				changes[i].Action = engine.Update
-				changes[i].Fields = append(changes[i].Fields, engine.FieldChange{
-					Path: "(references " + changes[j].ID + ")", After: activities.KnownAfterApply,
-				})
-				break
-			}
-		}
-	}
-}
-
 // walkChanges applies or deletes each changed node in dependency order; unchanged
 // nodes cost no activity.
 func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInput func(int) activities.NodeInput) error {

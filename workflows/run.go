@@ -64,6 +64,27 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 	return changes, nil
 }
 
+// markReferenceChanges turns an unchanged node into an update when a resource it
+// references is created or updated: its resolved values are only known after
+// that apply, so it must be applied after it, not skipped. Nodes are in
+// dependency order, so a chain of references is followed in one pass.
+func (r *run) markReferenceChanges(changes []engine.Change) {
+	for i, n := range r.plan.Nodes {
+		if changes[i].Action != engine.UnChanged || n.Delete {
+			continue
+		}
+		for _, j := range n.Refs {
+			if a := changes[j].Action; a == engine.Create || a == engine.Update {
+				changes[i].Action = engine.Update
+				changes[i].Fields = append(changes[i].Fields, engine.FieldChange{
+					Path: "(references " + changes[j].ID + ")", After: activities.KnownAfterApply,
+				})
+				break
+			}
+		}
+	}
+}
+
 // nodeErrors collects per-resource failures into one error naming each resource.
 type nodeErrors struct {
 	msgs []string
