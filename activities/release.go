@@ -27,6 +27,7 @@ type CreateReleaseInput struct {
 	Stack      string           `json:"stack,omitempty"`
 	Operation  engine.Operation `json:"operation"`
 	SpecHash   string           `json:"specHash,omitempty"` // empty for destroy: the desired spec is empty
+	RollbackOf int              `json:"rollbackOf,omitempty"`
 	WorkflowID string           `json:"workflowID"`
 	RunID      string           `json:"runID"`
 }
@@ -75,7 +76,7 @@ func (a *Activities) CreateRelease(ctx context.Context, in CreateReleaseInput) (
 		r := &engine.Release{
 			Project: in.Project, Workspace: in.Workspace, Stack: in.Stack,
 			Revision: prior + 1, Operation: in.Operation, Phase: engine.PhasePreviewing,
-			SpecHash: specHash, CreateTime: now, ModifyTime: now,
+			SpecHash: specHash, RollbackOf: in.RollbackOf, CreateTime: now, ModifyTime: now,
 			WorkflowID: in.WorkflowID, RunID: in.RunID,
 		}
 		err = a.backend.CreateRelease(ctx, r)

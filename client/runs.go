@@ -24,7 +24,10 @@ type Request struct {
 	Workspace string
 	Stack     string
 	// Spec is the desired state (preview and apply).
-	Spec        *engine.Spec
+	Spec *engine.Spec
+	// specHash names a spec already in the backend (rollback).
+	specHash    string
+	rollbackOf  int
 	Parallelism int
 	AutoApprove bool
 	Settings    activities.RuntimeSettings
@@ -68,7 +71,7 @@ func (c *Client) Destroy(ctx context.Context, req Request) (*Run, error) {
 
 func (c *Client) start(ctx context.Context, workflowType, id string, req Request) (*Run, error) {
 	in := workflows.RunInput{
-		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack,
+		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, Settings: req.Settings,
 	}
 	if req.Spec != nil {
@@ -88,9 +91,7 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 	if err != nil {
 		return nil, err
 	}
-	operation := map[string]string{
-		workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply", workflows.DestroyWorkflow: "destroy",
-	}[workflowType]
+	operation := operations[workflowType]
 	wr, err := tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                workflows.TaskQueue,
@@ -130,6 +131,50 @@ func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error
 		ErrBusy, req.Project, req.Workspace, latest.Revision, latest.Phase, latest.RunID, latest.WorkflowID, err)
 }
 
+// operations names each workflow type as the KumoOperation search attribute does.
+var operations = map[string]string{
+	workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply",
+	workflows.DestroyWorkflow: "destroy", workflows.RollbackWorkflow: "rollback",
+}
+
+// Rollback starts a Rollback run to revision (0: the last succeeded revision
+// before the latest). A failed revision is refused unless allowFailed.
+func (c *Client) Rollback(ctx context.Context, req Request, revision int, allowFailed bool) (*Run, error) {
+	target, err := c.rollbackTarget(ctx, req.Project, req.Workspace, revision, allowFailed)
+	if err != nil {
+		return nil, err
+	}
+	req.Spec, req.specHash, req.rollbackOf = nil, target.SpecHash, target.Revision
+	return c.start(ctx, workflows.RollbackWorkflow, workflows.MutatingWorkflowID(req.Project, req.Workspace), req)
+}
+
+func (c *Client) rollbackTarget(ctx context.Context, project, workspace string, revision int, allowFailed bool) (*engine.Release, error) {
+	releases, err := c.backend.ListReleases(ctx, project, workspace)
+	if err != nil {
+		return nil, err
+	}
+	if len(releases) < 2 {
+		return nil, fmt.Errorf("nothing to roll back to: %s/%s has %d release(s)", project, workspace, len(releases))
+	}
+	latest := releases[len(releases)-1]
+	if revision == 0 {
+		for i := len(releases) - 2; i >= 0; i-- {
+			if r := releases[i]; r.Phase == engine.PhaseSucceeded && r.Operation != engine.OperationDestroy {
+				return r, nil
+			}
+		}
+		return nil, fmt.Errorf("nothing to roll back to: no succeeded apply before revision %d of %s/%s", latest.Revision, project, workspace)
+	}
+	if revision < 1 || revision > latest.Revision {
+		return nil, fmt.Errorf("cannot roll back to revision %d: %s/%s has revisions 1 to %d", revision, project, workspace, latest.Revision)
+	}
+	target := releases[revision-1]
+	if target.Phase != engine.PhaseSucceeded && !allowFailed {
+		return nil, fmt.Errorf("revision %d is %s (%s); roll back to it anyway with --allow-failed", revision, target.Phase, target.Error)
+	}
+	return target, nil
+}
+
 // Unfinished returns the apply or destroy of project+workspace that is still
 // running (for `kumo resume`), or nil.
 func (c *Client) Unfinished(ctx context.Context, project, workspace string) (*Run, error) {
@@ -150,7 +195,7 @@ func (c *Client) Unfinished(ctx context.Context, project, workspace string) (*Ru
 	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return nil, nil
 	}
-	operation := map[string]string{workflows.ApplyWorkflow: "apply", workflows.DestroyWorkflow: "destroy"}[info.GetType().GetName()]
+	operation := operations[info.GetType().GetName()]
 	return &Run{c: c, Operation: operation, WorkflowID: id, RunID: info.GetExecution().GetRunId()}, nil
 }
 

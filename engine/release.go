@@ -15,6 +15,8 @@ type Release struct {
 	SpecHash string `json:"specHash"`
 	Spec     *Spec  `json:"spec,omitempty"`
 	State    *State `json:"state,omitempty"`
+	// RollbackOf is the revision whose spec a rollback applied again.
+	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Error is why a failed release failed.
 	Error      string    `json:"error,omitempty"`
 	CreateTime time.Time `json:"createTime"`
@@ -28,8 +30,9 @@ type Release struct {
 type Operation string
 
 const (
-	OperationApply   Operation = "apply"
-	OperationDestroy Operation = "destroy"
+	OperationApply    Operation = "apply"
+	OperationDestroy  Operation = "destroy"
+	OperationRollback Operation = "rollback"
 )
 
 // Phase is where a release is in its life. Only succeeded and failed are final.

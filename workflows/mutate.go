@@ -18,6 +18,13 @@ func Apply(ctx workflow.Context, in RunInput) (Result, error) {
 	return mutate(ctx, in, engine.OperationApply)
 }
 
+// Rollback is an apply of an earlier revision's spec, recorded as a new revision
+// with rollbackOf: the change is previewed against what is live and applied in
+// dependency order, deleting what that revision did not have.
+func Rollback(ctx workflow.Context, in RunInput) (Result, error) {
+	return mutate(ctx, in, engine.OperationRollback)
+}
+
 // Destroy deletes everything the latest release recorded, dependents first.
 func Destroy(ctx workflow.Context, in RunInput) (Result, error) {
 	in.SpecHash = ""
@@ -33,7 +40,7 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	var rel activities.ReleaseInfo
 	err = workflow.ExecuteActivity(step(ctx, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
-		WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		RollbackOf: in.RollbackOf, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
 	}).Get(ctx, &rel)
 	if err != nil {
 		return Result{}, err

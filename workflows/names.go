@@ -11,9 +11,10 @@ const TaskQueue = "kumo"
 
 // Workflow type names, as they appear in the Temporal Web UI.
 const (
-	PreviewWorkflow = "Preview"
-	ApplyWorkflow   = "Apply"
-	DestroyWorkflow = "Destroy"
+	PreviewWorkflow  = "Preview"
+	ApplyWorkflow    = "Apply"
+	DestroyWorkflow  = "Destroy"
+	RollbackWorkflow = "Rollback"
 )
 
 // Signal and query names.

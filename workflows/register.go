@@ -12,4 +12,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(Preview, workflow.RegisterOptions{Name: PreviewWorkflow})
 	r.RegisterWorkflowWithOptions(Apply, workflow.RegisterOptions{Name: ApplyWorkflow})
 	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: DestroyWorkflow})
+	r.RegisterWorkflowWithOptions(Rollback, workflow.RegisterOptions{Name: RollbackWorkflow})
 }

@@ -12,6 +12,8 @@ type RunInput struct {
 	Stack     string `json:"stack,omitempty"`
 	// SpecHash names the desired spec in the backend (unused by Destroy).
 	SpecHash string `json:"specHash,omitempty"`
+	// RollbackOf is the revision a Rollback restores (SpecHash is its spec).
+	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Parallelism bounds how many nodes run at once (default 10).
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.

@@ -30,7 +30,7 @@ func main() {
 		Flags:                commonFlags(),
 		EnableBashCompletion: true,
 		Commands: []*cli.Command{
-			previewCommand(), applyCommand(), destroyCommand(), resumeCommand(),
+			previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
 			releaseCommand(), workerCommand(),
 		},
 		// Errors are printed once, by main, without a stack trace.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -34,6 +35,13 @@ func releaseCommand() *cli.Command {
 				Action: releaseShow,
 			},
 			{
+				Name:      "diff",
+				Usage:     "show how the specs of two revisions differ, resource by resource and field by field",
+				ArgsUsage: "A B",
+				Flags:     []cli.Flag{output("table")},
+				Action:    releaseDiff,
+			},
+			{
 				Name:   "unlock",
 				Usage:  "mark the latest release failed when the run that owned it is gone",
 				Action: releaseUnlock,
@@ -52,8 +60,11 @@ type releaseRow struct {
 	Resources int              `json:"resources"`
 	Created   time.Time        `json:"createTime"`
 	Modified  time.Time        `json:"modifyTime"`
-	RunID     string           `json:"runID,omitempty"`
-	Error     string           `json:"error,omitempty"`
+	// Size is the release's encoded size in bytes (spec and state).
+	Size       int    `json:"size"`
+	RollbackOf int    `json:"rollbackOf,omitempty"`
+	RunID      string `json:"runID,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 func releaseList(c *cli.Context) error {
@@ -68,7 +79,11 @@ func releaseList(c *cli.Context) error {
 			if r.State != nil {
 				n = len(r.State.Resources)
 			}
-			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, r.RunID, r.Error})
+			encoded, err := yaml.Marshal(r)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, r.RunID, r.Error})
 		}
 		switch c.String("output") {
 		case "json":
@@ -82,10 +97,14 @@ func releaseList(c *cli.Context) error {
 			return nil
 		}
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "REVISION\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION")
+		fmt.Fprintln(tw, "REVISION\tSTACK\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
 		for _, r := range rows {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%.16s\t%d\t%s\t%s\n", r.Revision, r.Operation, r.Phase, r.SpecHash, r.Resources,
-				r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond))
+			rollbackOf := ""
+			if r.RollbackOf > 0 {
+				rollbackOf = fmt.Sprint(r.RollbackOf)
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Stack), r.Operation, r.Phase, r.SpecHash, r.Resources,
+				r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond), humanBytes(r.Size), orDash(rollbackOf))
 		}
 		return tw.Flush()
 	})
@@ -110,6 +129,72 @@ func releaseShow(c *cli.Context) error {
 		}
 		return fmt.Errorf("unknown output %q (want yaml or json)", c.String("output"))
 	})
+}
+
+func releaseDiff(c *cli.Context) error {
+	if c.NArg() != 2 {
+		return fmt.Errorf("release diff needs two revisions, e.g. `kumo release diff 1 2`")
+	}
+	var revs [2]int
+	for i := range revs {
+		n, err := strconv.Atoi(c.Args().Get(i))
+		if err != nil || n < 1 {
+			return fmt.Errorf("release diff: %q is not a revision number", c.Args().Get(i))
+		}
+		revs[i] = n
+	}
+	return withClient(c, func(kc *client.Client, project string) error {
+		var rels [2]*engine.Release
+		for i, n := range revs {
+			r, err := kc.Release(c.Context, project, c.String("workspace"), n)
+			if err != nil {
+				return err
+			}
+			if r.Spec == nil {
+				r.Spec = &engine.Spec{}
+			}
+			rels[i] = r
+		}
+		changes := engine.DiffSpecs(rels[0].Spec, rels[1].Spec)
+		if changes == nil {
+			changes = []engine.SpecChange{}
+		}
+		switch c.String("output") {
+		case "json":
+			return printJSON(map[string]any{"from": revs[0], "to": revs[1], "changes": changes})
+		case "table", "":
+		default:
+			return fmt.Errorf("unknown output %q (want table or json)", c.String("output"))
+		}
+		if len(changes) == 0 {
+			fmt.Printf("No differences between the specs of revisions %d and %d (spec hash %.16s).\n", revs[0], revs[1], rels[0].SpecHash)
+			return nil
+		}
+		for _, ch := range changes {
+			fmt.Printf("%-8s %s\n", ch.Kind, ch.ID)
+			for _, f := range ch.Fields {
+				fmt.Printf("         %s: %s -> %s\n", f.Path, showValue(f.Before), showValue(f.After))
+			}
+		}
+		return nil
+	})
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func humanBytes(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1fKiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%dB", n)
 }
 
 func releaseUnlock(c *cli.Context) error {

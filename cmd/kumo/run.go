@@ -89,6 +89,28 @@ func destroyCommand() *cli.Command {
 	}
 }
 
+func rollbackCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "rollback",
+		Usage: "apply an earlier revision's spec again, as a new revision",
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "revision", Usage: "revision to restore (default: the last succeeded one before the latest)"},
+			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
+			parallelismFlag(), yesFlag(),
+		},
+		Action: func(c *cli.Context) error {
+			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
+				req.AutoApprove = c.Bool("yes")
+				run, err := kc.Rollback(ctx, req, c.Int("revision"), c.Bool("allow-failed"))
+				if err != nil {
+					return err
+				}
+				return follow(ctx, run, !req.AutoApprove)
+			})
+		},
+	}
+}
+
 func resumeCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "resume",

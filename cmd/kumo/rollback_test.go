@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// versioned: a Namespace and ConfigMaps name -> value of data.v.
+func versioned(ns string, cms ...string) string {
+	s := "resources:\n" + namespace(ns)
+	for i := 0; i+1 < len(cms); i += 2 {
+		s += fmt.Sprintf(`- id: v1:ConfigMap:%[1]s:%[2]s
+  type: Kubernetes
+  dependsOn: [v1:Namespace:%[1]s]
+  attributes:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: %[2]s, namespace: %[1]s}
+    data: {v: "%[3]s"}
+`, ns, cms[i], cms[i+1])
+	}
+	return s
+}
+
+// configMapData returns name -> data.v of the ConfigMaps in e's namespace.
+func (e *env) configMapData() map[string]string {
+	e.t.Helper()
+	list, err := e.kube.CoreV1().ConfigMaps(e.ns).List(context.Background(), metav1.ListOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		e.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, cm := range list.Items {
+		if cm.Name != "kube-root-ca.crt" {
+			out[cm.Name] = cm.Data["v"]
+		}
+	}
+	return out
+}
+
+type releaseInfo struct {
+	Revision   int    `json:"revision"`
+	Operation  string `json:"operation"`
+	Phase      string `json:"phase"`
+	SpecHash   string `json:"specHash"`
+	RollbackOf int    `json:"rollbackOf"`
+	Size       int    `json:"size"`
+}
+
+func (e *env) releaseInfos() []releaseInfo {
+	e.t.Helper()
+	var rows []releaseInfo
+	r := e.ok("release", "list", "-o", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+		e.t.Fatal(err)
+	}
+	return rows
+}
+
+// TestRollbackToTheLastSuccess: apply v1, apply v2 (one changed, one added, one
+// removed), roll back: the cluster is v1 again, as a new revision with v1's hash.
+func TestRollbackToTheLastSuccess(t *testing.T) {
+	e := newEnv(t)
+	v1 := versioned(e.ns, "a", "1", "b", "1", "c", "1")
+	v2 := versioned(e.ns, "a", "2", "b", "1", "d", "1")
+	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", v1))
+	e.ok("apply", "--yes", "-f", e.writeSpec("v2.yaml", v2))
+
+	// release diff 1 2: exactly the changed, added and removed resources.
+	var diff struct {
+		Changes []struct {
+			ID     string `json:"id"`
+			Kind   string `json:"kind"`
+			Fields []struct {
+				Path   string `json:"path"`
+				Before any    `json:"before"`
+				After  any    `json:"after"`
+			} `json:"fields"`
+		} `json:"changes"`
+	}
+	if err := json.Unmarshal([]byte(e.ok("release", "diff", "-o", "json", "1", "2").stdout), &diff); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range diff.Changes {
+		line := c.Kind + " " + strings.TrimPrefix(c.ID, "v1:ConfigMap:"+e.ns+":")
+		for _, f := range c.Fields {
+			line += fmt.Sprintf(" %s:%v->%v", f.Path, f.Before, f.After)
+		}
+		got = append(got, line)
+	}
+	if want := []string{"changed a attributes.data.v:1->2", "added d", "removed c"}; !slices.Equal(got, want) {
+		t.Errorf("release diff 1 2 = %q, want %q", got, want)
+	}
+	if r := e.ok("release", "diff", "1", "1"); !strings.Contains(r.stdout, "No differences") {
+		t.Errorf("diff of a revision with itself: %s", r.stdout)
+	}
+
+	out := e.ok("rollback", "--yes")
+	if !strings.Contains(out.stdout, "Release 3 succeeded (rollback)") {
+		t.Errorf("rollback output:\n%s", out.stdout)
+	}
+	if got := e.configMapData(); !mapsEqual(got, map[string]string{"a": "1", "b": "1", "c": "1"}) {
+		t.Errorf("cluster after rollback = %v, want v1", got)
+	}
+	rows := e.releaseInfos()
+	if len(rows) != 3 || rows[2].Operation != "rollback" || rows[2].RollbackOf != 1 || rows[2].SpecHash != rows[0].SpecHash || rows[2].Size == 0 {
+		t.Errorf("releases after rollback = %+v", rows)
+	}
+	if table := e.ok("release", "list").stdout; !strings.Contains(table, "ROLLBACK OF") || !strings.Contains(table, "rollback") {
+		t.Errorf("release list table:\n%s", table)
+	}
+
+	// The same content with keys in another order has the same hash.
+	reordered := strings.ReplaceAll(v1, "    apiVersion: v1\n    kind: ConfigMap\n", "    kind: ConfigMap\n    apiVersion: v1\n")
+	e.ok("apply", "--yes", "-f", e.writeSpec("v1-reordered.yaml", reordered))
+	if rows := e.releaseInfos(); rows[3].SpecHash != rows[0].SpecHash {
+		t.Errorf("reordered keys changed the spec hash: %s vs %s", rows[3].SpecHash, rows[0].SpecHash)
+	}
+}
+
+// TestRollbackToAnEarlierRevision restores revision 1 after three applies, and
+// refuses a failed revision unless allowed.
+func TestRollbackToAnEarlierRevision(t *testing.T) {
+	e := newEnv(t)
+	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", versioned(e.ns, "a", "1", "b", "1")))
+	e.ok("apply", "--yes", "-f", e.writeSpec("v2.yaml", versioned(e.ns, "a", "2")))
+	e.ok("apply", "--yes", "-f", e.writeSpec("v3.yaml", versioned(e.ns, "a", "3", "c", "3")))
+	e.ok("rollback", "--yes", "--revision", "1")
+	if got := e.configMapData(); !mapsEqual(got, map[string]string{"a": "1", "b": "1"}) {
+		t.Errorf("cluster after rollback to 1 = %v", got)
+	}
+	// Revision 5 fails: a reference to a field that does not exist.
+	bad := versioned(e.ns, "a", "1", "b", "1") + configMap(e.ns, "broken", "dependsOn: [v1:Namespace:"+e.ns+"]")
+	bad = strings.Replace(bad, "data: {k: v}", "data: {k: $kumo_path.v1:ConfigMap:"+e.ns+":a.data.nope}", 1)
+	e.fails([]string{"apply", "--yes", "-f", e.writeSpec("bad.yaml", bad)}, "data.nope")
+	e.fails([]string{"rollback", "--yes", "--revision", "5"}, "revision 5", "--allow-failed")
+	e.fails([]string{"rollback", "--yes", "--revision", "6"}, "cannot roll back to revision 6")
+	// Allowed, it is applied again, and fails again the same way.
+	e.fails([]string{"rollback", "--yes", "--revision", "5", "--allow-failed"}, "data.nope")
+	rows := e.releaseInfos()
+	if last := rows[len(rows)-1]; last.Revision != 6 || last.RollbackOf != 5 || last.Operation != "rollback" || last.Phase != "failed" {
+		t.Errorf("last release = %+v", last)
+	}
+}
