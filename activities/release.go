@@ -106,7 +106,7 @@ func (a *Activities) closeAbandoned(ctx context.Context, r *engine.Release) erro
 	if running {
 		return temporal.NewNonRetryableApplicationError(lockedMessage(r), ErrTypeLocked, nil)
 	}
-	_, err = a.finish(ctx, backend.KeyOf(r), engine.PhaseFailed, fmt.Sprintf("abandoned: run %s ended before finishing the release", r.RunID))
+	_, err = a.finish(ctx, backend.KeyOf(r), engine.PhaseFailed, fmt.Sprintf("abandoned: run %s ended before finishing the release", r.RunID), nil)
 	return err
 }
 
@@ -140,9 +140,10 @@ func (a *Activities) SetReleasePhase(ctx context.Context, in SetPhaseInput) erro
 
 // FinishInput ends a release.
 type FinishInput struct {
-	Key   backend.ReleaseKey `json:"key"`
-	Phase engine.Phase       `json:"phase"`
-	Error string             `json:"error,omitempty"`
+	Key          backend.ReleaseKey   `json:"key"`
+	Phase        engine.Phase         `json:"phase"`
+	Error        string               `json:"error,omitempty"`
+	Compensation *engine.Compensation `json:"compensation,omitempty"`
 }
 
 // FinishResult summarises the recorded release.
@@ -153,13 +154,13 @@ type FinishResult struct {
 // FinishRelease folds the run's per-resource state entries into the release and
 // marks it succeeded or failed. Running it again after it finished changes nothing.
 func (a *Activities) FinishRelease(ctx context.Context, in FinishInput) (FinishResult, error) {
-	return a.finish(ctx, in.Key, in.Phase, in.Error)
+	return a.finish(ctx, in.Key, in.Phase, in.Error, in.Compensation)
 }
 
 // finish writes the release once with its whole state: the prior state, overlaid
 // with every resource this run applied or deleted. A failed release therefore still
 // records what exists, including objects applied before the failure.
-func (a *Activities) finish(ctx context.Context, key backend.ReleaseKey, phase engine.Phase, msg string) (FinishResult, error) {
+func (a *Activities) finish(ctx context.Context, key backend.ReleaseKey, phase engine.Phase, msg string, comp *engine.Compensation) (FinishResult, error) {
 	r, err := a.backend.GetRelease(ctx, key.Project, key.Workspace, key.Revision)
 	if err != nil {
 		return FinishResult{}, err
@@ -186,6 +187,7 @@ func (a *Activities) finish(ctx context.Context, key backend.ReleaseKey, phase e
 	r.State = foldState(spec.Spec, prior, entries)
 	r.Phase = phase
 	r.Error = msg
+	r.Compensation = comp
 	r.ModifyTime = time.Now().UTC()
 	if err := a.backend.UpdateRelease(ctx, r); err != nil {
 		return FinishResult{}, err

@@ -329,3 +329,55 @@ func truncate(v any) any {
 	}
 	return s[:maxPreviewValue] + fmt.Sprintf("... (%d bytes)", len(s))
 }
+
+// CompensateInput names one node of a failed apply to undo, and what the apply
+// did to it.
+type CompensateInput struct {
+	NodeInput
+	Action engine.Action `json:"action"`
+}
+
+// CompensateResource undoes what a failed apply did to one resource: a created
+// resource is deleted, an updated or deleted one is applied again as the prior
+// state recorded it. The state entry follows, so the release records the
+// cluster as it is after the undo.
+func (a *Activities) CompensateResource(ctx context.Context, in CompensateInput) error {
+	if in.Action == engine.Create {
+		spec, err := a.spec(ctx, in.SpecHash)
+		if err != nil {
+			return err
+		}
+		res := spec.resource(in.ID)
+		if res == nil {
+			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in spec %s", in.ID, shortHash(in.SpecHash)), ErrTypeInvalid, nil)
+		}
+		rt, err := a.runtime(res.Type, in.Settings)
+		if err != nil {
+			return err
+		}
+		stop := heartbeat(ctx, 2*time.Second)
+		err = rt.Delete(ctx, res)
+		stop()
+		if err != nil {
+			return nodeError(err)
+		}
+		return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Deleted: true})
+	}
+	prior, err := a.priorResource(ctx, in.NodeInput)
+	if err != nil {
+		return err
+	}
+	if prior == nil {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot restore %s: it is not in the prior state", in.ID), ErrTypeNode, nil)
+	}
+	rt, err := a.runtime(prior.Type, in.Settings)
+	if err != nil {
+		return err
+	}
+	live, err := rt.Apply(ctx, prior, runtime.ApplyOptions{})
+	if err != nil {
+		return nodeError(err)
+	}
+	live.DependsOn = prior.DependsOn
+	return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Resource: live})
+}

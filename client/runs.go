@@ -30,7 +30,9 @@ type Request struct {
 	rollbackOf  int
 	Parallelism int
 	AutoApprove bool
-	Settings    activities.RuntimeSettings
+	// RollbackOnFailure undoes a failed apply's changes (apply only).
+	RollbackOnFailure bool
+	Settings          activities.RuntimeSettings
 }
 
 // Run is a handle on one workflow execution.
@@ -72,7 +74,7 @@ func (c *Client) Destroy(ctx context.Context, req Request) (*Run, error) {
 func (c *Client) start(ctx context.Context, workflowType, id string, req Request) (*Run, error) {
 	in := workflows.RunInput{
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
-		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, Settings: req.Settings,
+		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 	}
 	if req.Spec != nil {
 		if err := req.Spec.Validate(); err != nil {

@@ -18,12 +18,21 @@ type Release struct {
 	// RollbackOf is the revision whose spec a rollback applied again.
 	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Error is why a failed release failed.
-	Error      string    `json:"error,omitempty"`
-	CreateTime time.Time `json:"createTime"`
-	ModifyTime time.Time `json:"modifyTime"`
+	Error string `json:"error,omitempty"`
+	// Compensation is what was undone after a failed apply, if anything was.
+	Compensation *Compensation `json:"compensation,omitempty"`
+	CreateTime   time.Time     `json:"createTime"`
+	ModifyTime   time.Time     `json:"modifyTime"`
 	// WorkflowID and RunID name the Temporal run that owns the release.
 	WorkflowID string `json:"workflowID,omitempty"`
 	RunID      string `json:"runID,omitempty"`
+}
+
+// Compensation records the undoing of a failed apply: the resources put back as
+// they were before it, and the undo steps that failed (after their retries).
+type Compensation struct {
+	Resources []string `json:"resources,omitempty"`
+	Errors    []string `json:"errors,omitempty"`
 }
 
 // Operation is what a release did.

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -61,10 +62,10 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	// Finish even if the run was cancelled: a release must never stay in progress.
 	finishCtx, _ := workflow.NewDisconnectedContext(ctx)
 	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
-		Key: rel.Key, Phase: phase, Error: msg,
+		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation,
 	}).Get(finishCtx, nil)
 	r.progress.Stage = StageDone
-	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Error: msg}
+	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Error: msg, Compensation: r.compensation}
 	if err != nil {
 		return result, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err)
 	}
@@ -104,12 +105,18 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase}).Get(ctx, nil); err != nil {
 		return changes, err
 	}
-	return changes, r.walkChanges(ctx, changes, nodeInput)
+	applied, err := r.walkChanges(ctx, changes, nodeInput)
+	if err != nil && r.in.RollbackOnFailure && op != engine.OperationDestroy {
+		r.compensate(ctx, applied, changes, nodeInput)
+	}
+	return changes, err
 }
 
 // walkChanges applies or deletes each changed node in dependency order; unchanged
 // nodes cost no activity.
-func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInput func(int) activities.NodeInput) error {
+// It returns the nodes it changed, in the order they finished: the saga's list of
+// steps to undo should the walk fail.
+func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInput func(int) activities.NodeInput) (applied []int, _ error) {
 	deps := make([][]int32, len(r.plan.Nodes))
 	for i, n := range r.plan.Nodes {
 		deps[i] = n.Deps
@@ -139,12 +146,52 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			return err
 		}
 		node.Status = NodeSucceeded
+		applied = append(applied, i) // its compensation, registered right after the step
 		return nil
 	})
 	for _, i := range notStarted {
 		r.progress.Nodes[i].Status = NodeSkipped
 	}
-	return failures.err(string(r.progress.Stage))
+	return applied, failures.err(string(r.progress.Stage))
+}
+
+// compensate undoes the applied nodes of a failed apply: dependents before what
+// they depend on (reverse DAG order), with the run's parallelism. An undo step
+// that still fails after its retries is reported and the others go on; the
+// original failure stays the release's error.
+func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.Change, nodeInput func(int) activities.NodeInput) {
+	r.progress.Stage = StageCompensating
+	r.compensation = &engine.Compensation{}
+	pos := make(map[int32]int32, len(applied))
+	for k, i := range applied {
+		pos[int32(i)] = int32(k)
+	}
+	// Undoing node d waits for the undoing of every applied node that depends on d.
+	waitFor := make([][]int32, len(applied))
+	for k, i := range applied {
+		for _, d := range r.plan.Nodes[i].Deps {
+			if p, ok := pos[d]; ok {
+				waitFor[p] = append(waitFor[p], int32(k))
+			}
+		}
+	}
+	walk(ctx, waitFor, r.in.Parallelism, func(k int) workflow.Future {
+		i := applied[k]
+		in := activities.CompensateInput{NodeInput: nodeInput(i), Action: changes[i].Action}
+		if in.Action == engine.Create {
+			return workflow.ExecuteActivity(longStep(ctx, "undo create "+in.ID), acts.CompensateResource, in)
+		}
+		return workflow.ExecuteActivity(step(ctx, "undo "+strings.ToLower(string(in.Action))+" "+in.ID), acts.CompensateResource, in)
+	}, func(k int, f workflow.Future) error {
+		node := &r.progress.Nodes[applied[k]]
+		if err := f.Get(ctx, nil); err != nil {
+			r.compensation.Errors = append(r.compensation.Errors, node.ID+": "+rootMessage(err))
+			return nil
+		}
+		node.Status = NodeCompensated
+		r.compensation.Resources = append(r.compensation.Resources, node.ID)
+		return nil
+	})
 }
 
 // awaitApproval waits for the approval signal unless the run was started with

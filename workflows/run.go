@@ -18,6 +18,8 @@ type run struct {
 	in       RunInput
 	progress Progress
 	plan     activities.Plan
+	// compensation is set once a failed apply has been undone.
+	compensation *engine.Compensation
 }
 
 func newRun(ctx workflow.Context, in RunInput) (*run, error) {

@@ -17,8 +17,10 @@ type RunInput struct {
 	// Parallelism bounds how many nodes run at once (default 10).
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.
-	AutoApprove bool                       `json:"autoApprove,omitempty"`
-	Settings    activities.RuntimeSettings `json:"settings"`
+	AutoApprove bool `json:"autoApprove,omitempty"`
+	// RollbackOnFailure undoes what a failed apply changed, in reverse order.
+	RollbackOnFailure bool                       `json:"rollbackOnFailure,omitempty"`
+	Settings          activities.RuntimeSettings `json:"settings"`
 }
 
 // Approval answers the preview of an apply or destroy.
@@ -31,20 +33,22 @@ type Result struct {
 	Revision int          `json:"revision,omitempty"`
 	Phase    engine.Phase `json:"phase,omitempty"`
 	// Changes is the preview, one entry per node.
-	Changes []engine.Change `json:"changes"`
-	Error   string          `json:"error,omitempty"`
+	Changes      []engine.Change      `json:"changes"`
+	Error        string               `json:"error,omitempty"`
+	Compensation *engine.Compensation `json:"compensation,omitempty"`
 }
 
 // Stage is where a run is; the release phase says the same in the backend.
 type Stage string
 
 const (
-	StagePlanning  Stage = "planning"
-	StagePreview   Stage = "previewing"
-	StageApproval  Stage = "awaiting-approval"
-	StageApplying  Stage = "applying"
-	StageDestroyed Stage = "destroying"
-	StageDone      Stage = "done"
+	StagePlanning     Stage = "planning"
+	StagePreview      Stage = "previewing"
+	StageApproval     Stage = "awaiting-approval"
+	StageApplying     Stage = "applying"
+	StageDestroyed    Stage = "destroying"
+	StageCompensating Stage = "compensating"
+	StageDone         Stage = "done"
 )
 
 // NodeStatus is where one resource is in a run.
@@ -57,6 +61,8 @@ const (
 	NodeUnchanged NodeStatus = "unchanged"
 	NodeFailed    NodeStatus = "failed"
 	NodeSkipped   NodeStatus = "skipped"
+	// NodeCompensated: applied, then undone after another node failed.
+	NodeCompensated NodeStatus = "compensated"
 )
 
 // Progress answers ProgressQuery.

@@ -165,6 +165,8 @@ func printNode(w io.Writer, n workflows.Node) {
 		fmt.Fprintf(w, "  FAILED   %s %s: %s\n", verb, n.ID, n.Error)
 	case workflows.NodeSkipped:
 		fmt.Fprintf(w, "  skipped  %s %s\n", verb, n.ID)
+	case workflows.NodeCompensated:
+		fmt.Fprintf(w, "  undone   %s %s\n", verb, n.ID)
 	}
 }
 
@@ -179,4 +181,11 @@ func printSummary(w io.Writer, run *client.Run, res workflows.Result, took time.
 	fmt.Fprintf(w, "Release %d %s (%s): %d created, %d updated, %d deleted, %d unchanged in %s. Run %s.\n",
 		res.Revision, res.Phase, run.Operation, counts[engine.Create], counts[engine.Update], counts[engine.Delete],
 		counts[engine.UnChanged], took.Round(10*time.Millisecond), run.RunID)
+	if c := res.Compensation; c != nil {
+		fmt.Fprintf(w, "Compensation: %d resources put back as they were", len(c.Resources))
+		if len(c.Errors) > 0 {
+			fmt.Fprintf(w, "; %d could not be:\n  %s", len(c.Errors), strings.Join(c.Errors, "\n  "))
+		}
+		fmt.Fprintln(w, ".")
+	}
 }

@@ -57,10 +57,12 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "apply",
 		Usage: "preview, confirm, and apply a spec in dependency order; records a release",
-		Flags: []cli.Flag{specFlag(), parallelismFlag(), yesFlag()},
+		Flags: []cli.Flag{specFlag(), parallelismFlag(), yesFlag(),
+			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}},
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				req.AutoApprove = c.Bool("yes")
+				req.RollbackOnFailure = c.Bool("rollback-on-failure")
 				run, err := kc.Apply(ctx, req)
 				if err != nil {
 					return err
