@@ -42,7 +42,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 }
 
 // recordHistories runs Apply (create, a rejected node), Apply (update, delete,
-// unchanged, a reference), Preview, Destroy and Rollback against a real embedded server
+// unchanged, a reference), Preview, Destroy, Rollback and an Apply that fails and compensates, against a real embedded server
 // with an in-memory runtime, and saves each history.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
@@ -80,12 +80,14 @@ func recordHistories(t *testing.T) {
 		{"preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a")}}},
 		{"destroy", DestroyWorkflow, nil},
 		{"rollback", RollbackWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}},
+		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}}},
 	}
 	for _, run := range runs {
 		in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 2}
 		if run.workflow == RollbackWorkflow {
 			in.RollbackOf = 1
 		}
+		in.RollbackOnFailure = run.name == "apply-compensate"
 		if run.spec != nil {
 			if in.SpecHash, err = b.PutSpec(ctx, run.spec); err != nil {
 				t.Fatal(err)
