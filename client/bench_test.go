@@ -70,6 +70,69 @@ func applyCold(b *testing.B, home, kubeconfig, project string, spec *engine.Spec
 	return c.Backend().(*local.Backend), time.Since(start)
 }
 
+// BenchmarkRollbackAndCompensation measures, with the same harness as
+// BenchmarkApply: a rollback of 200 changed ConfigMaps to the revision before,
+// and an apply of 200 new ConfigMaps whose last node fails, undone by
+// --rollback-on-failure (apply and compensation together).
+func BenchmarkRollbackAndCompensation(b *testing.B) {
+	cluster := localclustertest.Start(b)
+	ctx := context.Background()
+	settings := activities.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
+	run := func(b *testing.B, home string, start func(c *client.Client) (*client.Run, error)) time.Duration {
+		began := time.Now()
+		c, err := client.Open(client.Options{Home: home})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer c.Close()
+		r, err := start(c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = r.Wait(ctx)
+		return time.Since(began)
+	}
+	b.Run("rollback-200", func(b *testing.B) {
+		var elapsed time.Duration
+		for i := 0; i < b.N; i++ {
+			ns := fmt.Sprintf("bench-rb-%d-%d", i, time.Now().UnixNano()%1e6)
+			home := b.TempDir()
+			v1, v2 := configMaps(ns, 200, false), configMaps(ns, 200, false)
+			for _, r := range v2.Resources[1:] {
+				r.Attributes["data"] = map[string]any{"index": "changed"}
+			}
+			applyCold(b, home, cluster.Kubeconfig, ns, v1)
+			applyCold(b, home, cluster.Kubeconfig, ns, v2)
+			elapsed += run(b, home, func(c *client.Client) (*client.Run, error) {
+				return c.Rollback(ctx, client.Request{Project: ns, Workspace: "default", AutoApprove: true, Parallelism: 10, Settings: settings}, 0, false)
+			})
+		}
+		b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/rollback")
+	})
+	b.Run("compensate-200", func(b *testing.B) {
+		var elapsed time.Duration
+		for i := 0; i < b.N; i++ {
+			ns := fmt.Sprintf("bench-cp-%d-%d", i, time.Now().UnixNano()%1e6)
+			home := b.TempDir()
+			applyCold(b, home, cluster.Kubeconfig, ns, configMaps(ns, 0, false))
+			spec := configMaps(ns, 200, false)
+			var deps []string
+			for _, r := range spec.Resources[1:] {
+				deps = append(deps, r.ID)
+			}
+			spec.Resources = append(spec.Resources, engine.Resource{
+				ID: engine.KubernetesID("v1", "ConfigMap", ns, "broken"), Type: engine.Kubernetes, DependsOn: deps,
+				Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "broken", "namespace": ns},
+					"data": map[string]any{"k": "$kumo_path." + deps[0] + ".data.nope"}},
+			})
+			elapsed += run(b, home, func(c *client.Client) (*client.Run, error) {
+				return c.Apply(ctx, client.Request{Project: ns, Workspace: "default", Spec: spec, AutoApprove: true, RollbackOnFailure: true, Parallelism: 10, Settings: settings})
+			})
+		}
+		b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/apply+compensation")
+	})
+}
+
 // BenchmarkApply measures cold applies against the local apiserver with the
 // embedded Temporal server, and reports bytes written to the backend relative to
 // the final release file (which holds the spec and the state).

@@ -43,6 +43,9 @@ func TestRollbackOnFailureUndoesTheApply(t *testing.T) {
 	if rel["phase"] != "failed" || !strings.Contains(fmt.Sprint(rel["error"]), "data.nope") || len(comp["resources"].([]any)) != 4 || comp["errors"] != nil {
 		t.Errorf("release 2: phase %v error %v compensation %v", rel["phase"], rel["error"], comp)
 	}
+	if table := e.ok("release", "list").stdout; !strings.Contains(table, "apply+compensate") {
+		t.Errorf("release list does not show the compensation:\n%s", table)
+	}
 	state := stateVersions(rel)
 	live := e.configMapData()
 	if len(state) != len(live)+1 {

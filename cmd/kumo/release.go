@@ -61,10 +61,12 @@ type releaseRow struct {
 	Created   time.Time        `json:"createTime"`
 	Modified  time.Time        `json:"modifyTime"`
 	// Size is the release's encoded size in bytes (spec and state).
-	Size       int    `json:"size"`
-	RollbackOf int    `json:"rollbackOf,omitempty"`
-	RunID      string `json:"runID,omitempty"`
-	Error      string `json:"error,omitempty"`
+	Size       int `json:"size"`
+	RollbackOf int `json:"rollbackOf,omitempty"`
+	// Compensated counts the resources a failed apply put back (--rollback-on-failure).
+	Compensated int    `json:"compensated,omitempty"`
+	RunID       string `json:"runID,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 func releaseList(c *cli.Context) error {
@@ -83,7 +85,11 @@ func releaseList(c *cli.Context) error {
 			if err != nil {
 				return err
 			}
-			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, r.RunID, r.Error})
+			compensated := 0
+			if r.Compensation != nil {
+				compensated = len(r.Compensation.Resources)
+			}
+			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error})
 		}
 		switch c.String("output") {
 		case "json":
@@ -103,7 +109,11 @@ func releaseList(c *cli.Context) error {
 			if r.RollbackOf > 0 {
 				rollbackOf = fmt.Sprint(r.RollbackOf)
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Stack), r.Operation, r.Phase, r.SpecHash, r.Resources,
+			operation := string(r.Operation)
+			if r.Compensated > 0 {
+				operation += "+compensate"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Stack), operation, r.Phase, r.SpecHash, r.Resources,
 				r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond), humanBytes(r.Size), orDash(rollbackOf))
 		}
 		return tw.Flush()
