@@ -187,13 +187,9 @@ func (a *Activities) readState(key backend.ReleaseKey) liveLookup {
 // ApplyResource applies one desired resource, its references resolved from the
 // live results this release recorded for them, and records the result.
 func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
-	spec, err := a.spec(ctx, in.SpecHash)
+	spec, res, err := a.desired(ctx, in)
 	if err != nil {
 		return err
-	}
-	res := spec.resource(in.ID)
-	if res == nil {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in spec %s", in.ID, shortHash(in.SpecHash)), ErrTypeInvalid, nil)
 	}
 	refs, err := spec.refsOf(res.ID)
 	if err != nil {
@@ -215,6 +211,19 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
 	return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Resource: live})
 }
 
+// desired returns the run's spec and the node's resource in it.
+func (a *Activities) desired(ctx context.Context, in NodeInput) (*specIndex, *engine.Resource, error) {
+	spec, err := a.spec(ctx, in.SpecHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := spec.resource(in.ID)
+	if res == nil {
+		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in spec %s", in.ID, shortHash(in.SpecHash)), ErrTypeInvalid, nil)
+	}
+	return spec, res, nil
+}
+
 // DeleteResource removes one recorded resource and waits until it is gone,
 // heartbeating so a crashed worker's delete is retried within seconds.
 func (a *Activities) DeleteResource(ctx context.Context, in NodeInput) error {
@@ -225,12 +234,18 @@ func (a *Activities) DeleteResource(ctx context.Context, in NodeInput) error {
 	if prior == nil {
 		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in the prior state", in.ID), ErrTypeInvalid, nil)
 	}
-	rt, err := a.runtime(prior.Type, in.Settings)
+	return a.deleteAndRecord(ctx, in, prior)
+}
+
+// deleteAndRecord deletes res, waiting until it is gone while heartbeating (so a
+// crashed worker's delete is retried within seconds), and records a tombstone.
+func (a *Activities) deleteAndRecord(ctx context.Context, in NodeInput, res *engine.Resource) error {
+	rt, err := a.runtime(res.Type, in.Settings)
 	if err != nil {
 		return err
 	}
 	stop := heartbeat(ctx, 2*time.Second)
-	err = rt.Delete(ctx, prior)
+	err = rt.Delete(ctx, res)
 	stop()
 	if err != nil {
 		return nodeError(err)
@@ -343,25 +358,11 @@ type CompensateInput struct {
 // cluster as it is after the undo.
 func (a *Activities) CompensateResource(ctx context.Context, in CompensateInput) error {
 	if in.Action == engine.Create {
-		spec, err := a.spec(ctx, in.SpecHash)
+		_, res, err := a.desired(ctx, in.NodeInput)
 		if err != nil {
 			return err
 		}
-		res := spec.resource(in.ID)
-		if res == nil {
-			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in spec %s", in.ID, shortHash(in.SpecHash)), ErrTypeInvalid, nil)
-		}
-		rt, err := a.runtime(res.Type, in.Settings)
-		if err != nil {
-			return err
-		}
-		stop := heartbeat(ctx, 2*time.Second)
-		err = rt.Delete(ctx, res)
-		stop()
-		if err != nil {
-			return nodeError(err)
-		}
-		return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Deleted: true})
+		return a.deleteAndRecord(ctx, in.NodeInput, res)
 	}
 	prior, err := a.priorResource(ctx, in.NodeInput)
 	if err != nil {
