@@ -158,3 +158,20 @@ func (c *Client) disconnect() {
 
 // ErrBusy is returned when a project+workspace already has a run in progress.
 var ErrBusy = errors.New("another run is in progress")
+
+// SetupTemporal registers kumo's search attributes in the namespace of an
+// existing Temporal cluster, so its runs are filterable in the Web UI. The
+// embedded server does this by itself.
+func (c *Client) SetupTemporal(ctx context.Context) ([]embedded.SearchAttribute, error) {
+	if c.Embedded() {
+		return nil, errors.New("kumo temporal setup is for an existing Temporal cluster: pass --temporal-address (the embedded server sets itself up)")
+	}
+	tc, err := c.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := embedded.RegisterSearchAttributes(ctx, tc, c.opts.Namespace); err != nil {
+		return nil, fmt.Errorf("register search attributes in namespace %s: %w", c.opts.Namespace, err)
+	}
+	return embedded.SearchAttributes, nil
+}

@@ -31,7 +31,7 @@ func main() {
 		EnableBashCompletion: true,
 		Commands: []*cli.Command{
 			previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
-			releaseCommand(), workerCommand(),
+			releaseCommand(), workerCommand(), temporalCommand(),
 		},
 		// Errors are printed once, by main, without a stack trace.
 		ExitErrHandler: func(*cli.Context, error) {},

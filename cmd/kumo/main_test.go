@@ -85,7 +85,12 @@ func (r result) String() string {
 
 // command prepares `kumo <global flags> <args>` for this env.
 func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
-	global := append([]string{"--home", e.home, "--project", e.project, "--kubeconfig", e.cluster.Kubeconfig}, e.flags...)
+	return e.commandNoCluster(ctx, append([]string{"--kubeconfig", e.cluster.Kubeconfig}, args...)...)
+}
+
+// commandNoCluster is command for kumo commands that need no Kubernetes.
+func (e *env) commandNoCluster(ctx context.Context, args ...string) *exec.Cmd {
+	global := append([]string{"--home", e.home, "--project", e.project}, e.flags...)
 	cmd := exec.CommandContext(ctx, kumoPath(e.t), append(global, args...)...)
 	cmd.Env = append(os.Environ(), "KUMO_HOME="+e.home)
 	return cmd

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	sdkclient "go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+// TestTemporalSetupRegistersSearchAttributes on a namespace that lacks them.
+func TestTemporalSetupRegistersSearchAttributes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	address := temporalServer(t)
+	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	ctx := context.Background()
+	if _, err := tc.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+		Namespace: "team-a", WorkflowExecutionRetentionPeriod: durationpb.New(24 * time.Hour),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, home: t.TempDir(), project: "p"}
+	run := func(args ...string) result {
+		cmd := e.commandNoCluster(ctx, args...)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil && cmd.ProcessState == nil {
+			t.Fatal(err)
+		}
+		return result{stdout: out.String(), stderr: errb.String(), code: cmd.ProcessState.ExitCode()}
+	}
+	if r := run("temporal", "setup"); r.code == 0 || !strings.Contains(r.stderr, "--temporal-address") {
+		t.Errorf("setup without an address: %s", r)
+	}
+	if r := run("--temporal-address", address, "--namespace", "team-a", "temporal", "setup"); r.code != 0 || !strings.Contains(r.stdout, "KumoProject") {
+		t.Fatalf("setup: %s", r)
+	}
+	resp, err := tc.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "team-a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"KumoProject", "KumoStack", "KumoWorkspace", "KumoOperation", "KumoRevision"} {
+		if _, ok := resp.CustomAttributes[name]; !ok {
+			t.Errorf("namespace team-a lacks %s after setup: %v", name, resp.CustomAttributes)
+		}
+	}
+}
