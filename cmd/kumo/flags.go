@@ -28,14 +28,48 @@ func commonFlags() []cli.Flag {
 	}
 }
 
+// withCommonFlags lets every command take the common flags after its name too
+// (`kumo apply -f x --workspace prod` as well as `kumo --workspace prod apply`).
+func withCommonFlags(cmds []*cli.Command) []*cli.Command {
+	for _, cmd := range cmds {
+		if len(cmd.Subcommands) > 0 {
+			withCommonFlags(cmd.Subcommands)
+			continue
+		}
+		cmd.Flags = append(cmd.Flags, commonFlags()...)
+	}
+	return cmds
+}
+
+// global reads a common flag wherever it was given: the command's own copy
+// shadows the app's in urfave/cli, even when unset, so take the innermost one
+// that was set (flag or environment), else the default.
+func global(c *cli.Context, name string) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.IsSet(name) {
+			return ctx.String(name)
+		}
+	}
+	return c.String(name)
+}
+
+func globalBool(c *cli.Context, name string) bool {
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.IsSet(name) {
+			return ctx.Bool(name)
+		}
+	}
+	return c.Bool(name)
+}
+
 // open returns a client for the command's flags.
 func open(c *cli.Context) (*client.Client, error) {
 	opts := client.Options{
-		Home:            c.String("home"),
-		TemporalAddress: c.String("temporal-address"),
-		Namespace:       c.String("namespace"),
+		Home:            global(c, "home"),
+		TemporalAddress: global(c, "temporal-address"),
+		Namespace:       global(c, "namespace"),
 	}
-	if c.Bool("debug") {
+	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return client.Open(opts)
@@ -46,7 +80,7 @@ func quietLogger() *slog.Logger {
 }
 
 func settings(c *cli.Context) activities.RuntimeSettings {
-	return activities.RuntimeSettings{Kubeconfig: absPath(c.String("kubeconfig")), Context: c.String("context")}
+	return activities.RuntimeSettings{Kubeconfig: absPath(global(c, "kubeconfig")), Context: global(c, "context")}
 }
 
 // absPath makes a path independent of the worker's directory.
@@ -63,7 +97,7 @@ func absPath(p string) string {
 // projectName is --project, else the name in the nearest project.yaml upward,
 // else the current directory's name.
 func projectName(c *cli.Context) (string, error) {
-	if p := c.String("project"); p != "" {
+	if p := global(c, "project"); p != "" {
 		return p, nil
 	}
 	dir, err := os.Getwd()

@@ -29,10 +29,10 @@ func main() {
 		Usage:                "preview, apply and destroy infrastructure specs as durable Temporal runs",
 		Flags:                commonFlags(),
 		EnableBashCompletion: true,
-		Commands: []*cli.Command{
+		Commands: withCommonFlags([]*cli.Command{
 			previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
 			releaseCommand(), workerCommand(), temporalCommand(),
-		},
+		}),
 		// Errors are printed once, by main, without a stack trace.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}

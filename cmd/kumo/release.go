@@ -71,7 +71,7 @@ type releaseRow struct {
 
 func releaseList(c *cli.Context) error {
 	return withClient(c, func(kc *client.Client, project string) error {
-		releases, err := kc.Releases(c.Context, project, c.String("workspace"))
+		releases, err := kc.Releases(c.Context, project, global(c, "workspace"))
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func releaseList(c *cli.Context) error {
 			return fmt.Errorf("unknown output %q (want table or json)", c.String("output"))
 		}
 		if len(rows) == 0 {
-			fmt.Printf("%s/%s has no releases yet.\n", project, c.String("workspace"))
+			fmt.Printf("%s/%s has no releases yet.\n", project, global(c, "workspace"))
 			return nil
 		}
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
@@ -122,7 +122,7 @@ func releaseList(c *cli.Context) error {
 
 func releaseShow(c *cli.Context) error {
 	return withClient(c, func(kc *client.Client, project string) error {
-		r, err := kc.Release(c.Context, project, c.String("workspace"), c.Int("revision"))
+		r, err := kc.Release(c.Context, project, global(c, "workspace"), c.Int("revision"))
 		if err != nil {
 			return err
 		}
@@ -156,7 +156,7 @@ func releaseDiff(c *cli.Context) error {
 	return withClient(c, func(kc *client.Client, project string) error {
 		var rels [2]*engine.Release
 		for i, n := range revs {
-			r, err := kc.Release(c.Context, project, c.String("workspace"), n)
+			r, err := kc.Release(c.Context, project, global(c, "workspace"), n)
 			if err != nil {
 				return err
 			}
@@ -209,11 +209,11 @@ func humanBytes(n int) string {
 
 func releaseUnlock(c *cli.Context) error {
 	return withClient(c, func(kc *client.Client, project string) error {
-		r, err := kc.Unlock(c.Context, project, c.String("workspace"))
+		r, err := kc.Unlock(c.Context, project, global(c, "workspace"))
 		if err != nil {
 			return err
 		}
-		fmt.Printf("Revision %d of %s/%s is now %s.\n", r.Revision, project, c.String("workspace"), r.Phase)
+		fmt.Printf("Revision %d of %s/%s is now %s.\n", r.Revision, project, global(c, "workspace"), r.Phase)
 		return nil
 	})
 }

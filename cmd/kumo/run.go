@@ -139,7 +139,7 @@ func resumeCommand() *cli.Command {
 func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Request) error) error {
 	return withClient(c, func(kc *client.Client, project string) error {
 		req := client.Request{
-			Project: project, Workspace: c.String("workspace"),
+			Project: project, Workspace: global(c, "workspace"),
 			Parallelism: c.Int("parallelism"), Settings: settings(c),
 		}
 		if path := c.String("spec-file"); path != "" {

@@ -24,7 +24,7 @@ func temporalCommand() *cli.Command {
 					return err
 				}
 				for _, a := range attrs {
-					fmt.Printf("search attribute %s (%s) is registered in namespace %s\n", a.Name, a.Type, c.String("namespace"))
+					fmt.Printf("search attribute %s (%s) is registered in namespace %s\n", a.Name, a.Type, global(c, "namespace"))
 				}
 				return nil
 			},

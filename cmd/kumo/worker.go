@@ -19,11 +19,11 @@ func workerCommand() *cli.Command {
 		Name:  "worker",
 		Usage: "run a kumo worker against an existing Temporal cluster (--temporal-address)",
 		Action: func(c *cli.Context) error {
-			address := c.String("temporal-address")
+			address := global(c, "temporal-address")
 			if address == "" {
 				return errors.New("kumo worker needs --temporal-address (or TEMPORAL_ADDRESS): the Temporal frontend to poll")
 			}
-			home := c.String("home")
+			home := global(c, "home")
 			if home == "" {
 				home = client.DefaultHome()
 			}
@@ -31,8 +31,8 @@ func workerCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := sdkclient.Options{HostPort: address, Namespace: c.String("namespace")}
-			if !c.Bool("debug") {
+			opts := sdkclient.Options{HostPort: address, Namespace: global(c, "namespace")}
+			if !globalBool(c, "debug") {
 				opts.Logger = sdklog.NewStructuredLogger(quietLogger())
 			}
 			tc, err := sdkclient.DialContext(c.Context, opts)
@@ -41,7 +41,7 @@ func workerCommand() *cli.Command {
 			}
 			defer tc.Close()
 			w := worker.New(tc, b)
-			fmt.Fprintf(os.Stderr, "kumo worker polling task queue %q on %s (namespace %s)\n", "kumo", address, c.String("namespace"))
+			fmt.Fprintf(os.Stderr, "kumo worker polling task queue %q on %s (namespace %s)\n", "kumo", address, global(c, "namespace"))
 			if err := w.Start(); err != nil {
 				return err
 			}
