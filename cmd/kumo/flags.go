@@ -43,10 +43,10 @@ func withCommonFlags(cmds []*cli.Command) []*cli.Command {
 
 // global reads a common flag wherever it was given: the command's own copy
 // shadows the app's in urfave/cli, even when unset, so take the innermost one
-// that was set (flag or environment), else the default.
+// that was set to something (flag or environment), else the default.
 func global(c *cli.Context, name string) string {
 	for _, ctx := range c.Lineage() {
-		if ctx.Command != nil && ctx.IsSet(name) {
+		if ctx.Command != nil && ctx.IsSet(name) && ctx.String(name) != "" {
 			return ctx.String(name)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
@@ -45,5 +46,32 @@ func TestProjectFileWithoutANameIsAnError(t *testing.T) {
 	set.String("project", "", "")
 	if _, err := projectName(cli.NewContext(cli.NewApp(), set, nil)); err == nil {
 		t.Error("a project.yaml without name was accepted")
+	}
+}
+
+// TestCommonFlagsBeforeOrAfterTheCommand: the innermost setting wins, and the
+// environment counts as set.
+func TestCommonFlagsBeforeOrAfterTheCommand(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("KUMO_WORKSPACE", "") // restored after the test
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"--project", "p", "release", "unlock"}, "", "p/default"},
+		{[]string{"--workspace", "before", "--project", "p", "release", "unlock"}, "", "p/before"},
+		{[]string{"release", "unlock", "--workspace", "after", "--project", "p"}, "", "p/after"},
+		{[]string{"--workspace", "outer", "release", "unlock", "--workspace", "inner", "--project", "p"}, "", "p/inner"},
+		{[]string{"--project", "p", "release", "unlock"}, "fromenv", "p/fromenv"},
+	} {
+		os.Unsetenv("KUMO_WORKSPACE")
+		if tc.env != "" {
+			os.Setenv("KUMO_WORKSPACE", tc.env)
+		}
+		err := newApp().Run(append([]string{"kumo", "--home", home}, tc.args...))
+		if err == nil || !strings.Contains(err.Error(), tc.want+" has no releases") {
+			t.Errorf("kumo %v (KUMO_WORKSPACE=%q): %v; want it to name %s", tc.args, tc.env, err, tc.want)
+		}
 	}
 }

@@ -21,10 +21,8 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.err.Error() }
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	app := &cli.App{
+func newApp() *cli.App {
+	return &cli.App{
 		Name:                 "kumo",
 		Usage:                "preview, apply and destroy infrastructure specs as durable Temporal runs",
 		Flags:                commonFlags(),
@@ -36,6 +34,12 @@ func main() {
 		// Errors are printed once, by main, without a stack trace.
 		ExitErrHandler: func(*cli.Context, error) {},
 	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := newApp()
 	if err := app.RunContext(ctx, os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		var ee *exitError
