@@ -99,7 +99,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 
 	phase, stage := engine.PhaseApplying, StageApplying
 	if op == engine.OperationDestroy {
-		phase, stage = engine.PhaseDestroying, StageDestroyed
+		phase, stage = engine.PhaseDestroying, StageDestroying
 	}
 	r.progress.Stage = stage
 	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase}).Get(ctx, nil); err != nil {

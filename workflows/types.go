@@ -46,7 +46,7 @@ const (
 	StagePreview      Stage = "previewing"
 	StageApproval     Stage = "awaiting-approval"
 	StageApplying     Stage = "applying"
-	StageDestroyed    Stage = "destroying"
+	StageDestroying   Stage = "destroying"
 	StageCompensating Stage = "compensating"
 	StageDone         Stage = "done"
 )

@@ -148,7 +148,7 @@ func showValue(v any) string {
 		return "(none)"
 	}
 	if s, ok := v.(string); ok {
-		if s == activities.KnownAfterApply || strings.HasPrefix(s, engine.RefPrefix) {
+		if s == activities.KnownAfterApply || engine.IsRef(s) {
 			return activities.KnownAfterApply
 		}
 		return fmt.Sprintf("%q", s)
