@@ -1,6 +1,6 @@
 // Package backend stores what kumo records: releases (numbered per project and
-// workspace), specs by content hash, and the per-resource state of a release that is
-// still running. Implementations (local filesystem, ...) satisfy Backend and pass
+// workspace), specs by content hash, the per-resource state of a release that is
+// still running, workspaces, and the logs of runs. Implementations (local filesystem, ...) satisfy Backend and pass
 // the conformance suite in backendtest.
 //
 // A release's state is written one resource at a time while it runs (PutStateEntry),
@@ -31,10 +31,15 @@ type Backend interface {
 	// r.Revision is already taken, so two creators never get the same revision.
 	// Revisions count from 1 without gaps: any revision other than latest+1 that is
 	// not taken is refused with a plain error.
+	// On success r.Version is the stored copy's version.
 	CreateRelease(ctx context.Context, r *engine.Release) error
-	// UpdateRelease replaces an existing revision, or fails with ErrNotFound.
+	// UpdateRelease replaces an existing revision, or fails with ErrNotFound. It
+	// writes only over the copy r was read as (r.Version, required): when the stored
+	// release changed since, it fails with ErrConflict and changes nothing. On
+	// success r.Version is the new copy's version.
 	UpdateRelease(ctx context.Context, r *engine.Release) error
-	// GetRelease returns one revision, or ErrNotFound.
+	// GetRelease returns one revision, with its Version, or ErrNotFound.
+	// Releases returned by LatestRelease and ListReleases carry their Version too.
 	GetRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error)
 	// LatestRelease returns the highest revision, or ErrNotFound when there is none.
 	LatestRelease(ctx context.Context, project, workspace string) (*engine.Release, error)
@@ -53,6 +58,30 @@ type Backend interface {
 	// ClearStateEntries drops the entries once they are folded into the release;
 	// clearing a release without entries is no error.
 	ClearStateEntries(ctx context.Context, key ReleaseKey) error
+	// ListProjects returns, sorted, the projects that have at least one release in
+	// workspace (none: empty, no error).
+	ListProjects(ctx context.Context, workspace string) ([]string, error)
+
+	// CreateWorkspace stores a new workspace, or fails with ErrExists.
+	CreateWorkspace(ctx context.Context, ws *engine.Workspace) error
+	// PutWorkspace creates or replaces a workspace.
+	PutWorkspace(ctx context.Context, ws *engine.Workspace) error
+	// GetWorkspace returns a stored workspace, or ErrNotFound. (The default
+	// workspace exists implicitly; that is the caller's business, not the backend's.)
+	GetWorkspace(ctx context.Context, name string) (*engine.Workspace, error)
+	// ListWorkspaces returns the stored workspaces' names, sorted.
+	ListWorkspaces(ctx context.Context) ([]string, error)
+	// DeleteWorkspace removes a stored workspace, or fails with ErrNotFound. It does
+	// not look at releases: refusing to delete a workspace in use is the caller's.
+	DeleteWorkspace(ctx context.Context, name string) error
+
+	// PutRunLog stores one part of a run's log (runID and part are checked with
+	// ValidateName). Writing a part again replaces it, so a retried activity does
+	// not duplicate its lines.
+	PutRunLog(ctx context.Context, runID, part string, data []byte) error
+	// RunLog returns a run's log: its parts concatenated in part-name order, or
+	// ErrNotFound when the run has none.
+	RunLog(ctx context.Context, runID string) ([]byte, error)
 }
 
 // ReleaseKey names one revision.
@@ -73,4 +102,9 @@ type StateEntry struct {
 var (
 	ErrNotFound       = errors.New("not found")
 	ErrRevisionExists = errors.New("revision already exists")
+	// ErrExists is returned when creating something (a workspace) that exists.
+	ErrExists = errors.New("already exists")
+	// ErrConflict is returned by UpdateRelease when the stored release changed
+	// since it was read.
+	ErrConflict = errors.New("changed by another writer")
 )

@@ -26,6 +26,11 @@ type Release struct {
 	// WorkflowID and RunID name the Temporal run that owns the release.
 	WorkflowID string `json:"workflowID,omitempty"`
 	RunID      string `json:"runID,omitempty"`
+	// Version is set by the backend when it reads or writes the release: an opaque
+	// token of the stored copy (an ETag, a content hash). UpdateRelease writes only
+	// over that same copy, so two writers never silently overwrite each other. It is
+	// not part of the record itself.
+	Version string `json:"-"`
 }
 
 // Compensation records the undoing of a failed apply: the resources put back as

@@ -32,6 +32,13 @@ func entryFileName(id string) string {
 	return hex.EncodeToString(sum[:]) + ".json"
 }
 
+// versionOf is a release file's version: the hash of its bytes. Every write of a
+// release changes ModifyTime, so two different copies never share a version.
+func versionOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:12])
+}
+
 func encodeYAML(v any) ([]byte, error) { return yaml.Marshal(v) }
 
 // decodeYAML decodes YAML into v keeping numbers exact: free-form values

@@ -9,6 +9,8 @@
 //	                                                        (<h> = sha256 of the resource ID)
 //	releases/<project>/<workspace>/.lock                    flock serializing writers
 //	specs/<hash>.yaml                                       specs by content hash
+//	workspaces/<name>.yaml                                  one engine.Workspace per file
+//	runs/<run ID>/<part>.log                                the parts of a run's log
 //
 // Every write goes to a temporary file (named .tmp-*, which readers skip) in the
 // target directory, is fsynced, and is then renamed into place, or hard-linked
@@ -211,10 +213,13 @@ func (b *Backend) CreateRelease(ctx context.Context, r *engine.Release) error {
 		}
 		return fmt.Errorf("create release %s: %s: %w", key, path, err)
 	}
+	r.Version = versionOf(data)
 	return nil
 }
 
-// UpdateRelease replaces an existing revision; a missing one gives backend.ErrNotFound.
+// UpdateRelease replaces an existing revision if its file still holds the copy r was
+// read as (compared by content hash under the writers' lock); a missing one gives
+// backend.ErrNotFound, a changed one backend.ErrConflict.
 func (b *Backend) UpdateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -240,16 +245,24 @@ func (b *Backend) UpdateRelease(ctx context.Context, r *engine.Release) error {
 		return fmt.Errorf("update release %s: %w", key, err)
 	}
 	defer unlock()
-	if _, err := os.Stat(path); err != nil {
+	current, err := os.ReadFile(path)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("update release %s: %w", key, backend.ErrNotFound)
 		}
 		return fmt.Errorf("update release %s: %w", key, err)
 	}
+	if r.Version == "" {
+		return fmt.Errorf("update release %s: the release has no version: read it from the backend before updating it", key)
+	}
+	if v := versionOf(current); v != r.Version {
+		return fmt.Errorf("update release %s: %w (read as version %s, stored version is %s)", key, backend.ErrConflict, r.Version, v)
+	}
 	b.written.Add(int64(len(data)))
 	if err := replaceFile(path, data); err != nil {
 		return fmt.Errorf("update release %s: %w", key, err)
 	}
+	r.Version = versionOf(data)
 	return nil
 }
 
@@ -284,6 +297,7 @@ func (b *Backend) readRelease(key backend.ReleaseKey) (*engine.Release, error) {
 	if r.Project != key.Project || r.Workspace != key.Workspace || r.Revision != key.Revision {
 		return nil, fmt.Errorf("release %s: %s holds %s instead", key, path, backend.KeyOf(&r))
 	}
+	r.Version = versionOf(data)
 	return &r, nil
 }
 

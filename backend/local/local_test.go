@@ -195,10 +195,11 @@ func TestCrashLeftoversIgnored(t *testing.T) {
 		t.Fatalf("ListStateEntries: %v, %v; want only v1:Namespace:a", entries, err)
 	}
 	// Writing goes on normally next to the leftovers.
-	if err := b.CreateRelease(ctx, backendtest.Release("p", "w", 3)); err != nil {
+	r3 := backendtest.Release("p", "w", 3)
+	if err := b.CreateRelease(ctx, r3); err != nil {
 		t.Fatalf("CreateRelease 3: %v", err)
 	}
-	if err := b.UpdateRelease(ctx, backendtest.Release("p", "w", 3)); err != nil {
+	if err := b.UpdateRelease(ctx, r3); err != nil {
 		t.Fatalf("UpdateRelease 3: %v", err)
 	}
 }
@@ -337,7 +338,8 @@ func TestStateEntryWritesAreLinear(t *testing.T) {
 	}
 }
 
-// TestConcurrentUpdates: racing updaters never leave a torn or mixed file.
+// TestConcurrentUpdates: racing read-modify-write updaters never leave a torn or
+// mixed file; the losers of a race get ErrConflict and retry.
 func TestConcurrentUpdates(t *testing.T) {
 	b := newLocal(t)
 	if err := b.CreateRelease(ctx, backendtest.Release("p", "w", 1)); err != nil {
@@ -352,14 +354,20 @@ func TestConcurrentUpdates(t *testing.T) {
 			r := backendtest.Release("p", "w", 1)
 			r.RunID = fmt.Sprintf("run-%d", i)
 			r.Error = strings.Repeat(fmt.Sprintf("%d", i%10), 10000+i)
-			for range 5 {
-				if err := b.UpdateRelease(ctx, r); err != nil {
+			for done := 0; done < 5; {
+				cur, err := b.GetRelease(ctx, "p", "w", 1)
+				if err != nil {
 					errs[i] = err
 					return
 				}
-				if _, err := b.GetRelease(ctx, "p", "w", 1); err != nil {
+				r.Version = cur.Version
+				switch err := b.UpdateRelease(ctx, r); {
+				case errors.Is(err, backend.ErrConflict):
+				case err != nil:
 					errs[i] = err
 					return
+				default:
+					done++
 				}
 			}
 		}()

@@ -1,0 +1,80 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kumoproj/kumo/backend"
+)
+
+const (
+	runsDir   = "runs"
+	runLogExt = ".log"
+)
+
+// PutRunLog stores one part of a run's log, replacing an earlier write of the part.
+func (b *Backend) PutRunLog(ctx context.Context, runID, part string, data []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := backend.ValidateName("run", runID); err != nil {
+		return fmt.Errorf("put run log: %w", err)
+	}
+	if err := backend.ValidateName("log part", part); err != nil {
+		return fmt.Errorf("put run log of %s: %w", runID, err)
+	}
+	dir := filepath.Join(b.root, runsDir, runID)
+	if err := ensureDir(b.root, dir); err != nil {
+		return fmt.Errorf("put run log of %s: %w", runID, err)
+	}
+	b.written.Add(int64(len(data)))
+	if err := replaceFile(filepath.Join(dir, part+runLogExt), data); err != nil {
+		return fmt.Errorf("put run log of %s: %w", runID, err)
+	}
+	return nil
+}
+
+// RunLog returns a run's log parts concatenated in name order, or an error wrapping
+// backend.ErrNotFound when the run has none.
+func (b *Backend) RunLog(ctx context.Context, runID string) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.ValidateName("run", runID); err != nil {
+		return nil, fmt.Errorf("run log: %w", err)
+	}
+	dir := filepath.Join(b.root, runsDir, runID)
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("log of run %s: %w", runID, backend.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("log of run %s: %w", runID, err)
+	}
+	var names []string
+	for _, e := range ents {
+		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), runLogExt) {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("log of run %s: %w", runID, backend.ErrNotFound)
+	}
+	slices.Sort(names)
+	var out bytes.Buffer
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("log of run %s: %w", runID, err)
+		}
+		out.Write(data)
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,54 @@
+package engine
+
+// Workspace is a target environment (dev, prod): the platform team's defaults for
+// every project deployed into it. It is stored in the backend and edited with
+// `kumo workspace create|update --file ws.yaml`.
+type Workspace struct {
+	Name string `json:"name"`
+	// Modules holds per-module defaults (modules.<name>.config); an app's own
+	// module config overrides them key by key.
+	Modules map[string]ModuleDefaults `json:"modules,omitempty"`
+	// Generators declares external generators available to every project here.
+	Generators map[string]GeneratorDecl `json:"generators,omitempty"`
+	// Runtimes says where resources live in this workspace.
+	Runtimes Runtimes `json:"runtimes,omitempty"`
+	// Context is free values handed to generators.
+	Context map[string]any `json:"context,omitempty"`
+}
+
+// ModuleDefaults is a workspace's configuration for one module.
+type ModuleDefaults struct {
+	Config map[string]any `json:"config,omitempty"`
+}
+
+// GeneratorDecl declares an external generator: the command kumo runs, with the
+// JSON request on stdin and the JSON response read from stdout. A relative path
+// in Command[0] is relative to the file that declared it (project.yaml's directory;
+// the working directory for a workspace).
+type GeneratorDecl struct {
+	Command []string `json:"command"`
+}
+
+// Runtimes are a workspace's runtime settings. Empty values mean the worker's defaults.
+type Runtimes struct {
+	Kubernetes KubernetesRuntime `json:"kubernetes,omitempty"`
+	Terraform  TerraformRuntime  `json:"terraform,omitempty"`
+}
+
+// KubernetesRuntime names the cluster Kubernetes resources are applied to.
+type KubernetesRuntime struct {
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	Context    string `json:"context,omitempty"`
+}
+
+// TerraformRuntime names the terraform-compatible binary and where providers come from.
+type TerraformRuntime struct {
+	// Binary is "terraform", "tofu" or a path; found on PATH when not a path.
+	Binary string `json:"binary,omitempty"`
+	// PluginDir is a provider filesystem mirror for offline use; empty means the
+	// user's CLI configuration decides.
+	PluginDir string `json:"pluginDir,omitempty"`
+}
+
+// DefaultWorkspace always exists: an empty workspace until it is updated.
+const DefaultWorkspace = "default"
