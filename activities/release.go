@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -183,6 +185,9 @@ func (a *Activities) finish(ctx context.Context, key backend.ReleaseKey, phase e
 	if err != nil {
 		return FinishResult{}, err
 	}
+	if err := a.writeReleaseLog(ctx, r, phase, msg, comp, entries); err != nil {
+		return FinishResult{}, err
+	}
 	r.Spec = spec.Spec
 	r.State = foldState(spec.Spec, prior, entries)
 	r.Phase = phase
@@ -284,4 +289,43 @@ func (a *Activities) LatestFinalRevision(ctx context.Context, in LatestFinalInpu
 		}
 	}
 	return 0, nil
+}
+
+// RunLogRelease is the run-log part FinishRelease writes.
+const RunLogRelease = "50-release"
+
+// writeReleaseLog records in the run's log how its release ended: each resource
+// applied or deleted, what was undone, and the error. It is written under the run
+// that owned the release, which is not the caller when an abandoned release is
+// closed.
+func (a *Activities) writeReleaseLog(ctx context.Context, r *engine.Release, phase engine.Phase, msg string, comp *engine.Compensation, entries map[string]backend.StateEntry) error {
+	if r.RunID == "" {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s of %s/%s, revision %d\n", r.Operation, r.Project, r.Workspace, r.Revision)
+	for _, id := range slices.Sorted(maps.Keys(entries)) {
+		verb := "applied"
+		if entries[id].Deleted {
+			verb = "deleted"
+		}
+		fmt.Fprintf(&b, "%s %s\n", verb, id)
+	}
+	if comp != nil {
+		for _, id := range comp.Resources {
+			fmt.Fprintf(&b, "undone %s\n", id)
+		}
+		for _, e := range comp.Errors {
+			fmt.Fprintf(&b, "undo failed: %s\n", e)
+		}
+	}
+	fmt.Fprintf(&b, "revision %d %s", r.Revision, phase)
+	if msg != "" {
+		fmt.Fprintf(&b, ": %s", msg)
+	}
+	b.WriteString("\n")
+	if err := a.backend.PutRunLog(ctx, r.RunID, RunLogRelease, []byte(b.String())); err != nil {
+		return fmt.Errorf("write run log of %s: %w", r.RunID, err)
+	}
+	return nil
 }

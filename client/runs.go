@@ -23,8 +23,13 @@ type Request struct {
 	Project   string
 	Workspace string
 	Stack     string
-	// Spec is the desired state (preview and apply).
+	// Spec is the desired state (preview and apply). Without it, a preview or
+	// apply generates the spec from the stack in StackDir.
 	Spec *engine.Spec
+	// StackDir is a stack directory (stack.yaml, app.yaml, inside a project).
+	StackDir string
+	// GeneratorTimeout bounds each external generator call (default 60 s).
+	GeneratorTimeout time.Duration
 	// specHash names a spec already in the backend (rollback).
 	specHash    string
 	rollbackOf  int
@@ -76,7 +81,8 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 	}
-	if req.Spec != nil {
+	switch {
+	case req.Spec != nil:
 		if err := req.Spec.Validate(); err != nil {
 			return nil, err
 		}
@@ -85,7 +91,19 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 			return nil, err
 		}
 		in.SpecHash = hash
+	case req.specHash == "" && req.StackDir != "" && workflowType != workflows.DestroyWorkflow:
+		src, err := c.source(req)
+		if err != nil {
+			return nil, err
+		}
+		in.Source = src
 	}
+	return c.startWorkflow(ctx, workflowType, id, req, in)
+}
+
+// startWorkflow starts a workflow of type workflowType with input in, refusing a
+// second run with the same ID (one mutating run per project+workspace).
+func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req Request, in any) (*Run, error) {
 	tc, err := c.connect(ctx)
 	if errors.Is(err, embedded.ErrLocked) {
 		return nil, c.lockedByAnotherKumo(ctx, req, err)
@@ -135,7 +153,7 @@ func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error
 
 // operations names each workflow type as the KumoOperation search attribute does.
 var operations = map[string]string{
-	workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply",
+	workflows.GenerateWorkflow: "generate", workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply",
 	workflows.DestroyWorkflow: "destroy", workflows.RollbackWorkflow: "rollback",
 }
 
@@ -220,16 +238,23 @@ func (r *Run) Approve(ctx context.Context, approved bool) error {
 // and an error saying why.
 func (r *Run) Wait(ctx context.Context) (workflows.Result, error) {
 	var res workflows.Result
-	err := r.c.temporal.GetWorkflow(ctx, r.WorkflowID, r.RunID).Get(ctx, &res)
+	err := r.wait(ctx, &res)
+	return res, err
+}
+
+// wait blocks until the run ends and decodes its result (or, for a failed
+// release, the result carried by its error) into res.
+func (r *Run) wait(ctx context.Context, res any) error {
+	err := r.c.temporal.GetWorkflow(ctx, r.WorkflowID, r.RunID).Get(ctx, res)
 	if err == nil {
-		return res, nil
+		return nil
 	}
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
 		if app.HasDetails() {
-			_ = app.Details(&res)
+			_ = app.Details(res)
 		}
-		return res, errors.New(app.Message())
+		return errors.New(app.Message())
 	}
-	return res, err
+	return err
 }

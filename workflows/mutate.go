@@ -37,6 +37,12 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	// Generating comes before the release: a stack that does not generate
+	// records nothing.
+	if err := r.generateSpec(ctx); err != nil {
+		return Result{}, err
+	}
+	in = r.in
 	info := workflow.GetInfo(ctx)
 	var rel activities.ReleaseInfo
 	err = workflow.ExecuteActivity(step(ctx, "create release"), acts.CreateRelease, activities.CreateReleaseInput{

@@ -11,6 +11,7 @@ const TaskQueue = "kumo"
 
 // Workflow type names, as they appear in the Temporal Web UI.
 const (
+	GenerateWorkflow = "Generate"
 	PreviewWorkflow  = "Preview"
 	ApplyWorkflow    = "Apply"
 	DestroyWorkflow  = "Destroy"

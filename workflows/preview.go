@@ -14,6 +14,10 @@ func Preview(ctx workflow.Context, in RunInput) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := r.generateSpec(ctx); err != nil {
+		return Result{}, err
+	}
+	in = r.in
 	var prior int
 	err = workflow.ExecuteActivity(step(ctx, "latest release"), acts.LatestFinalRevision, activities.LatestFinalInput{
 		Project: in.Project, Workspace: in.Workspace,

@@ -9,6 +9,7 @@ import (
 func Register(r interface {
 	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
 }) {
+	r.RegisterWorkflowWithOptions(Generate, workflow.RegisterOptions{Name: GenerateWorkflow})
 	r.RegisterWorkflowWithOptions(Preview, workflow.RegisterOptions{Name: PreviewWorkflow})
 	r.RegisterWorkflowWithOptions(Apply, workflow.RegisterOptions{Name: ApplyWorkflow})
 	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: DestroyWorkflow})

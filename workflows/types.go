@@ -12,6 +12,9 @@ type RunInput struct {
 	Stack     string `json:"stack,omitempty"`
 	// SpecHash names the desired spec in the backend (unused by Destroy).
 	SpecHash string `json:"specHash,omitempty"`
+	// Source, when SpecHash is empty, is the stack a Preview or Apply generates
+	// its spec from first.
+	Source *activities.GenerateInput `json:"source,omitempty"`
 	// RollbackOf is the revision a Rollback restores (SpecHash is its spec).
 	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Parallelism bounds how many nodes run at once (default 10).
@@ -42,6 +45,7 @@ type Result struct {
 type Stage string
 
 const (
+	StageGenerating   Stage = "generating"
 	StagePlanning     Stage = "planning"
 	StagePreview      Stage = "previewing"
 	StageApproval     Stage = "awaiting-approval"

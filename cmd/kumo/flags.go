@@ -1,24 +1,22 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine/generate"
 )
 
 func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "project", Usage: "project name (default: name in the nearest project.yaml, else the current directory's name)", EnvVars: []string{"KUMO_PROJECT"}},
-		&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Value: "default", Usage: "target workspace", EnvVars: []string{"KUMO_WORKSPACE"}},
+		&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "target workspace (default: the one `kumo workspace switch` chose, else default)", EnvVars: []string{"KUMO_WORKSPACE"}},
 		&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
 		&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
 		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: run an embedded server)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
@@ -94,36 +92,40 @@ func absPath(p string) string {
 	return p
 }
 
-// projectName is --project, else the name in the nearest project.yaml upward,
-// else the current directory's name.
+// workspaceName is --workspace (or KUMO_WORKSPACE), else the workspace chosen
+// with `kumo workspace switch`, else default.
+func workspaceName(c *cli.Context, kc *client.Client) (string, error) {
+	if w := global(c, "workspace"); w != "" {
+		return w, nil
+	}
+	return kc.CurrentWorkspace()
+}
+
+// stackDir is --stack, else the current directory.
+func stackDir(c *cli.Context) (string, error) {
+	if c.IsSet("stack") && c.String("stack") != "" {
+		return filepath.Abs(c.String("stack"))
+	}
+	return os.Getwd()
+}
+
+// projectName is --project, else the name in the nearest project.yaml at or above
+// the stack directory (--stack, else the current one), else that directory's name.
 func projectName(c *cli.Context) (string, error) {
 	if p := global(c, "project"); p != "" {
 		return p, nil
 	}
-	dir, err := os.Getwd()
+	dir, err := stackDir(c)
 	if err != nil {
 		return "", err
 	}
-	for d := dir; ; d = filepath.Dir(d) {
-		data, err := os.ReadFile(filepath.Join(d, "project.yaml"))
-		if err == nil {
-			var p struct {
-				Name string `json:"name"`
-			}
-			if err := yaml.Unmarshal(data, &p); err != nil {
-				return "", fmt.Errorf("%s: %w", filepath.Join(d, "project.yaml"), err)
-			}
-			if p.Name == "" {
-				return "", fmt.Errorf("%s: missing field \"name\"", filepath.Join(d, "project.yaml"))
-			}
-			return p.Name, nil
-		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-		if filepath.Dir(d) == d {
-			break
-		}
+	projectDir, err := generate.FindProject(dir)
+	if err != nil {
+		return filepath.Base(dir), nil
 	}
-	return filepath.Base(dir), nil
+	p, err := generate.LoadProject(projectDir)
+	if err != nil {
+		return "", err
+	}
+	return p.Name, nil
 }

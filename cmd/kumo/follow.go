@@ -56,7 +56,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 		}
 		printSummary(os.Stdout, run, o.res, time.Since(start))
 		if o.err != nil {
-			return &exitError{code: 1, err: o.err}
+			return runFailed(ctx, run, o.err)
 		}
 		return nil
 	}

@@ -1,5 +1,6 @@
-// Command kumo previews, applies and destroys resource specs as durable Temporal
-// runs and keeps a numbered release of each. See README.md.
+// Command kumo generates resource specs from stacks, previews, applies and
+// destroys them as durable Temporal runs, and keeps a numbered release of each.
+// See README.md.
 package main
 
 import (
@@ -28,8 +29,8 @@ func newApp() *cli.App {
 		Flags:                commonFlags(),
 		EnableBashCompletion: true,
 		Commands: withCommonFlags([]*cli.Command{
-			previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
-			releaseCommand(), workerCommand(), temporalCommand(),
+			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
+			releaseCommand(), workspaceCommand(), runCommand(), workerCommand(), temporalCommand(),
 		}),
 		// Errors are printed once, by main, without a stack trace.
 		ExitErrHandler: func(*cli.Context, error) {},

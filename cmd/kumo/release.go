@@ -70,8 +70,8 @@ type releaseRow struct {
 }
 
 func releaseList(c *cli.Context) error {
-	return withClient(c, func(kc *client.Client, project string) error {
-		releases, err := kc.Releases(c.Context, project, global(c, "workspace"))
+	return withClient(c, func(kc *client.Client, t target) error {
+		releases, err := kc.Releases(c.Context, t.Project, t.Workspace)
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func releaseList(c *cli.Context) error {
 			return fmt.Errorf("unknown output %q (want table or json)", c.String("output"))
 		}
 		if len(rows) == 0 {
-			fmt.Printf("%s/%s has no releases yet.\n", project, global(c, "workspace"))
+			fmt.Printf("%s/%s has no releases yet.\n", t.Project, t.Workspace)
 			return nil
 		}
 		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
@@ -121,8 +121,8 @@ func releaseList(c *cli.Context) error {
 }
 
 func releaseShow(c *cli.Context) error {
-	return withClient(c, func(kc *client.Client, project string) error {
-		r, err := kc.Release(c.Context, project, global(c, "workspace"), c.Int("revision"))
+	return withClient(c, func(kc *client.Client, t target) error {
+		r, err := kc.Release(c.Context, t.Project, t.Workspace, c.Int("revision"))
 		if err != nil {
 			return err
 		}
@@ -153,10 +153,10 @@ func releaseDiff(c *cli.Context) error {
 		}
 		revs[i] = n
 	}
-	return withClient(c, func(kc *client.Client, project string) error {
+	return withClient(c, func(kc *client.Client, t target) error {
 		var rels [2]*engine.Release
 		for i, n := range revs {
-			r, err := kc.Release(c.Context, project, global(c, "workspace"), n)
+			r, err := kc.Release(c.Context, t.Project, t.Workspace, n)
 			if err != nil {
 				return err
 			}
@@ -208,18 +208,24 @@ func humanBytes(n int) string {
 }
 
 func releaseUnlock(c *cli.Context) error {
-	return withClient(c, func(kc *client.Client, project string) error {
-		r, err := kc.Unlock(c.Context, project, global(c, "workspace"))
+	return withClient(c, func(kc *client.Client, t target) error {
+		r, err := kc.Unlock(c.Context, t.Project, t.Workspace)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("Revision %d of %s/%s is now %s.\n", r.Revision, project, global(c, "workspace"), r.Phase)
+		fmt.Printf("Revision %d of %s/%s is now %s.\n", r.Revision, t.Project, t.Workspace, r.Phase)
 		return nil
 	})
 }
 
-// withClient runs fn with a client for the command's flags and the project name.
-func withClient(c *cli.Context, fn func(kc *client.Client, project string) error) error {
+// target is the project and workspace a command works on.
+type target struct {
+	Project, Workspace string
+}
+
+// withClient runs fn with a client for the command's flags, the project name and
+// the workspace (--workspace, else the one `kumo workspace switch` chose).
+func withClient(c *cli.Context, fn func(kc *client.Client, t target) error) error {
 	project, err := projectName(c)
 	if err != nil {
 		return err
@@ -229,5 +235,9 @@ func withClient(c *cli.Context, fn func(kc *client.Client, project string) error
 		return err
 	}
 	defer kc.CloseBeforeExit()
-	return fn(kc, project)
+	workspace, err := workspaceName(c, kc)
+	if err != nil {
+		return err
+	}
+	return fn(kc, target{Project: project, Workspace: workspace})
 }

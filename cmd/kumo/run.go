@@ -6,15 +6,67 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/generate"
 )
 
-func specFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "spec-file", Aliases: []string{"f"}, Usage: "resource spec (KusionStack Spec YAML)", Required: true}
+// sourceFlags choose what a preview or apply works on: a ready spec, or a stack
+// to generate one from.
+func sourceFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "spec-file", Aliases: []string{"f"}, Usage: "resource spec (KusionStack Spec YAML) instead of generating one from the stack"},
+		stackFlag(), generatorTimeoutFlag(),
+	}
+}
+
+func stackFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "stack", Usage: "stack directory (stack.yaml, app.yaml) to generate from (default: the current directory)"}
+}
+
+func generatorTimeoutFlag() *cli.DurationFlag {
+	return &cli.DurationFlag{Name: "generator-timeout", Value: generate.DefaultGeneratorTimeout, Usage: "how long one external generator call may take"}
+}
+
+// setSource fills req with the spec file, or else the stack to generate from.
+func setSource(c *cli.Context, req *client.Request) error {
+	if path := c.String("spec-file"); path != "" {
+		if c.IsSet("stack") {
+			return errors.New("give either --spec-file or --stack, not both")
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if req.Spec, err = engine.ParseSpec(data, path); err != nil {
+			return err
+		}
+		if err := req.Spec.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	}
+	dir, err := stackDir(c)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, generate.StackFile)); errors.Is(err, os.ErrNotExist) && !c.IsSet("stack") {
+		return fmt.Errorf("nothing to %s: %s is not a stack directory (no %s); run kumo in a stack directory, or pass --stack DIR or --spec-file FILE",
+			c.Command.Name, dir, generate.StackFile)
+	}
+	project, stack, err := client.Stack(dir)
+	if err != nil {
+		return err
+	}
+	if project != req.Project {
+		return fmt.Errorf("--project %s does not match stack %s, which belongs to project %s", req.Project, dir, project)
+	}
+	req.StackDir, req.Stack, req.GeneratorTimeout = dir, stack, c.Duration("generator-timeout")
+	return nil
 }
 
 func parallelismFlag() *cli.IntFlag {
@@ -29,19 +81,22 @@ func previewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "preview",
 		Usage: "show what apply would change, resource by resource and field by field",
-		Flags: []cli.Flag{specFlag(), parallelismFlag(), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "table or json", Value: "table"}},
+		Flags: append(sourceFlags(), parallelismFlag(), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "table or json", Value: "table"}),
 		Action: func(c *cli.Context) error {
 			if o := c.String("output"); o != "table" && o != "json" {
 				return fmt.Errorf("unknown output %q (want table or json)", o)
 			}
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
+				if err := setSource(c, &req); err != nil {
+					return err
+				}
 				run, err := kc.Preview(ctx, req)
 				if err != nil {
 					return err
 				}
 				res, err := run.Wait(ctx)
 				if err != nil {
-					return err
+					return runFailed(ctx, run, err)
 				}
 				if c.String("output") == "json" {
 					return printJSON(map[string]any{"changes": res.Changes})
@@ -56,11 +111,14 @@ func previewCommand() *cli.Command {
 func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "apply",
-		Usage: "preview, confirm, and apply a spec in dependency order; records a release",
-		Flags: []cli.Flag{specFlag(), parallelismFlag(), yesFlag(),
-			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}},
+		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
+		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(),
+			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
+				if err := setSource(c, &req); err != nil {
+					return err
+				}
 				req.AutoApprove = c.Bool("yes")
 				req.RollbackOnFailure = c.Bool("rollback-on-failure")
 				run, err := kc.Apply(ctx, req)
@@ -137,24 +195,13 @@ func resumeCommand() *cli.Command {
 // withRun builds the request from the flags, opens a client and closes it (and
 // the embedded server) when the command ends.
 func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Request) error) error {
-	return withClient(c, func(kc *client.Client, project string) error {
-		req := client.Request{
-			Project: project, Workspace: global(c, "workspace"),
-			Parallelism: c.Int("parallelism"), Settings: settings(c),
+	return withClient(c, func(kc *client.Client, t target) error {
+		s, err := kc.Settings(c.Context, t.Workspace, settings(c))
+		if err != nil {
+			return err
 		}
-		if path := c.String("spec-file"); path != "" {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if req.Spec, err = engine.ParseSpec(data, path); err != nil {
-				return err
-			}
-			if err := req.Spec.Validate(); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-		}
-		err := fn(c.Context, kc, req)
+		req := client.Request{Project: t.Project, Workspace: t.Workspace, Parallelism: c.Int("parallelism"), Settings: s}
+		err = fn(c.Context, kc, req)
 		var ee *exitError
 		if errors.As(err, &ee) {
 			return err

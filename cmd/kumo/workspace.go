@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kumoproj/kumo/client"
+)
+
+func workspaceCommand() *cli.Command {
+	fileFlag := &cli.StringFlag{Name: "file", Aliases: []string{"f"}, Required: true, Usage: "workspace file (modules, generators, runtimes, context)"}
+	return &cli.Command{
+		Name:  "workspace",
+		Usage: "manage workspaces: per-environment module defaults, generators and runtime settings, stored in the backend",
+		Subcommands: []*cli.Command{
+			{
+				Name: "create", Usage: "create a workspace from a file", ArgsUsage: "NAME", Flags: []cli.Flag{fileFlag},
+				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
+					ws, err := client.ParseWorkspaceFile(c.String("file"), name)
+					if err != nil {
+						return err
+					}
+					if err := kc.CreateWorkspace(c.Context, ws); err != nil {
+						return err
+					}
+					fmt.Printf("Created workspace %s.\n", name)
+					return nil
+				}),
+			},
+			{
+				Name: "update", Usage: "replace a workspace's content with a file", ArgsUsage: "NAME", Flags: []cli.Flag{fileFlag},
+				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
+					ws, err := client.ParseWorkspaceFile(c.String("file"), name)
+					if err != nil {
+						return err
+					}
+					if err := kc.UpdateWorkspace(c.Context, ws); err != nil {
+						return err
+					}
+					fmt.Printf("Updated workspace %s.\n", name)
+					return nil
+				}),
+			},
+			{
+				Name: "show", Usage: "print a workspace", ArgsUsage: "[NAME]",
+				Flags: []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "yaml", Usage: "yaml or json"}},
+				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
+					ws, err := kc.Workspace(c.Context, name)
+					if err != nil {
+						return err
+					}
+					switch c.String("output") {
+					case "json":
+						return printJSON(ws)
+					case "yaml":
+						data, err := yaml.Marshal(ws)
+						if err != nil {
+							return err
+						}
+						_, err = os.Stdout.Write(data)
+						return err
+					}
+					return fmt.Errorf("unknown output %q (want yaml or json)", c.String("output"))
+				}),
+			},
+			{
+				Name: "list", Usage: "list the workspaces; * marks the current one",
+				Action: func(c *cli.Context) error {
+					kc, err := open(c)
+					if err != nil {
+						return err
+					}
+					defer kc.CloseBeforeExit()
+					names, err := kc.Workspaces(c.Context)
+					if err != nil {
+						return err
+					}
+					current, err := workspaceName(c, kc)
+					if err != nil {
+						return err
+					}
+					for _, n := range names {
+						mark := " "
+						if n == current {
+							mark = "*"
+						}
+						fmt.Printf("%s %s\n", mark, n)
+					}
+					return nil
+				},
+			},
+			{
+				Name: "delete", Usage: "delete a workspace (refused while projects have releases in it, unless --force)", ArgsUsage: "NAME",
+				Flags: []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "delete even though projects have releases in the workspace"}},
+				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
+					if err := kc.DeleteWorkspace(c.Context, name, c.Bool("force")); err != nil {
+						return err
+					}
+					fmt.Printf("Deleted workspace %s.\n", name)
+					return nil
+				}),
+			},
+			{
+				Name: "switch", Usage: "make a workspace the one commands use when --workspace is not given", ArgsUsage: "NAME",
+				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
+					if err := kc.SwitchWorkspace(c.Context, name); err != nil {
+						return err
+					}
+					fmt.Printf("Now using workspace %s.\n", name)
+					return nil
+				}),
+			},
+		},
+	}
+}
+
+// workspaceAction runs fn with a client and the NAME argument (for show, the
+// current workspace when omitted).
+func workspaceAction(fn func(c *cli.Context, kc *client.Client, name string) error) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		if c.NArg() > 1 {
+			return fmt.Errorf("want one workspace NAME, got %d arguments", c.NArg())
+		}
+		kc, err := open(c)
+		if err != nil {
+			return err
+		}
+		defer kc.CloseBeforeExit()
+		name := c.Args().First()
+		if name == "" {
+			if c.Command.Name != "show" {
+				return fmt.Errorf("want a workspace NAME: kumo workspace %s NAME", c.Command.Name)
+			}
+			if name, err = workspaceName(c, kc); err != nil {
+				return err
+			}
+		}
+		return fn(c, kc, name)
+	}
+}

@@ -1,0 +1,53 @@
+package generate
+
+import (
+	"fmt"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// ParseWorkspace reads a workspace file (modules, generators, runtimes, context)
+// for the workspace called name. source names the file in errors. A name in the
+// file must match. Built-in modules' defaults are checked against their schema,
+// so a typo is caught when the workspace is saved, not at the next apply.
+func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error) {
+	doc, err := parseYAML(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	ws := &engine.Workspace{}
+	if doc != nil {
+		if err := decode("", doc, ws); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+	}
+	if ws.Name != "" && ws.Name != name {
+		return nil, fmt.Errorf("%s: name: the file is for workspace %q, not %q", source, ws.Name, name)
+	}
+	ws.Name = name
+	for module, m := range ws.Modules {
+		path := fmt.Sprintf("modules.%s.config", module)
+		check := workloadCheck(module)
+		if check == nil {
+			check = accessoryCheck(module)
+		}
+		if check == nil {
+			continue // an external generator's config: only it knows the schema
+		}
+		config := map[string]any{}
+		for k, v := range m.Config {
+			if k != "type" && k != "module" {
+				config[k] = v
+			}
+		}
+		if err := check(path, config); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+	}
+	for gen, decl := range ws.Generators {
+		if err := checkGenerator(gen, decl); err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+	}
+	return ws, nil
+}
