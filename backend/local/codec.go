@@ -69,6 +69,12 @@ func decodeJSON(data []byte, v any) error {
 		normalizeSpec(x)
 	case *backend.StateEntry:
 		normalizeResource(x.Resource)
+	case *engine.Workspace:
+		for name, m := range x.Modules {
+			m.Config = normalizeMap(m.Config)
+			x.Modules[name] = m
+		}
+		x.Context = normalizeMap(x.Context)
 	}
 	return nil
 }

@@ -1,17 +1,22 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
 )
 
 func workspaceCommand() *cli.Command {
-	fileFlag := &cli.StringFlag{Name: "file", Aliases: []string{"f"}, Required: true, Usage: "workspace file (modules, generators, runtimes, context)"}
+	fileFlag := &cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "workspace file (modules, generators, runtimes, context); required"}
 	return &cli.Command{
 		Name:  "workspace",
 		Usage: "manage workspaces: per-environment module defaults, generators and runtime settings, stored in the backend",
@@ -19,7 +24,7 @@ func workspaceCommand() *cli.Command {
 			{
 				Name: "create", Usage: "create a workspace from a file", ArgsUsage: "NAME", Flags: []cli.Flag{fileFlag},
 				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
-					ws, err := client.ParseWorkspaceFile(c.String("file"), name)
+					ws, err := workspaceFile(c, name)
 					if err != nil {
 						return err
 					}
@@ -33,7 +38,7 @@ func workspaceCommand() *cli.Command {
 			{
 				Name: "update", Usage: "replace a workspace's content with a file", ArgsUsage: "NAME", Flags: []cli.Flag{fileFlag},
 				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
-					ws, err := client.ParseWorkspaceFile(c.String("file"), name)
+					ws, err := workspaceFile(c, name)
 					if err != nil {
 						return err
 					}
@@ -118,18 +123,26 @@ func workspaceCommand() *cli.Command {
 }
 
 // workspaceAction runs fn with a client and the NAME argument (for show, the
-// current workspace when omitted).
+// current workspace when omitted). Flags may follow NAME, as in
+// `kumo workspace create prod --file prod.yaml`.
 func workspaceAction(fn func(c *cli.Context, kc *client.Client, name string) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		if c.NArg() > 1 {
-			return fmt.Errorf("want one workspace NAME, got %d arguments", c.NArg())
+		args, err := argsAndLateFlags(c)
+		if err != nil {
+			return err
+		}
+		if len(args) > 1 {
+			return fmt.Errorf("want one workspace NAME, got %d arguments: %s", len(args), strings.Join(args, " "))
 		}
 		kc, err := open(c)
 		if err != nil {
 			return err
 		}
 		defer kc.CloseBeforeExit()
-		name := c.Args().First()
+		var name string
+		if len(args) == 1 {
+			name = args[0]
+		}
 		if name == "" {
 			if c.Command.Name != "show" {
 				return fmt.Errorf("want a workspace NAME: kumo workspace %s NAME", c.Command.Name)
@@ -140,4 +153,44 @@ func workspaceAction(fn func(c *cli.Context, kc *client.Client, name string) err
 		}
 		return fn(c, kc, name)
 	}
+}
+
+// argsAndLateFlags returns the command's positional arguments after applying the
+// flags written among them, which urfave/cli leaves in the arguments once it
+// meets the first positional one.
+func argsAndLateFlags(c *cli.Context) ([]string, error) {
+	if c.NArg() < 2 {
+		return c.Args().Slice(), nil
+	}
+	fs := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range c.Command.Flags {
+		if err := f.Apply(fs); err != nil {
+			return nil, err
+		}
+	}
+	if err := fs.Parse(c.Args().Tail()); err != nil {
+		return nil, fmt.Errorf("kumo workspace %s: %w", c.Command.Name, err)
+	}
+	var err error
+	fs.Visit(func(set *flag.Flag) {
+		for _, f := range c.Command.Flags {
+			if !slices.Contains(f.Names(), set.Name) {
+				continue
+			}
+			for _, name := range f.Names() { // urfave/cli keeps one value per alias
+				if err == nil {
+					err = c.Set(name, set.Value.String())
+				}
+			}
+		}
+	})
+	return append([]string{c.Args().First()}, fs.Args()...), err
+}
+
+func workspaceFile(c *cli.Context, name string) (*engine.Workspace, error) {
+	if c.String("file") == "" {
+		return nil, fmt.Errorf("want the workspace file: kumo workspace %s %s --file FILE", c.Command.Name, name)
+	}
+	return client.ParseWorkspaceFile(c.String("file"), name)
 }
