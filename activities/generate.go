@@ -101,4 +101,3 @@ func LoadWorkspace(ctx context.Context, b backend.Backend, name string) (*engine
 	}
 	return ws, err
 }
-

@@ -173,4 +173,3 @@ func (w *workload) patch(p *Patches, owners map[string]string, by string) error 
 	}
 	return nil
 }
-
