@@ -69,6 +69,24 @@ func recordHistories(t *testing.T) {
 	}
 	defer w.Stop()
 
+	// A stack to generate from, for the runs that start from one.
+	project := t.TempDir()
+	for path, content := range map[string]string{
+		"project.yaml": "name: p\n", "dev/stack.yaml": "name: dev\n",
+		"dev/app.yaml": "apps: {web: {workload: {type: service, containers: {web: {image: nginx}}}, accessories: {net: {module: network, ports: [{port: 80}]}}}}\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(project, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(project, path), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.PutWorkspace(ctx, &engine.Workspace{Name: "w"}); err != nil {
+		t.Fatal(err)
+	}
+	source := &activities.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: "w"}
+
 	withRef := cm("c", "v1:ConfigMap:ns:a")
 	withRef.Attributes["data"] = map[string]any{"from": "$kumo_path.v1:ConfigMap:ns:a.metadata.name"}
 	runs := []struct {
@@ -81,6 +99,8 @@ func recordHistories(t *testing.T) {
 		{"destroy", DestroyWorkflow, nil},
 		{"rollback", RollbackWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}},
 		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}}},
+		{"generate", GenerateWorkflow, nil},
+		{"apply-from-stack", ApplyWorkflow, nil},
 	}
 	for _, run := range runs {
 		in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 2}
@@ -93,7 +113,15 @@ func recordHistories(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo/p/w/" + run.name, TaskQueue: TaskQueue}, run.workflow, in)
+		var input any = in
+		switch run.name {
+		case "generate":
+			input = *source
+		case "apply-from-stack":
+			in.Source = source
+			input = in
+		}
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo/p/w/" + run.name, TaskQueue: TaskQueue}, run.workflow, input)
 		if err != nil {
 			t.Fatal(err)
 		}

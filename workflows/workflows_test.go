@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -247,5 +249,59 @@ func TestWalkRespectsTheParallelismBound(t *testing.T) {
 	}
 	if len(notStarted) < 10 {
 		t.Errorf("not started %v: the dependents of the failed node must not start", notStarted)
+	}
+}
+
+// TestApplyGeneratesFromStack: an Apply given a stack generates first, then applies
+// the generated resources; a stack that does not generate records no release.
+func TestApplyGeneratesFromStack(t *testing.T) {
+	h := newHarness(t)
+	project := t.TempDir()
+	files := map[string]string{
+		"project.yaml": "name: p\n", "dev/stack.yaml": "name: dev\n",
+		"dev/app.yaml": "apps: {web: {workload: {type: service, containers: {web: {image: nginx}}}}}\n",
+	}
+	for path, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(project, path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(project, path), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := h.NewTestWorkflowEnvironment()
+	env.RegisterActivity(h.acts)
+	Register(env)
+	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
+		Source: &activities.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
+	var res Result
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(h.rt.applied, ","); got != "v1:Namespace:p,apps/v1:Deployment:p:p-dev-web" {
+		t.Errorf("applied %s", got)
+	}
+	rel, err := h.backend.GetRelease(context.Background(), "p", engine.DefaultWorkspace, 1)
+	if err != nil || rel.Stack != "dev" || rel.Phase != engine.PhaseSucceeded {
+		t.Fatalf("release %+v, %v", rel, err)
+	}
+
+	// A stack that does not generate: no release.
+	if err := os.WriteFile(filepath.Join(project, "dev/app.yaml"), []byte("apps: {web: {workload: {type: daemon}}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env = h.NewTestWorkflowEnvironment()
+	env.RegisterActivity(h.acts)
+	Register(env)
+	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
+		Source: &activities.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
+	if err := env.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), `unknown workload type "daemon"`) {
+		t.Fatalf("apply of a bad stack: %v", err)
+	}
+	if _, err := h.backend.GetRelease(context.Background(), "p", engine.DefaultWorkspace, 2); err == nil {
+		t.Error("a stack that did not generate recorded a release")
 	}
 }
