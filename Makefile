@@ -6,7 +6,7 @@ KUMO_HOME ?= $(HOME)/.kumo
 export KUMO_HOME
 KUBECONFIG_LOCAL := $(KUMO_HOME)/cluster/kubeconfig
 
-.PHONY: build quickstart cluster-up cluster-down test test-short bench tools vet clean
+.PHONY: build example quickstart cluster-up cluster-down test test-short bench tools vet clean
 
 build:
 	go build -o bin/kumo ./cmd/kumo
@@ -14,13 +14,18 @@ build:
 tools:
 	hack/build-tools.sh
 
-# Starts a local Kubernetes API server and applies the quick-start spec with the
-# embedded Temporal server.
-quickstart: build cluster-up
-	bin/kumo --kubeconfig $(KUBECONFIG_LOCAL) --project quickstart apply --yes -f examples/quickstart/spec.yaml
-	bin/kumo --project quickstart release list
+# The example project's external generator (examples/shop/project.yaml runs it).
+example:
+	go build -o examples/shop/generators/redis ./examples/generators/redis
+
+# Starts a local Kubernetes API server, then generates the example shop stack and
+# applies it with the embedded Temporal server.
+quickstart: build example cluster-up
+	bin/kumo --kubeconfig $(KUBECONFIG_LOCAL) apply --yes --stack examples/shop/dev
+	bin/kumo --project shop release list
 	@echo
-	@echo "Look with kubectl: kubectl --kubeconfig $(KUBECONFIG_LOCAL) -n quickstart get all,configmaps"
+	@echo "Look with kubectl: kubectl --kubeconfig $(KUBECONFIG_LOCAL) -n shop get all,configmaps"
+	@echo "The spec it generated: bin/kumo generate --stack examples/shop/dev"
 
 cluster-up: tools
 	go run ./hack/cluster up
@@ -44,4 +49,4 @@ vet:
 	go vet ./...
 
 clean:
-	rm -rf bin
+	rm -rf bin examples/shop/generators
