@@ -48,13 +48,16 @@ func runCommand() *cli.Command {
 func runFailed(ctx context.Context, run *client.Run, err error) error {
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if log, lerr := run.Log(qctx); lerr == nil && len(log) > 0 {
-		lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
-		if len(lines) > logTailLines {
-			lines = lines[len(lines)-logTailLines:]
-		}
-		fmt.Fprintf(os.Stderr, "Run log (last %d lines):\n  %s\n", len(lines), strings.Join(lines, "\n  "))
+	log, lerr := run.Log(qctx)
+	if lerr != nil || len(log) == 0 {
+		fmt.Fprintf(os.Stderr, "Run %s failed.\n", run.RunID)
+		return &exitError{code: 1, err: err}
 	}
+	lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
+	if len(lines) > logTailLines {
+		lines = lines[len(lines)-logTailLines:]
+	}
+	fmt.Fprintf(os.Stderr, "Run log (last %d lines):\n  %s\n", len(lines), strings.Join(lines, "\n  "))
 	fmt.Fprintf(os.Stderr, "Run %s failed; the whole log: kumo run logs %s\n", run.RunID, run.RunID)
 	return &exitError{code: 1, err: err}
 }

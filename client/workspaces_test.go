@@ -1,0 +1,43 @@
+package client_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// TestSettingsComeFromTheWorkspace: a run's runtime settings are the workspace's,
+// each overridden by a flag that was given.
+func TestSettingsComeFromTheWorkspace(t *testing.T) {
+	ctx := context.Background()
+	c, err := client.Open(client.Options{Home: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ws := &engine.Workspace{Name: "prod", Runtimes: engine.Runtimes{
+		Kubernetes: engine.KubernetesRuntime{Kubeconfig: "/etc/prod.kubeconfig", Context: "prod"},
+		Terraform:  engine.TerraformRuntime{Binary: "tofu", PluginDir: "/mirror"},
+	}}
+	if err := c.CreateWorkspace(ctx, ws); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Settings(ctx, "prod", activities.RuntimeSettings{Context: "override"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := activities.RuntimeSettings{Kubeconfig: "/etc/prod.kubeconfig", Context: "override", TerraformBinary: "tofu", TerraformPluginDir: "/mirror"}
+	if got != want {
+		t.Errorf("settings %+v, want %+v", got, want)
+	}
+	if got, err := c.Settings(ctx, engine.DefaultWorkspace, activities.RuntimeSettings{Kubeconfig: "/k"}); err != nil || got != (activities.RuntimeSettings{Kubeconfig: "/k"}) {
+		t.Errorf("default workspace settings %+v, %v", got, err)
+	}
+	if _, err := c.Settings(ctx, "qa", activities.RuntimeSettings{}); err == nil || !strings.Contains(err.Error(), `workspace "qa" does not exist`) {
+		t.Errorf("unknown workspace: %v", err)
+	}
+}
