@@ -155,6 +155,7 @@ func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
 	other.ns = e.ns + "-b"
 	other.flags = append(other.flags, "--workspace", "other")
 	otherSpec := e.writeSpec("other.yaml", "resources:\n"+namespace(other.ns))
+	other.ok("workspace", "create", "other", "--file", e.writeSpec("ws.yaml", "context: {}\n"))
 	other.ok("apply", "--yes", "-f", otherSpec)
 
 	fmt.Fprintln(answerWriter, "yes")
