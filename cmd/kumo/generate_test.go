@@ -296,7 +296,15 @@ func TestGeneratorPanicIsInRunLog(t *testing.T) {
 	if _, err := e.kube.CoreV1().Namespaces().Get(context.Background(), e.ns, metav1.GetOptions{}); err == nil {
 		t.Errorf("namespace %s exists: something was applied", e.ns)
 	}
-	e.fails([]string{"generate", "--stack", stack, "--generator-timeout", "1ms"}, "generator boom (app web, accessory cache): timed out after 1ms")
+
+	// A generator that hangs is stopped by --generator-timeout.
+	slow := filepath.Join(t.TempDir(), "slow.sh")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nsleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stack = writeStack(t, e.project, "generators:\n  slow: {command: ["+slow+"]}\n",
+		"apps: {web: {workload: {type: service, containers: {web: {image: nginx}}}, accessories: {cache: {module: slow}}}}\n")
+	e.fails([]string{"generate", "--stack", stack, "--generator-timeout", "500ms"}, "generator slow (app web, accessory cache): timed out after 500ms")
 }
 
 // Test 5: bad app files are reported with the file and field before anything runs.
