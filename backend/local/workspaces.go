@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/internal/codec"
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -27,7 +28,7 @@ func (b *Backend) encodeWorkspace(op string, ws *engine.Workspace) (string, []by
 	if err := backend.ValidateName("workspace", ws.Name); err != nil {
 		return "", nil, fmt.Errorf("%s workspace: %w", op, err)
 	}
-	data, err := encodeYAML(ws)
+	data, err := codec.EncodeYAML(ws)
 	if err != nil {
 		return "", nil, fmt.Errorf("%s workspace %s: encode: %w", op, ws.Name, err)
 	}
@@ -89,7 +90,7 @@ func (b *Backend) GetWorkspace(ctx context.Context, name string) (*engine.Worksp
 		return nil, fmt.Errorf("workspace %s: %w", name, err)
 	}
 	var ws engine.Workspace
-	if err := decodeYAML(data, &ws); err != nil {
+	if err := codec.DecodeYAML(data, &ws); err != nil {
 		return nil, fmt.Errorf("workspace %s: decode %s: %w", name, path, err)
 	}
 	if ws.Name != name {
