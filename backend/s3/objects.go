@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
@@ -75,11 +74,6 @@ func isPreconditionFailed(err error) bool {
 // same key is in flight; the request is to be tried again.
 func isConditionalConflict(err error) bool {
 	return errorCode(err) == "ConditionalRequestConflict" || statusOf(err) == http.StatusConflict
-}
-
-func isCredentialsError(err error) bool {
-	var se *v4.SigningError
-	return errors.As(err, &se)
 }
 
 // key joins parts under the prefix.

@@ -16,6 +16,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/kumoproj/kumo/backend"
 )
@@ -115,6 +116,9 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConnsPerHost = 64
 		})),
+		// The SDK's own warnings (falling back to IMDSv1, ...) would interleave
+		// with the CLI's output; what matters comes back as errors.
+		config.WithLogger(logging.Nop{}),
 	}
 	if opts.Region != "" {
 		load = append(load, config.WithRegion(opts.Region))
@@ -150,6 +154,16 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
 	})
+	if cfg.Credentials != nil {
+		// Resolved here, before the first request, so that a missing identity is
+		// reported as such rather than as a failed request.
+		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("s3 backend: bucket %q at %s: no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (%w)", b.bucket, b.endpoint, err)
+		}
+	}
 	if err := b.checkBucket(ctx); err != nil {
 		return nil, err
 	}
@@ -172,8 +186,6 @@ func (b *Backend) checkBucket(ctx context.Context) error {
 		return fmt.Errorf("%s: access denied: check the AWS credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE) and that they may use this bucket", where)
 	case status == http.StatusMovedPermanently:
 		return fmt.Errorf("%s is in another region: set --s3-region or AWS_REGION to the bucket's region", where)
-	case isCredentialsError(err):
-		return fmt.Errorf("%s: no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE: %w", where, err)
 	}
 	return fmt.Errorf("%s: %w", where, err)
 }

@@ -72,8 +72,8 @@ func TestS3BackendIsSharedBetweenMachines(t *testing.T) {
 	}
 }
 
-// TestS3BackendMisconfigured: a missing bucket, refused credentials or an
-// unreachable endpoint fail before any run starts, naming the bucket.
+// TestS3BackendMisconfigured: a missing bucket, refused or missing credentials,
+// or an unreachable endpoint fail before any run starts, naming the bucket.
 func TestS3BackendMisconfigured(t *testing.T) {
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
@@ -88,11 +88,15 @@ func TestS3BackendMisconfigured(t *testing.T) {
 	denied.environ = append(srv.Env(), "AWS_SECRET_ACCESS_KEY=wrong")
 	denied.fails([]string{"apply", "--yes", "-f", spec}, `bucket "`+bucket+`"`, "access denied", "AWS_ACCESS_KEY_ID")
 
+	anonymous := *e
+	anonymous.environ = append(srv.Env(), "AWS_ACCESS_KEY_ID=", "AWS_SECRET_ACCESS_KEY=", "AWS_EC2_METADATA_DISABLED=true")
+	anonymous.fails([]string{"apply", "--yes", "-f", spec}, `bucket "`+bucket+`"`, "no AWS credentials found")
+
 	unreachable := *e
 	unreachable.flags = append(unreachable.flags, "--s3-endpoint", "http://127.0.0.1:1")
 	unreachable.fails([]string{"release", "list"}, `bucket "`+bucket+`"`, "127.0.0.1:1")
 
-	for _, m := range []*env{&missing, &denied, &unreachable} {
+	for _, m := range []*env{&missing, &denied, &anonymous, &unreachable} {
 		if _, err := os.Stat(filepath.Join(m.home, "temporal")); !os.IsNotExist(err) {
 			t.Errorf("a run was started (embedded Temporal in %s) despite the bad backend", m.home)
 		}
