@@ -263,6 +263,40 @@ func testRevisionNumbering(t *testing.T, b backend.Backend) {
 	}
 }
 
+// race calls fn(0..n-1) from n goroutines released at once and returns the one
+// that succeeded: exactly one must, and every other must fail with loser.
+func race(t *testing.T, n int, who string, loser error, fn func(i int) error) int {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = fn(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && winner >= 0:
+			t.Fatalf("%s: %d and %d both succeeded", who, winner, i)
+		case err == nil:
+			winner = i
+		case !errors.Is(err, loser):
+			t.Fatalf("%s: %d: %v, want %v", who, i, err, loser)
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("%s: none succeeded", who)
+	}
+	return winner
+}
+
 func revisionsOf(rs []*engine.Release) []int {
 	out := make([]int, len(rs))
 	for i, r := range rs {
@@ -273,37 +307,11 @@ func revisionsOf(rs []*engine.Release) []int {
 
 func testConcurrentCreate(t *testing.T, b backend.Backend) {
 	mustCreate(t, b, Release("p", "w", 1))
-	const n = 20
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := Release("p", "w", 2)
-			r.RunID = fmt.Sprintf("creator-%d", i)
-			<-start
-			errs[i] = b.CreateRelease(ctx, r)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	winner := -1
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			if winner >= 0 {
-				t.Fatalf("creators %d and %d both created revision 2", winner, i)
-			}
-			winner = i
-		case !errors.Is(err, backend.ErrRevisionExists):
-			t.Fatalf("creator %d: %v, want ErrRevisionExists", i, err)
-		}
-	}
-	if winner < 0 {
-		t.Fatal("no creator created revision 2")
-	}
+	winner := race(t, 20, "creators of revision 2", backend.ErrRevisionExists, func(i int) error {
+		r := Release("p", "w", 2)
+		r.RunID = fmt.Sprintf("creator-%d", i)
+		return b.CreateRelease(ctx, r)
+	})
 	got, err := b.GetRelease(ctx, "p", "w", 2)
 	if err != nil {
 		t.Fatal(err)

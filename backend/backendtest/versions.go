@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -105,38 +104,15 @@ func testConcurrentUpdate(t *testing.T, b backend.Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const n = 20
-	errs := make([]error, n)
-	mine := make([]*engine.Release, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
+	mine := make([]*engine.Release, 20)
+	for i := range mine {
 		r := *base
 		r.RunID, r.Phase = fmt.Sprintf("updater-%d", i), engine.PhaseFailed
 		mine[i] = &r
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[i] = b.UpdateRelease(ctx, mine[i])
-		}()
 	}
-	close(start)
-	wg.Wait()
-	winner := -1
-	for i, err := range errs {
-		switch {
-		case err == nil && winner >= 0:
-			t.Fatalf("updaters %d and %d both updated the same version", winner, i)
-		case err == nil:
-			winner = i
-		case !errors.Is(err, backend.ErrConflict):
-			t.Fatalf("updater %d: %v, want ErrConflict", i, err)
-		}
-	}
-	if winner < 0 {
-		t.Fatal("no updater succeeded")
-	}
+	winner := race(t, len(mine), "updaters of one version", backend.ErrConflict, func(i int) error {
+		return b.UpdateRelease(ctx, mine[i])
+	})
 	got, err := b.GetRelease(ctx, "p", "w", 1)
 	requireRelease(t, "after concurrent updates", got, err, mine[winner])
 }

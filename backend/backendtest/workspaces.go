@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/kumoproj/kumo/backend"
@@ -127,36 +126,11 @@ func testWorkspaces(t *testing.T, b backend.Backend) {
 
 // testConcurrentCreateWorkspace: of 10 creators of one workspace, exactly one wins.
 func testConcurrentCreateWorkspace(t *testing.T, b backend.Backend) {
-	const n = 10
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
+	winner := race(t, 10, "creators of one workspace", backend.ErrExists, func(i int) error {
 		ws := Workspace("race")
 		ws.Context["creator"] = int64(i)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[i] = b.CreateWorkspace(ctx, ws)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	winner := -1
-	for i, err := range errs {
-		switch {
-		case err == nil && winner >= 0:
-			t.Fatalf("creators %d and %d both created the workspace", winner, i)
-		case err == nil:
-			winner = i
-		case !errors.Is(err, backend.ErrExists):
-			t.Fatalf("creator %d: %v, want ErrExists", i, err)
-		}
-	}
-	if winner < 0 {
-		t.Fatal("no creator created the workspace")
-	}
+		return b.CreateWorkspace(ctx, ws)
+	})
 	got, err := b.GetWorkspace(ctx, "race")
 	if err != nil || got.Context["creator"] != int64(winner) {
 		t.Fatalf("workspace holds creator %v (%v), want the winner %d", got.Context["creator"], err, winner)

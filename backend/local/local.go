@@ -154,8 +154,8 @@ func (b *Backend) GetSpec(ctx context.Context, hash string) (*engine.Spec, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !codec.ValidHash(hash) {
-		return nil, fmt.Errorf("spec %q: %w (not a hex sha256)", hash, backend.ErrNotFound)
+	if err := codec.CheckSpecHash(hash); err != nil {
+		return nil, err
 	}
 	path := b.specPath(hash)
 	data, err := os.ReadFile(path)
@@ -165,11 +165,7 @@ func (b *Backend) GetSpec(ctx context.Context, hash string) (*engine.Spec, error
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", hash, err)
 	}
-	var spec engine.Spec
-	if err := codec.DecodeYAML(data, &spec); err != nil {
-		return nil, fmt.Errorf("spec %s: decode %s: %w", hash, path, err)
-	}
-	return &spec, nil
+	return codec.DecodeSpec(hash, path, data)
 }
 
 // CreateRelease stores r as a new revision, which must be the latest revision + 1
@@ -179,16 +175,9 @@ func (b *Backend) CreateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r == nil {
-		return errors.New("create release: release is nil")
-	}
-	key := backend.KeyOf(r)
-	if err := key.Validate(); err != nil {
-		return fmt.Errorf("create release: %w", err)
-	}
-	data, err := codec.EncodeYAML(r)
+	key, data, err := codec.EncodeRelease("create", r)
 	if err != nil {
-		return fmt.Errorf("create release %s: encode: %w", key, err)
+		return err
 	}
 	unlock, err := b.lock(r.Project, r.Workspace)
 	if err != nil {
@@ -234,16 +223,9 @@ func (b *Backend) UpdateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r == nil {
-		return errors.New("update release: release is nil")
-	}
-	key := backend.KeyOf(r)
-	if err := key.Validate(); err != nil {
-		return fmt.Errorf("update release: %w", err)
-	}
-	data, err := codec.EncodeYAML(r)
+	key, data, err := codec.EncodeRelease("update", r)
 	if err != nil {
-		return fmt.Errorf("update release %s: encode: %w", key, err)
+		return err
 	}
 	path := b.releasePath(r.Project, r.Workspace, r.Revision)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -300,15 +282,12 @@ func (b *Backend) readRelease(key backend.ReleaseKey) (*engine.Release, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release %s: %w", key, err)
 	}
-	var r engine.Release
-	if err := codec.DecodeYAML(data, &r); err != nil {
-		return nil, fmt.Errorf("release %s: decode %s: %w", key, path, err)
-	}
-	if r.Project != key.Project || r.Workspace != key.Workspace || r.Revision != key.Revision {
-		return nil, fmt.Errorf("release %s: %s holds %s instead", key, path, backend.KeyOf(&r))
+	r, err := codec.DecodeRelease(key, path, data)
+	if err != nil {
+		return nil, err
 	}
 	r.Version = versionOf(data)
-	return &r, nil
+	return r, nil
 }
 
 // LatestRelease returns the highest revision, or an error wrapping
@@ -520,13 +499,9 @@ func (b *Backend) ClearStateEntries(ctx context.Context, key backend.ReleaseKey)
 }
 
 func readEntry(path string) (backend.StateEntry, error) {
-	var e backend.StateEntry
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return e, err
+		return backend.StateEntry{}, err
 	}
-	if err := codec.DecodeJSON(data, &e); err != nil {
-		return e, fmt.Errorf("decode %s: %w", path, err)
-	}
-	return e, nil
+	return codec.DecodeEntry(path, data)
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/internal/codec"
 )
 
 const (
@@ -24,11 +25,8 @@ func (b *Backend) PutRunLog(ctx context.Context, runID, part string, data []byte
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := backend.ValidateName("run", runID); err != nil {
-		return fmt.Errorf("put run log: %w", err)
-	}
-	if err := backend.ValidateName("log part", part); err != nil {
-		return fmt.Errorf("put run log of %s: %w", runID, err)
+	if err := codec.CheckRunLogPart(runID, part); err != nil {
+		return err
 	}
 	dir := filepath.Join(b.root, runsDir, runID)
 	if err := ensureDir(b.root, dir); err != nil {

@@ -43,16 +43,9 @@ func (b *Backend) CreateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r == nil {
-		return errors.New("create release: release is nil")
-	}
-	key := backend.KeyOf(r)
-	if err := key.Validate(); err != nil {
-		return fmt.Errorf("create release: %w", err)
-	}
-	data, err := codec.EncodeYAML(r)
+	key, data, err := codec.EncodeRelease("create", r)
 	if err != nil {
-		return fmt.Errorf("create release %s: encode: %w", key, err)
+		return err
 	}
 	if r.Revision > 1 {
 		// Releases are never deleted, so once revision N-1 exists, N leaves no gap.
@@ -103,16 +96,9 @@ func (b *Backend) UpdateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r == nil {
-		return errors.New("update release: release is nil")
-	}
-	key := backend.KeyOf(r)
-	if err := key.Validate(); err != nil {
-		return fmt.Errorf("update release: %w", err)
-	}
-	data, err := codec.EncodeYAML(r)
+	key, data, err := codec.EncodeRelease("update", r)
 	if err != nil {
-		return fmt.Errorf("update release %s: encode: %w", key, err)
+		return err
 	}
 	objKey := b.releaseKey(key)
 	if r.Version == "" {
@@ -163,16 +149,13 @@ func (b *Backend) readRelease(ctx context.Context, key backend.ReleaseKey) (*eng
 	if err != nil {
 		return nil, fmt.Errorf("release %s: %w", key, err)
 	}
-	var r engine.Release
-	if err := codec.DecodeYAML(data, &r); err != nil {
-		return nil, fmt.Errorf("release %s: decode %s: %w", key, b.where(objKey), err)
-	}
-	if r.Project != key.Project || r.Workspace != key.Workspace || r.Revision != key.Revision {
-		return nil, fmt.Errorf("release %s: %s holds %s instead", key, b.where(objKey), backend.KeyOf(&r))
+	r, err := codec.DecodeRelease(key, b.where(objKey), data)
+	if err != nil {
+		return nil, err
 	}
 	r.Version = etag
 	b.seen.add(key)
-	return &r, nil
+	return r, nil
 }
 
 // LatestRelease returns the highest revision, or an error wrapping

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/internal/codec"
 )
 
 const (
@@ -21,11 +22,8 @@ func (b *Backend) PutRunLog(ctx context.Context, runID, part string, data []byte
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := backend.ValidateName("run", runID); err != nil {
-		return fmt.Errorf("put run log: %w", err)
-	}
-	if err := backend.ValidateName("log part", part); err != nil {
-		return fmt.Errorf("put run log of %s: %w", runID, err)
+	if err := codec.CheckRunLogPart(runID, part); err != nil {
+		return err
 	}
 	if _, err := b.put(ctx, b.key(runsDir, runID, part+runLogExt), data, condition{}); err != nil {
 		return fmt.Errorf("put run log of %s: %w", runID, err)

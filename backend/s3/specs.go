@@ -50,8 +50,8 @@ func (b *Backend) GetSpec(ctx context.Context, hash string) (*engine.Spec, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !codec.ValidHash(hash) {
-		return nil, fmt.Errorf("spec %q: %w (not a hex sha256)", hash, backend.ErrNotFound)
+	if err := codec.CheckSpecHash(hash); err != nil {
+		return nil, err
 	}
 	key := b.specKey(hash)
 	data, _, err := b.get(ctx, key)
@@ -61,9 +61,5 @@ func (b *Backend) GetSpec(ctx context.Context, hash string) (*engine.Spec, error
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", hash, err)
 	}
-	var spec engine.Spec
-	if err := codec.DecodeYAML(data, &spec); err != nil {
-		return nil, fmt.Errorf("spec %s: decode %s: %w", hash, b.where(key), err)
-	}
-	return &spec, nil
+	return codec.DecodeSpec(hash, b.where(key), data)
 }

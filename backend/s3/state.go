@@ -72,15 +72,11 @@ func (b *Backend) GetStateEntry(ctx context.Context, key backend.ReleaseKey, id 
 }
 
 func (b *Backend) readEntry(ctx context.Context, objKey string) (backend.StateEntry, error) {
-	var e backend.StateEntry
 	data, _, err := b.get(ctx, objKey)
 	if err != nil {
-		return e, err
+		return backend.StateEntry{}, err
 	}
-	if err := codec.DecodeJSON(data, &e); err != nil {
-		return e, fmt.Errorf("decode %s: %w", b.where(objKey), err)
-	}
-	return e, nil
+	return codec.DecodeEntry(b.where(objKey), data)
 }
 
 // ListStateEntries returns every entry of the release by resource ID; a release

@@ -16,27 +16,13 @@ const workspacesDir = "workspaces"
 
 func (b *Backend) workspaceKey(name string) string { return b.key(workspacesDir, name+releaseExt) }
 
-func encodeWorkspace(op string, ws *engine.Workspace) ([]byte, error) {
-	if ws == nil {
-		return nil, fmt.Errorf("%s workspace: workspace is nil", op)
-	}
-	if err := backend.ValidateName("workspace", ws.Name); err != nil {
-		return nil, fmt.Errorf("%s workspace: %w", op, err)
-	}
-	data, err := codec.EncodeYAML(ws)
-	if err != nil {
-		return nil, fmt.Errorf("%s workspace %s: encode: %w", op, ws.Name, err)
-	}
-	return data, nil
-}
-
 // CreateWorkspace stores a new workspace with a conditional write; an existing one
 // gives backend.ErrExists.
 func (b *Backend) CreateWorkspace(ctx context.Context, ws *engine.Workspace) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := encodeWorkspace("create", ws)
+	data, err := codec.EncodeWorkspace("create", ws)
 	if err != nil {
 		return err
 	}
@@ -56,7 +42,7 @@ func (b *Backend) PutWorkspace(ctx context.Context, ws *engine.Workspace) error 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := encodeWorkspace("put", ws)
+	data, err := codec.EncodeWorkspace("put", ws)
 	if err != nil {
 		return err
 	}
@@ -82,14 +68,7 @@ func (b *Backend) GetWorkspace(ctx context.Context, name string) (*engine.Worksp
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", name, err)
 	}
-	var ws engine.Workspace
-	if err := codec.DecodeYAML(data, &ws); err != nil {
-		return nil, fmt.Errorf("workspace %s: decode %s: %w", name, b.where(key), err)
-	}
-	if ws.Name != name {
-		return nil, fmt.Errorf("workspace %s: %s holds workspace %q instead", name, b.where(key), ws.Name)
-	}
-	return &ws, nil
+	return codec.DecodeWorkspace(name, b.where(key), data)
 }
 
 // ListWorkspaces returns the stored workspaces' names, sorted.
