@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
@@ -50,9 +51,15 @@ func configMaps(ns string, n int, chain bool) *engine.Spec {
 // time until the release is recorded; Close is not counted, as the CLI exits
 // without waiting for the server's graceful stop.
 func applyCold(b *testing.B, home, kubeconfig, project string, spec *engine.Spec) (*local.Backend, time.Duration) {
+	be, took := applyWith(b, client.Options{Home: home}, kubeconfig, project, spec)
+	return be.(*local.Backend), took
+}
+
+// applyWith is applyCold with any client options (another backend).
+func applyWith(b *testing.B, opts client.Options, kubeconfig, project string, spec *engine.Spec) (backend.Backend, time.Duration) {
 	ctx := context.Background()
 	start := time.Now()
-	c, err := client.Open(client.Options{Home: home})
+	c, err := client.Open(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,7 +74,7 @@ func applyCold(b *testing.B, home, kubeconfig, project string, spec *engine.Spec
 	if res, err := run.Wait(ctx); err != nil || res.Phase != engine.PhaseSucceeded {
 		b.Fatalf("apply: %+v %v", res, err)
 	}
-	return c.Backend().(*local.Backend), time.Since(start)
+	return c.Backend(), time.Since(start)
 }
 
 // BenchmarkRollbackAndCompensation measures, with the same harness as

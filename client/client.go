@@ -18,15 +18,20 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/backend"
-	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/worker"
 )
 
 // Options say where kumo keeps its data and which Temporal to use.
 type Options struct {
-	// Home is KUMO_HOME: releases, specs and the embedded Temporal database.
+	// Home is KUMO_HOME: the embedded Temporal database, and the records when
+	// Backend is empty.
 	Home string
+	// Backend is where releases, state, workspaces and run logs live: empty for
+	// the local backend under Home, s3://bucket[/prefix], or file:///dir (see
+	// OpenBackend). Workers must use the same.
+	Backend string
+	S3      S3Options
 	// TemporalAddress of an existing cluster; empty starts the embedded server.
 	TemporalAddress string
 	Namespace       string
@@ -56,8 +61,14 @@ func DefaultHome() string {
 	return filepath.Join(home, ".kumo")
 }
 
-// Open opens the backend under opts.Home. Temporal is connected lazily.
+// Open is OpenContext without a deadline for checking the backend.
 func Open(opts Options) (*Client, error) {
+	return OpenContext(context.Background(), opts)
+}
+
+// OpenContext opens (and, for S3, checks) the backend. Temporal is connected
+// lazily.
+func OpenContext(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Home == "" {
 		opts.Home = DefaultHome()
 	}
@@ -67,7 +78,7 @@ func Open(opts Options) (*Client, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	b, err := local.New(opts.Home)
+	b, err := OpenBackend(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

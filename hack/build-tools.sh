@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Builds the real components kumo's quick start and tests run (etcd, kube-apiserver,
-# kube-controller-manager) from the Go module proxy, through the wrapper modules under
-# hack/tools (etcd; kubernetes, one module for both Kubernetes commands), and caches
+# kube-controller-manager, and the versitygw S3 server) from the Go module proxy,
+# through the wrapper modules under hack/tools (etcd; kubernetes, one module for both
+# Kubernetes commands; versitygw, whose go.mod pins it as a tool), and caches
 # each binary by version under $HOME/.cache/kumo/bin ($KUMO_TOOLS_BIN) so a warm run
 # costs nothing. internal/localcluster runs this script when a binary is missing and
-# names the binaries by the same versions (a test keeps them in sync).
+# names the binaries by the same versions (a test keeps them in sync); so does
+# internal/s3test for versitygw.
 #
-# Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager]...   (default: all)
+# Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|versitygw]...   (default: all)
 # Prints nothing for a tool already cached.
 set -euo pipefail
 
 ETCD_VERSION=v3.6.8
 KUBE_VERSION=v1.36.3
+VERSITYGW_VERSION=v1.8.0
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${KUMO_TOOLS_BIN:-$HOME/.cache/kumo/bin}
@@ -36,12 +39,13 @@ kube_ldflags() {
 }
 
 tools=("$@")
-((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager)
+((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager versitygw)
 for t in "${tools[@]}"; do
   case $t in
     etcd) build etcd "$ETCD_VERSION" etcd . "" ;;
     kube-apiserver | kube-controller-manager)
       build "$t" "$KUBE_VERSION" kubernetes "./cmd/$t" "$(kube_ldflags)" ;;
-    *) echo "unknown tool $t (want etcd, kube-apiserver or kube-controller-manager)" >&2; exit 2 ;;
+    versitygw) build versitygw "$VERSITYGW_VERSION" versitygw github.com/versity/versitygw/cmd/versitygw "" ;;
+    *) echo "unknown tool $t (want etcd, kube-apiserver, kube-controller-manager or versitygw)" >&2; exit 2 ;;
   esac
 done

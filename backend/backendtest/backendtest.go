@@ -23,6 +23,7 @@ import (
 )
 
 // Run runs the conformance suite; newBackend must return an empty backend each call.
+// Subtests run in parallel, each on its own backend.
 func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 	tests := []struct {
 		name string
@@ -37,7 +38,16 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"NotFound", testNotFound},
 		{"Spec", testSpec},
 		{"StateEntries", testStateEntries},
+		{"Versions", testVersions},
+		{"ConcurrentUpdate", testConcurrentUpdate},
+		{"Unlock", testUnlock},
+		{"LargeRelease", testLargeRelease},
+		{"Workspaces", testWorkspaces},
+		{"ConcurrentCreateWorkspace", testConcurrentCreateWorkspace},
+		{"ListProjects", testListProjects},
+		{"RunLogs", testRunLogs},
 		{"InvalidNames", testInvalidNames},
+		{"NilArguments", testNilArguments},
 		{"CanceledContext", testCanceledContext},
 	}
 	for _, tc := range tests {
@@ -253,6 +263,40 @@ func testRevisionNumbering(t *testing.T, b backend.Backend) {
 	}
 }
 
+// race calls fn(0..n-1) from n goroutines released at once and returns the one
+// that succeeded: exactly one must, and every other must fail with loser.
+func race(t *testing.T, n int, who string, loser error, fn func(i int) error) int {
+	t.Helper()
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = fn(i)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	winner := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && winner >= 0:
+			t.Fatalf("%s: %d and %d both succeeded", who, winner, i)
+		case err == nil:
+			winner = i
+		case !errors.Is(err, loser):
+			t.Fatalf("%s: %d: %v, want %v", who, i, err, loser)
+		}
+	}
+	if winner < 0 {
+		t.Fatalf("%s: none succeeded", who)
+	}
+	return winner
+}
+
 func revisionsOf(rs []*engine.Release) []int {
 	out := make([]int, len(rs))
 	for i, r := range rs {
@@ -263,37 +307,11 @@ func revisionsOf(rs []*engine.Release) []int {
 
 func testConcurrentCreate(t *testing.T, b backend.Backend) {
 	mustCreate(t, b, Release("p", "w", 1))
-	const n = 20
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := Release("p", "w", 2)
-			r.RunID = fmt.Sprintf("creator-%d", i)
-			<-start
-			errs[i] = b.CreateRelease(ctx, r)
-		}()
-	}
-	close(start)
-	wg.Wait()
-	winner := -1
-	for i, err := range errs {
-		switch {
-		case err == nil:
-			if winner >= 0 {
-				t.Fatalf("creators %d and %d both created revision 2", winner, i)
-			}
-			winner = i
-		case !errors.Is(err, backend.ErrRevisionExists):
-			t.Fatalf("creator %d: %v, want ErrRevisionExists", i, err)
-		}
-	}
-	if winner < 0 {
-		t.Fatal("no creator created revision 2")
-	}
+	winner := race(t, 20, "creators of revision 2", backend.ErrRevisionExists, func(i int) error {
+		r := Release("p", "w", 2)
+		r.RunID = fmt.Sprintf("creator-%d", i)
+		return b.CreateRelease(ctx, r)
+	})
 	got, err := b.GetRelease(ctx, "p", "w", 2)
 	if err != nil {
 		t.Fatal(err)
@@ -661,101 +679,33 @@ func describeEntries(m map[string]backend.StateEntry) string {
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 
-// BadNames are project/workspace names every backend must refuse.
-var BadNames = []string{
-	"", ".", "..", "../x", "../../../../tmp/kumo-escape", "a/b", "/abs", `a\b`, "x/../y",
-	".hidden", "-dash", "_under", "a b", "a\x00b", "a\nb", "ü", strings.Repeat("a", backend.MaxNameLength+1),
-}
-
-func testInvalidNames(t *testing.T, b backend.Backend) {
-	for _, good := range []string{"a", "A-b_c.d", "0", "x..y", strings.Repeat("a", backend.MaxNameLength)} {
-		if err := backend.ValidateName("project", good); err != nil {
-			t.Fatalf("ValidateName(%q): %v", good, err)
+// testLargeRelease: a release with a large spec and state (about 1 MB of YAML)
+// round-trips whole, and its entries list whole.
+func testLargeRelease(t *testing.T, b backend.Backend) {
+	r := Release("p", "w", 1)
+	mustCreate(t, b, r)
+	key := backend.KeyOf(r)
+	const n = 500
+	r.Spec = &engine.Spec{}
+	r.State = &engine.State{}
+	for i := range n {
+		res := Resource(fmt.Sprintf("v1:ConfigMap:demo:cm-%04d", i), int64(i))
+		r.Spec.Resources = append(r.Spec.Resources, res)
+		r.State.Resources = append(r.State.Resources, res)
+		if i%4 == 0 {
+			if err := b.PutStateEntry(ctx, key, backend.StateEntry{ID: res.ID, Resource: &res}); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	mustCreate(t, b, Release(strings.Repeat("a", backend.MaxNameLength), "x..y", 1))
-	mustCreate(t, b, Release("p", "w", 1))
-
-	check := func(op, name string, err error) {
-		t.Helper()
-		if err == nil {
-			t.Fatalf("%s with name %q: no error", op, name)
-		}
-		if !errors.Is(err, backend.ErrInvalidName) {
-			t.Fatalf("%s with name %q: %v, want ErrInvalidName", op, name, err)
-		}
-		if errors.Is(err, backend.ErrNotFound) || errors.Is(err, backend.ErrRevisionExists) {
-			t.Fatalf("%s with name %q: %v also matches another sentinel", op, name, err)
-		}
-		if name != "" && !strings.Contains(err.Error(), fmt.Sprintf("%q", name)) {
-			t.Fatalf("%s with name %q: error %q does not name the bad value", op, name, err)
-		}
+	entries, err := b.ListStateEntries(ctx, key)
+	if err != nil || len(entries) != n/4 {
+		t.Fatalf("ListStateEntries: %d entries, %v; want %d", len(entries), err, n/4)
 	}
-	for _, bad := range BadNames {
-		if err := backend.ValidateName("project", bad); err == nil {
-			t.Fatalf("ValidateName(%q): no error", bad)
-		}
-		for _, pw := range [][2]string{{bad, "w"}, {"p", bad}} {
-			p, w := pw[0], pw[1]
-			key := backend.ReleaseKey{Project: p, Workspace: w, Revision: 1}
-			check("CreateRelease", bad, b.CreateRelease(ctx, Release(p, w, 1)))
-			check("UpdateRelease", bad, b.UpdateRelease(ctx, Release(p, w, 1)))
-			_, err := b.GetRelease(ctx, p, w, 1)
-			check("GetRelease", bad, err)
-			_, err = b.LatestRelease(ctx, p, w)
-			check("LatestRelease", bad, err)
-			_, err = b.ListReleases(ctx, p, w)
-			check("ListReleases", bad, err)
-			check("PutStateEntry", bad, b.PutStateEntry(ctx, key, backend.StateEntry{ID: "v1:Namespace:x"}))
-			_, _, err = b.GetStateEntry(ctx, key, "v1:Namespace:x")
-			check("GetStateEntry", bad, err)
-			_, err = b.ListStateEntries(ctx, key)
-			check("ListStateEntries", bad, err)
-			check("ClearStateEntries", bad, b.ClearStateEntries(ctx, key))
-		}
+	r.Phase = engine.PhaseSucceeded
+	if err := b.UpdateRelease(ctx, r); err != nil {
+		t.Fatalf("UpdateRelease of a large release: %v", err)
 	}
-	// Nothing the refused calls named became visible under a cleaned-up name.
-	for _, pw := range [][2]string{{"x", "w"}, {"p", "x"}, {"tmp", "kumo-escape"}, {"y", "w"}, {"a", "b"}} {
-		list, err := b.ListReleases(ctx, pw[0], pw[1])
-		if err != nil || len(list) != 0 {
-			t.Fatalf("ListReleases(%s, %s) after refused calls: %d releases, %v", pw[0], pw[1], len(list), err)
-		}
-	}
-	list, err := b.ListReleases(ctx, "p", "w")
-	if err != nil || len(list) != 1 {
-		t.Fatalf("ListReleases(p, w) after refused calls: %d releases, %v", len(list), err)
-	}
-}
-
-func testCanceledContext(t *testing.T, b backend.Backend) {
-	mustCreate(t, b, Release("p", "w", 1))
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	key := backend.ReleaseKey{Project: "p", Workspace: "w", Revision: 1}
-	var errs []error
-	_, err := b.PutSpec(cctx, &engine.Spec{})
-	errs = append(errs, err)
-	errs = append(errs, b.CreateRelease(cctx, Release("p", "w", 2)))
-	errs = append(errs, b.UpdateRelease(cctx, Release("p", "w", 1)))
-	_, err = b.GetRelease(cctx, "p", "w", 1)
-	errs = append(errs, err)
-	_, err = b.LatestRelease(cctx, "p", "w")
-	errs = append(errs, err)
-	_, err = b.ListReleases(cctx, "p", "w")
-	errs = append(errs, err)
-	errs = append(errs, b.PutStateEntry(cctx, key, backend.StateEntry{ID: "v1:Namespace:x"}))
-	_, err = b.ListStateEntries(cctx, key)
-	errs = append(errs, err)
-	for i, err := range errs {
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("call %d with a canceled context: %v, want context.Canceled", i, err)
-		}
-	}
-	// Nothing was written.
-	if _, err := b.GetRelease(ctx, "p", "w", 2); !errors.Is(err, backend.ErrNotFound) {
-		t.Fatalf("revision 2 after a canceled create: %v", err)
-	}
-	if m, err := b.ListStateEntries(ctx, key); err != nil || len(m) != 0 {
-		t.Fatalf("state entries after a canceled put: %v, %v", m, err)
-	}
+	got, err := b.LatestRelease(ctx, "p", "w")
+	requireRelease(t, "LatestRelease of a large release", got, err, r)
 }

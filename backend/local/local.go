@@ -26,6 +26,8 @@ package local
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -37,6 +39,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/internal/codec"
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -102,6 +105,13 @@ func validateWorkspace(project, workspace string) error {
 	return backend.ValidateName("workspace", workspace)
 }
 
+// versionOf is a release file's version: the hash of its bytes. Every write of a
+// release changes ModifyTime, so two different copies never share a version.
+func versionOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:12])
+}
+
 // lock takes the writers' lock of a project/workspace, creating its directory.
 func (b *Backend) lock(project, workspace string) (func(), error) {
 	dir := b.workspaceDir(project, workspace)
@@ -124,7 +134,7 @@ func (b *Backend) PutSpec(ctx context.Context, spec *engine.Spec) (string, error
 	if _, err := os.Stat(path); err == nil {
 		return hash, nil
 	}
-	data, err := encodeYAML(spec)
+	data, err := codec.EncodeYAML(spec)
 	if err != nil {
 		return "", fmt.Errorf("put spec %s: encode: %w", hash, err)
 	}
@@ -144,8 +154,8 @@ func (b *Backend) GetSpec(ctx context.Context, hash string) (*engine.Spec, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if !validHash(hash) {
-		return nil, fmt.Errorf("spec %q: %w (not a hex sha256)", hash, backend.ErrNotFound)
+	if err := codec.CheckSpecHash(hash); err != nil {
+		return nil, err
 	}
 	path := b.specPath(hash)
 	data, err := os.ReadFile(path)
@@ -155,11 +165,7 @@ func (b *Backend) GetSpec(ctx context.Context, hash string) (*engine.Spec, error
 	if err != nil {
 		return nil, fmt.Errorf("spec %s: %w", hash, err)
 	}
-	var spec engine.Spec
-	if err := decodeYAML(data, &spec); err != nil {
-		return nil, fmt.Errorf("spec %s: decode %s: %w", hash, path, err)
-	}
-	return &spec, nil
+	return codec.DecodeSpec(hash, path, data)
 }
 
 // CreateRelease stores r as a new revision, which must be the latest revision + 1
@@ -169,16 +175,9 @@ func (b *Backend) CreateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r == nil {
-		return errors.New("create release: release is nil")
-	}
-	key := backend.KeyOf(r)
-	if err := key.Validate(); err != nil {
-		return fmt.Errorf("create release: %w", err)
-	}
-	data, err := encodeYAML(r)
+	key, data, err := codec.EncodeRelease("create", r)
 	if err != nil {
-		return fmt.Errorf("create release %s: encode: %w", key, err)
+		return err
 	}
 	unlock, err := b.lock(r.Project, r.Workspace)
 	if err != nil {
@@ -224,16 +223,9 @@ func (b *Backend) UpdateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if r == nil {
-		return errors.New("update release: release is nil")
-	}
-	key := backend.KeyOf(r)
-	if err := key.Validate(); err != nil {
-		return fmt.Errorf("update release: %w", err)
-	}
-	data, err := encodeYAML(r)
+	key, data, err := codec.EncodeRelease("update", r)
 	if err != nil {
-		return fmt.Errorf("update release %s: encode: %w", key, err)
+		return err
 	}
 	path := b.releasePath(r.Project, r.Workspace, r.Revision)
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
@@ -290,15 +282,12 @@ func (b *Backend) readRelease(key backend.ReleaseKey) (*engine.Release, error) {
 	if err != nil {
 		return nil, fmt.Errorf("release %s: %w", key, err)
 	}
-	var r engine.Release
-	if err := decodeYAML(data, &r); err != nil {
-		return nil, fmt.Errorf("release %s: decode %s: %w", key, path, err)
-	}
-	if r.Project != key.Project || r.Workspace != key.Workspace || r.Revision != key.Revision {
-		return nil, fmt.Errorf("release %s: %s holds %s instead", key, path, backend.KeyOf(&r))
+	r, err := codec.DecodeRelease(key, path, data)
+	if err != nil {
+		return nil, err
 	}
 	r.Version = versionOf(data)
-	return &r, nil
+	return r, nil
 }
 
 // LatestRelease returns the highest revision, or an error wrapping
@@ -402,7 +391,7 @@ func (b *Backend) PutStateEntry(ctx context.Context, key backend.ReleaseKey, ent
 		}
 		return fmt.Errorf("put state entry %s of %s: %w", entry.ID, key, err)
 	}
-	data, err := jsonMarshal(entry)
+	data, err := codec.EncodeJSON(entry)
 	if err != nil {
 		return fmt.Errorf("put state entry %s of %s: encode: %w", entry.ID, key, err)
 	}
@@ -411,7 +400,7 @@ func (b *Backend) PutStateEntry(ctx context.Context, key backend.ReleaseKey, ent
 		return fmt.Errorf("put state entry %s of %s: %w", entry.ID, key, err)
 	}
 	b.written.Add(int64(len(data)))
-	if err := replaceFile(filepath.Join(dir, entryFileName(entry.ID)), data); err != nil {
+	if err := replaceFile(filepath.Join(dir, codec.EntryName(entry.ID)), data); err != nil {
 		return fmt.Errorf("put state entry %s of %s: %w", entry.ID, key, err)
 	}
 	return nil
@@ -425,7 +414,7 @@ func (b *Backend) GetStateEntry(ctx context.Context, key backend.ReleaseKey, id 
 	if err := key.Validate(); err != nil {
 		return backend.StateEntry{}, false, fmt.Errorf("get state entry: %w", err)
 	}
-	path := filepath.Join(b.stateDir(key), entryFileName(id))
+	path := filepath.Join(b.stateDir(key), codec.EntryName(id))
 	e, err := readEntry(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return backend.StateEntry{}, false, nil
@@ -510,13 +499,9 @@ func (b *Backend) ClearStateEntries(ctx context.Context, key backend.ReleaseKey)
 }
 
 func readEntry(path string) (backend.StateEntry, error) {
-	var e backend.StateEntry
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return e, err
+		return backend.StateEntry{}, err
 	}
-	if err := decodeJSON(data, &e); err != nil {
-		return e, fmt.Errorf("decode %s: %w", path, err)
-	}
-	return e, nil
+	return codec.DecodeEntry(path, data)
 }

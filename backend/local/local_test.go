@@ -238,7 +238,8 @@ func TestLatestReadsOnlyTheLatestFile(t *testing.T) {
 	}
 }
 
-// TestNamesStayInsideRoot: refused names create nothing anywhere, in or out of root.
+// TestNamesStayInsideRoot: refused names (releases, state, workspaces, run logs)
+// create nothing anywhere, in or out of root.
 func TestNamesStayInsideRoot(t *testing.T) {
 	outer := t.TempDir()
 	root := filepath.Join(outer, "home", "kumo")
@@ -257,6 +258,12 @@ func TestNamesStayInsideRoot(t *testing.T) {
 			_, _ = b.ListReleases(ctx, pw[0], pw[1])
 			_, _ = b.LatestRelease(ctx, pw[0], pw[1])
 		}
+		_ = b.CreateWorkspace(ctx, backendtest.Workspace(bad))
+		_ = b.PutWorkspace(ctx, backendtest.Workspace(bad))
+		_ = b.DeleteWorkspace(ctx, bad)
+		_ = b.PutRunLog(ctx, bad, "part", []byte("x"))
+		_ = b.PutRunLog(ctx, "run", bad, []byte("x"))
+		_, _ = b.ListProjects(ctx, bad)
 	}
 	_, _ = b.GetSpec(ctx, "../../../../etc/passwd")
 	if after := snapshot(t, outer); !slices.Equal(before, after) {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/internal/codec"
 )
 
 const (
@@ -24,11 +25,8 @@ func (b *Backend) PutRunLog(ctx context.Context, runID, part string, data []byte
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := backend.ValidateName("run", runID); err != nil {
-		return fmt.Errorf("put run log: %w", err)
-	}
-	if err := backend.ValidateName("log part", part); err != nil {
-		return fmt.Errorf("put run log of %s: %w", runID, err)
+	if err := codec.CheckRunLogPart(runID, part); err != nil {
+		return err
 	}
 	dir := filepath.Join(b.root, runsDir, runID)
 	if err := ensureDir(b.root, dir); err != nil {
@@ -58,19 +56,21 @@ func (b *Backend) RunLog(ctx context.Context, runID string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("log of run %s: %w", runID, err)
 	}
-	var names []string
+	var parts []string
 	for _, e := range ents {
-		if e.Type().IsRegular() && !strings.HasPrefix(e.Name(), ".") && strings.HasSuffix(e.Name(), runLogExt) {
-			names = append(names, e.Name())
+		part, ok := strings.CutSuffix(e.Name(), runLogExt)
+		if ok && e.Type().IsRegular() && backend.ValidateName("log part", part) == nil {
+			parts = append(parts, part)
 		}
 	}
-	if len(names) == 0 {
+	if len(parts) == 0 {
 		return nil, fmt.Errorf("log of run %s: %w", runID, backend.ErrNotFound)
 	}
-	slices.Sort(names)
+	// By part name, not file name: "a-b.log" sorts before "a.log", but "a" before "a-b".
+	slices.Sort(parts)
 	var out bytes.Buffer
-	for _, name := range names {
-		data, err := os.ReadFile(filepath.Join(dir, name))
+	for _, part := range parts {
+		data, err := os.ReadFile(filepath.Join(dir, part+runLogExt))
 		if err != nil {
 			return nil, fmt.Errorf("log of run %s: %w", runID, err)
 		}

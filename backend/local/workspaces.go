@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/internal/codec"
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -21,15 +22,9 @@ func (b *Backend) workspacePath(name string) string {
 }
 
 func (b *Backend) encodeWorkspace(op string, ws *engine.Workspace) (string, []byte, error) {
-	if ws == nil {
-		return "", nil, fmt.Errorf("%s workspace: workspace is nil", op)
-	}
-	if err := backend.ValidateName("workspace", ws.Name); err != nil {
-		return "", nil, fmt.Errorf("%s workspace: %w", op, err)
-	}
-	data, err := encodeYAML(ws)
+	data, err := codec.EncodeWorkspace(op, ws)
 	if err != nil {
-		return "", nil, fmt.Errorf("%s workspace %s: encode: %w", op, ws.Name, err)
+		return "", nil, err
 	}
 	path := b.workspacePath(ws.Name)
 	if err := ensureDir(b.root, filepath.Dir(path)); err != nil {
@@ -88,14 +83,7 @@ func (b *Backend) GetWorkspace(ctx context.Context, name string) (*engine.Worksp
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", name, err)
 	}
-	var ws engine.Workspace
-	if err := decodeYAML(data, &ws); err != nil {
-		return nil, fmt.Errorf("workspace %s: decode %s: %w", name, path, err)
-	}
-	if ws.Name != name {
-		return nil, fmt.Errorf("workspace %s: %s holds workspace %q instead", name, path, ws.Name)
-	}
-	return &ws, nil
+	return codec.DecodeWorkspace(name, path, data)
 }
 
 // ListWorkspaces returns the stored workspaces' names, sorted.

@@ -22,6 +22,10 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: run an embedded server)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
 		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "Temporal namespace", EnvVars: []string{"TEMPORAL_NAMESPACE"}},
 		&cli.StringFlag{Name: "home", Usage: "kumo's data directory (default: $KUMO_HOME, else ~/.kumo)", EnvVars: []string{"KUMO_HOME"}},
+		&cli.StringFlag{Name: "backend", Usage: "where releases, state, workspaces and run logs live: s3://bucket[/prefix] or file:///dir (default: backend in the nearest project.yaml, else --home)", EnvVars: []string{"KUMO_BACKEND"}},
+		&cli.StringFlag{Name: "s3-endpoint", Usage: "endpoint of an S3-compatible server (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)"},
+		&cli.StringFlag{Name: "s3-region", Usage: "S3 region (default: the AWS configuration's, else us-east-1)"},
+		&cli.BoolFlag{Name: "s3-path-style", Usage: "address S3 buckets by path (always, with an endpoint override)"},
 		&cli.BoolFlag{Name: "debug", Usage: "print Temporal's logs to stderr", EnvVars: []string{"KUMO_DEBUG"}},
 	}
 }
@@ -41,12 +45,30 @@ func withCommonFlags(cmds []*cli.Command) []*cli.Command {
 
 // global reads a common flag wherever it was given: the command's own copy
 // shadows the app's in urfave/cli, even when unset, so take the innermost one
-// that was set to something (flag or environment), else the default.
+// that was set to something, else the default. The environment sets every copy,
+// so a value other than the environment's (a flag, before or after the command
+// name) wins over it.
 func global(c *cli.Context, name string) string {
-	for _, ctx := range c.Lineage() {
-		if ctx.Command != nil && ctx.IsSet(name) && ctx.String(name) != "" {
-			return ctx.String(name)
+	env, set := "", ""
+	for _, f := range commonFlags() {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == name {
+			for _, v := range sf.EnvVars {
+				if env = os.Getenv(v); env != "" {
+					break
+				}
+			}
 		}
+	}
+	for _, ctx := range c.Lineage() {
+		if v := ctx.String(name); ctx.Command != nil && ctx.IsSet(name) && v != "" {
+			if v != env {
+				return v
+			}
+			set = v
+		}
+	}
+	if set != "" {
+		return set
 	}
 	return c.String(name)
 }
@@ -60,17 +82,46 @@ func globalBool(c *cli.Context, name string) bool {
 	return c.Bool(name)
 }
 
-// open returns a client for the command's flags.
+// open returns a client for the command's flags. An S3 backend is checked here,
+// before any run starts.
 func open(c *cli.Context) (*client.Client, error) {
-	opts := client.Options{
-		Home:            global(c, "home"),
-		TemporalAddress: global(c, "temporal-address"),
-		Namespace:       global(c, "namespace"),
+	opts, err := backendOptions(c)
+	if err != nil {
+		return nil, err
 	}
+	opts.TemporalAddress = global(c, "temporal-address")
+	opts.Namespace = global(c, "namespace")
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return client.Open(opts)
+	return client.OpenContext(c.Context, opts)
+}
+
+// backendFlags are the flags that say where the records live.
+func backendFlags(c *cli.Context) client.Options {
+	return client.Options{
+		Home:    global(c, "home"),
+		Backend: global(c, "backend"),
+		S3: client.S3Options{
+			Endpoint: global(c, "s3-endpoint"), Region: global(c, "s3-region"), PathStyle: globalBool(c, "s3-path-style"),
+		},
+	}
+}
+
+// backendOptions says where the records live: --backend (or KUMO_BACKEND), else
+// the backend named in the nearest project.yaml, else the local directory --home.
+func backendOptions(c *cli.Context) (client.Options, error) {
+	opts := backendFlags(c)
+	if opts.Backend == "" {
+		p, _, err := nearestProject(c)
+		if err != nil {
+			return opts, err
+		}
+		if p != nil {
+			opts.Backend = p.Backend
+		}
+	}
+	return opts, nil
 }
 
 func quietLogger() *slog.Logger {
@@ -115,17 +166,28 @@ func projectName(c *cli.Context) (string, error) {
 	if p := global(c, "project"); p != "" {
 		return p, nil
 	}
-	dir, err := stackDir(c)
+	p, dir, err := nearestProject(c)
 	if err != nil {
 		return "", err
+	}
+	if p == nil {
+		return filepath.Base(dir), nil
+	}
+	return p.Name, nil
+}
+
+// nearestProject loads the nearest project.yaml at or above the stack directory
+// (--stack, else the current one), or returns nil and that directory when there
+// is none.
+func nearestProject(c *cli.Context) (*generate.Project, string, error) {
+	dir, err := stackDir(c)
+	if err != nil {
+		return nil, "", err
 	}
 	projectDir, err := generate.FindProject(dir)
 	if err != nil {
-		return filepath.Base(dir), nil
+		return nil, dir, nil
 	}
 	p, err := generate.LoadProject(projectDir)
-	if err != nil {
-		return "", err
-	}
-	return p.Name, nil
+	return p, dir, err
 }

@@ -64,6 +64,7 @@ func TestCommonFlagsBeforeOrAfterTheCommand(t *testing.T) {
 		{[]string{"release", "unlock", "--workspace", "after", "--project", "p"}, "", "p/after"},
 		{[]string{"--workspace", "outer", "release", "unlock", "--workspace", "inner", "--project", "p"}, "", "p/inner"},
 		{[]string{"--project", "p", "release", "unlock"}, "fromenv", "p/fromenv"},
+		{[]string{"--workspace", "flag", "--project", "p", "release", "unlock"}, "fromenv", "p/flag"},
 	} {
 		os.Unsetenv("KUMO_WORKSPACE")
 		if tc.env != "" {
@@ -72,6 +73,37 @@ func TestCommonFlagsBeforeOrAfterTheCommand(t *testing.T) {
 		err := newApp().Run(append([]string{"kumo", "--home", home}, tc.args...))
 		if err == nil || !strings.Contains(err.Error(), tc.want+" has no releases") {
 			t.Errorf("kumo %v (KUMO_WORKSPACE=%q): %v; want it to name %s", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
+
+// TestBackendSelection: --backend wins over KUMO_BACKEND, which wins over the
+// nearest project.yaml's backend; the worker takes the flag and the environment.
+// (Unsupported URLs make the choice visible in the error, before anything runs.)
+func TestBackendSelection(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "project.yaml"), []byte("name: shop\nbackend: bogus://fromproject\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	t.Setenv("KUMO_BACKEND", "")
+	for _, tc := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"release", "list"}, "", "bogus://fromproject"},
+		{[]string{"release", "list"}, "bogus://fromenv", "bogus://fromenv"},
+		{[]string{"--backend", "bogus://flag", "release", "list"}, "bogus://fromenv", "bogus://flag"},
+		{[]string{"release", "list", "--backend", "bogus://after"}, "", "bogus://after"},
+		{[]string{"--backend", "s3://", "release", "list"}, "", `"s3://" names no bucket`},
+		{[]string{"worker", "--temporal-address", "127.0.0.1:1", "--backend", "bogus://worker"}, "", "bogus://worker"},
+		{[]string{"worker", "--temporal-address", "127.0.0.1:1"}, "bogus://fromenv", "bogus://fromenv"},
+	} {
+		os.Setenv("KUMO_BACKEND", tc.env)
+		err := newApp().Run(append([]string{"kumo", "--home", t.TempDir()}, tc.args...))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("kumo %v (KUMO_BACKEND=%q): %v; want an error naming %s", tc.args, tc.env, err, tc.want)
 		}
 	}
 }

@@ -61,6 +61,7 @@ type env struct {
 	project string
 	ns      string
 	flags   []string // extra global flags, e.g. --temporal-address
+	environ []string // extra environment, e.g. AWS settings
 }
 
 func newEnv(t *testing.T) *env {
@@ -92,7 +93,7 @@ func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
 func (e *env) commandNoCluster(ctx context.Context, args ...string) *exec.Cmd {
 	global := append([]string{"--home", e.home, "--project", e.project}, e.flags...)
 	cmd := exec.CommandContext(ctx, kumoPath(e.t), append(global, args...)...)
-	cmd.Env = append(os.Environ(), "KUMO_HOME="+e.home)
+	cmd.Env = append(append(os.Environ(), "KUMO_HOME="+e.home), e.environ...)
 	return cmd
 }
 

@@ -9,7 +9,6 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
-	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/worker"
 )
@@ -23,11 +22,9 @@ func workerCommand() *cli.Command {
 			if address == "" {
 				return errors.New("kumo worker needs --temporal-address (or TEMPORAL_ADDRESS): the Temporal frontend to poll")
 			}
-			home := global(c, "home")
-			if home == "" {
-				home = client.DefaultHome()
-			}
-			b, err := local.New(home)
+			// The CLI's records: a worker serves every project, so it takes the
+			// backend flags (or KUMO_BACKEND) but reads no project.yaml.
+			b, err := client.OpenBackend(c.Context, backendFlags(c))
 			if err != nil {
 				return err
 			}

@@ -27,6 +27,9 @@ type Project struct {
 	// Generators declares external generators for this project's apps; they take
 	// precedence over a workspace's declaration of the same name.
 	Generators map[string]engine.GeneratorDecl `json:"generators,omitempty"`
+	// Backend is where the project's releases live (s3://bucket[/prefix], ...);
+	// --backend and KUMO_BACKEND take precedence. Empty: $KUMO_HOME.
+	Backend string `json:"backend,omitempty"`
 	// Dir is the absolute project directory.
 	Dir string `json:"-"`
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
+	"github.com/kumoproj/kumo/internal/s3test"
 )
 
 func TestMain(m *testing.M) { localclustertest.Main(m) }
@@ -27,7 +28,10 @@ func TestVersionsMatchBuildScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{"ETCD_VERSION": localcluster.EtcdVersion, "KUBE_VERSION": localcluster.KubernetesVersion} {
+	for name, want := range map[string]string{
+		"ETCD_VERSION": localcluster.EtcdVersion, "KUBE_VERSION": localcluster.KubernetesVersion,
+		"VERSITYGW_VERSION": s3test.VersitygwVersion,
+	} {
 		m := regexp.MustCompile(`(?m)^` + name + `=(\S+)$`).FindSubmatch(script)
 		if m == nil || string(m[1]) != want {
 			t.Errorf("hack/build-tools.sh %s = %q, localcluster has %q", name, m, want)

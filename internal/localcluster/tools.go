@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"syscall"
 )
 
@@ -43,16 +44,8 @@ func BinariesIn(binDir string) Binaries {
 	}
 }
 
-func (b Binaries) missing() []string {
-	var tools []string
-	for _, t := range []struct{ name, path string }{
-		{"etcd", b.Etcd}, {"kube-apiserver", b.APIServer}, {"kube-controller-manager", b.ControllerManager},
-	} {
-		if st, err := os.Stat(t.path); err != nil || st.IsDir() {
-			tools = append(tools, t.name)
-		}
-	}
-	return tools
+func (b Binaries) tools() map[string]string {
+	return map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager}
 }
 
 // EnsureBinaries returns the binaries in binDir ("" = DefaultBinDir), building the
@@ -63,38 +56,55 @@ func EnsureBinaries(binDir string) (Binaries, error) {
 		binDir = DefaultBinDir()
 	}
 	bins := BinariesIn(binDir)
-	if len(bins.missing()) == 0 {
-		return bins, nil
+	return bins, EnsureTools(binDir, bins.tools())
+}
+
+// EnsureTools makes sure each binary in paths (tool name, as hack/build-tools.sh
+// knows it, to its path in binDir) exists, building the missing ones with the
+// script. Concurrent callers, in this or other processes, build only once.
+func EnsureTools(binDir string, paths map[string]string) error {
+	missing := func() []string {
+		var tools []string
+		for name, path := range paths {
+			if st, err := os.Stat(path); err != nil || st.IsDir() {
+				tools = append(tools, name)
+			}
+		}
+		sort.Strings(tools)
+		return tools
+	}
+	if len(missing()) == 0 {
+		return nil
 	}
 	if err := os.MkdirAll(binDir, 0o755); err != nil {
-		return bins, err
+		return err
 	}
 	unlock, err := lockFile(filepath.Join(binDir, ".build.lock"))
 	if err != nil {
-		return bins, err
+		return err
 	}
 	defer unlock()
-	missing := bins.missing() // another process may have built them while we waited
-	if len(missing) == 0 {
-		return bins, nil
+	todo := missing() // another process may have built them while we waited
+	if len(todo) == 0 {
+		return nil
 	}
 	root, err := ModuleRoot()
 	if err != nil {
-		return bins, fmt.Errorf("binaries %v missing in %s and %w", missing, binDir, err)
+		return fmt.Errorf("binaries %v missing in %s and %w", todo, binDir, err)
 	}
 	script := filepath.Join(root, "hack", "build-tools.sh")
-	fmt.Fprintf(os.Stderr, "localcluster: building %v with %s (first time only)\n", missing, script)
-	cmd := exec.Command(script, missing...)
+	fmt.Fprintf(os.Stderr, "building %v with %s (first time only)\n", todo, script)
+	cmd := exec.Command(script, todo...)
 	cmd.Dir = root
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	cmd.Env = append(os.Environ(), "KUMO_TOOLS_BIN="+binDir)
 	if err := cmd.Run(); err != nil {
-		return bins, fmt.Errorf("%s %v: %w", script, missing, err)
+		return fmt.Errorf("%s %v: %w", script, todo, err)
 	}
-	if m := bins.missing(); len(m) > 0 {
-		return bins, fmt.Errorf("%s ran but %v are still missing in %s", script, m, binDir)
+	if m := missing(); len(m) > 0 {
+		return fmt.Errorf("%s ran but %v are still missing in %s", script, m, binDir)
 	}
-	return bins, nil
+	return nil
 }
 
 func lockFile(path string) (unlock func(), err error) {

@@ -1,4 +1,8 @@
-package local
+// Package codec is how backends encode what they store, so that every backend
+// writes the same bytes for the same record and reads numbers back with the same
+// Go types: releases, specs and workspaces as YAML, state entries as JSON, and
+// names derived from content (spec hashes, state entry names).
+package codec
 
 import (
 	"bytes"
@@ -12,8 +16,9 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// validHash reports whether h looks like a hex sha256, the only file names under specs/.
-func validHash(h string) bool {
+// ValidHash reports whether h looks like a hex sha256, the only names specs are
+// stored under. Anything else is refused before it becomes a path or a key.
+func ValidHash(h string) bool {
 	if len(h) != sha256.Size*2 {
 		return false
 	}
@@ -25,35 +30,33 @@ func validHash(h string) bool {
 	return true
 }
 
-// entryFileName names the file of a state entry: resource IDs hold '/' and ':', so
-// the file is named by the hash of the ID (the ID itself is inside the file).
-func entryFileName(id string) string {
+// EntryName names the file or object of a state entry: resource IDs hold '/' and
+// ':', so it is named by the hash of the ID (the ID itself is inside).
+func EntryName(id string) string {
 	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:]) + ".json"
 }
 
-// versionOf is a release file's version: the hash of its bytes. Every write of a
-// release changes ModifyTime, so two different copies never share a version.
-func versionOf(data []byte) string {
-	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:12])
-}
+// EncodeYAML encodes a release, spec or workspace.
+func EncodeYAML(v any) ([]byte, error) { return yaml.Marshal(v) }
 
-func encodeYAML(v any) ([]byte, error) { return yaml.Marshal(v) }
+// EncodeJSON encodes a state entry.
+func EncodeJSON(v any) ([]byte, error) { return json.Marshal(v) }
 
-// decodeYAML decodes YAML into v keeping numbers exact: free-form values
+// DecodeYAML decodes YAML into v keeping numbers exact: free-form values
 // (attributes, extensions, ...) get int64 for integral numbers and float64 for the
 // rest (engine.Normalize), as Kubernetes unstructured objects need, instead of
 // float64 for all.
-func decodeYAML(data []byte, v any) error {
+func DecodeYAML(data []byte, v any) error {
 	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return err
 	}
-	return decodeJSON(j, v)
+	return DecodeJSON(j, v)
 }
 
-func decodeJSON(data []byte, v any) error {
+// DecodeJSON is DecodeYAML for JSON.
+func DecodeJSON(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
@@ -110,5 +113,3 @@ func normalizeMap(m map[string]any) map[string]any {
 	}
 	return engine.Normalize(m).(map[string]any)
 }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,56 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/backend/s3"
+)
+
+// S3Options configure an s3:// backend beyond the standard AWS configuration
+// (credentials, region, AWS_ENDPOINT_URL_S3, ... from the environment and the
+// shared config files).
+type S3Options struct {
+	// Endpoint of an S3-compatible server; buckets are then addressed by path.
+	Endpoint string
+	// Region overrides the AWS configuration's; with none at all, us-east-1.
+	Region string
+	// PathStyle addresses buckets by path even without an endpoint override.
+	PathStyle bool
+}
+
+// OpenBackend returns the backend opts.Backend names: the local directory
+// opts.Home when it is empty, file:///dir for another directory, or
+// s3://bucket[/prefix]. An S3 bucket is checked (exists, credentials accepted)
+// before it is returned, so a misconfiguration fails before any run starts.
+func OpenBackend(ctx context.Context, opts Options) (backend.Backend, error) {
+	raw := opts.Backend
+	switch {
+	case raw == "":
+		home := opts.Home
+		if home == "" {
+			home = DefaultHome()
+		}
+		return local.New(home)
+	case strings.HasPrefix(raw, "s3://"):
+		bucket, prefix, err := s3.ParseURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		return s3.New(ctx, s3.Options{
+			Bucket: bucket, Prefix: prefix,
+			Endpoint: opts.S3.Endpoint, Region: opts.S3.Region, PathStyle: opts.S3.PathStyle,
+		})
+	case strings.HasPrefix(raw, "file://"):
+		u, err := url.Parse(raw)
+		if err != nil || u.Host != "" || u.Path == "" {
+			return nil, fmt.Errorf("backend %q: want file:///absolute/dir", raw)
+		}
+		return local.New(u.Path)
+	}
+	return nil, fmt.Errorf("backend %q: want s3://bucket[/prefix] or file:///dir (or nothing, for %s)", raw, "$KUMO_HOME")
+}
