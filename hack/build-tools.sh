@@ -1,20 +1,31 @@
 #!/usr/bin/env bash
-# Builds the real components kumo's quick start and tests run (etcd, kube-apiserver,
-# kube-controller-manager, and the versitygw S3 server) from the Go module proxy,
-# through the wrapper modules under hack/tools (etcd; kubernetes, one module for both
-# Kubernetes commands; versitygw, whose go.mod pins it as a tool), and caches
-# each binary by version under $HOME/.cache/kumo/bin ($KUMO_TOOLS_BIN) so a warm run
-# costs nothing. internal/localcluster runs this script when a binary is missing and
-# names the binaries by the same versions (a test keeps them in sync); so does
-# internal/s3test for versitygw.
+# Builds the real components kumo's quick start and tests run from the Go module
+# proxy and caches each binary by version under $HOME/.cache/kumo/bin
+# ($KUMO_TOOLS_BIN) so a warm run costs nothing:
+#   - etcd, kube-apiserver, kube-controller-manager and the versitygw S3 server,
+#     through the wrapper modules under hack/tools (etcd; kubernetes, one module for
+#     both Kubernetes commands; versitygw, whose go.mod pins it as a tool);
+#   - terraform and the terraform-provider-local provider, with go install as they are;
+#   - terraform-provider-kumotest, kumo's test provider (hack/tools), cached by version
+#     and a hash of its sources, so an edit rebuilds it;
+#   - terraform-mirror: a provider filesystem mirror of those two providers next to the
+#     bin directory, and a CLI configuration (terraform.tfrc) that installs providers
+#     from it only, for offline tests (TF_CLI_CONFIG_FILE).
+# internal/localcluster, internal/s3test and internal/terraformtest run this script
+# when a binary is missing and name the binaries by the same versions (tests keep
+# them in sync).
 #
-# Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|versitygw]...   (default: all)
-# Prints nothing for a tool already cached.
+# Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|versitygw|terraform|
+#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror]...
+# (default: all). Prints nothing for a tool already cached.
 set -euo pipefail
 
 ETCD_VERSION=v3.6.8
 KUBE_VERSION=v1.36.3
 VERSITYGW_VERSION=v1.8.0
+TERRAFORM_VERSION=v1.5.7
+PROVIDER_LOCAL_VERSION=v1.4.0
+PROVIDER_KUMOTEST_VERSION=0.1.0
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${KUMO_TOOLS_BIN:-$HOME/.cache/kumo/bin}
@@ -31,6 +42,49 @@ build() { # name version module-dir package ldflags
   echo "built $name $version in $((SECONDS - start))s" >&2
 }
 
+# install name version module: go install module@version as name-version.
+install() {
+  local name=$1 version=$2 module=$3 out="$bin/$1-$2"
+  [[ -x $out ]] && return 0
+  echo "building $name $version (first time only; cached at $out)" >&2
+  local start=$SECONDS tmp
+  tmp=$(mktemp -d)
+  GOBIN=$tmp go install -trimpath -ldflags "-s -w" "$module@$version"
+  mv "$tmp/$(basename "$module")" "$out"
+  rm -rf "$tmp"
+  echo "built $name $version in $((SECONDS - start))s" >&2
+}
+
+# kumotest_tag is the test provider's cache tag: its version and a hash of its
+# sources (internal/terraformtest computes the same).
+kumotest_tag() {
+  local dir=$root/hack/tools/terraform-provider-kumotest
+  echo "$PROVIDER_KUMOTEST_VERSION-$(cd "$dir" && cat go.mod go.sum $(ls *.go | LC_ALL=C sort) | sha256sum | cut -c1-12)"
+}
+
+# mirror links the providers into an unpacked filesystem mirror (one tree per
+# registry host, so terraform and tofu both find them) and writes a CLI
+# configuration that installs providers from that mirror only.
+mirror() {
+  local cache mirror os_arch
+  cache=$(dirname "$bin")
+  mirror=$cache/terraform-mirror
+  os_arch=$(go env GOOS)_$(go env GOARCH)
+  local local_v=${PROVIDER_LOCAL_VERSION#v} tag
+  tag=$(kumotest_tag)
+  for host in registry.terraform.io registry.opentofu.org; do
+    local d=$mirror/$host/hashicorp/local/$local_v/$os_arch
+    mkdir -p "$d"
+    ln -sfn "$bin/terraform-provider-local-$PROVIDER_LOCAL_VERSION" "$d/terraform-provider-local_v$local_v"
+    d=$mirror/$host/kumoproj/kumotest/$PROVIDER_KUMOTEST_VERSION/$os_arch
+    mkdir -p "$d"
+    ln -sfn "$bin/terraform-provider-kumotest-$tag" "$d/terraform-provider-kumotest_v$PROVIDER_KUMOTEST_VERSION"
+  done
+  local config=$cache/terraform.tfrc
+  printf 'provider_installation {\n  filesystem_mirror {\n    path = "%s"\n  }\n}\n' "$mirror" >"$config.tmp"
+  mv "$config.tmp" "$config"
+}
+
 kube_ldflags() {
   local v=${KUBE_VERSION#v} pkg=k8s.io/component-base/version
   local major=${v%%.*} rest=${v#*.}
@@ -39,13 +93,21 @@ kube_ldflags() {
 }
 
 tools=("$@")
-((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager versitygw)
+((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager versitygw terraform terraform-mirror)
 for t in "${tools[@]}"; do
   case $t in
     etcd) build etcd "$ETCD_VERSION" etcd . "" ;;
     kube-apiserver | kube-controller-manager)
       build "$t" "$KUBE_VERSION" kubernetes "./cmd/$t" "$(kube_ldflags)" ;;
     versitygw) build versitygw "$VERSITYGW_VERSION" versitygw github.com/versity/versitygw/cmd/versitygw "" ;;
-    *) echo "unknown tool $t (want etcd, kube-apiserver, kube-controller-manager or versitygw)" >&2; exit 2 ;;
+    terraform) install terraform "$TERRAFORM_VERSION" github.com/hashicorp/terraform ;;
+    terraform-provider-local)
+      install "$t" "$PROVIDER_LOCAL_VERSION" github.com/terraform-providers/terraform-provider-local ;;
+    terraform-provider-kumotest) build "$t" "$(kumotest_tag)" "$t" . "" ;;
+    terraform-mirror)
+      install terraform-provider-local "$PROVIDER_LOCAL_VERSION" github.com/terraform-providers/terraform-provider-local
+      build terraform-provider-kumotest "$(kumotest_tag)" terraform-provider-kumotest . ""
+      mirror ;;
+    *) echo "unknown tool $t (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
 done
