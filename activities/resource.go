@@ -139,8 +139,8 @@ func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, look
 }
 
 // KnownAfterApply stands, in a preview, for a value that depends on a resource
-// not applied yet.
-const KnownAfterApply = "(known after apply)"
+// not applied yet (or that a provider computes, see engine.KnownAfterApply).
+const KnownAfterApply = engine.KnownAfterApply
 
 // pendingChange previews a resource whose references wait for another resource.
 func pendingChange(id string, typ engine.Type, live *engine.Resource, target string) engine.Change {

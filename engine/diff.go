@@ -16,6 +16,11 @@ const (
 	UnChanged Action = "UnChanged"
 )
 
+// KnownAfterApply stands, in a planned resource, for a value that is known only
+// once the resource is applied: one a provider computes (a new id), or one taken
+// from a resource that is not applied yet.
+const KnownAfterApply = "(known after apply)"
+
 // FieldChange is one attribute that an Update changes. Path is dotted, with list
 // elements as [i] and keys that are not plain identifiers quoted:
 // spec.template.spec.containers[0].image, metadata.labels["app.kubernetes.io/name"].

@@ -52,6 +52,9 @@ resources:
   attributes:
     length: 16
     special: false
+  extensions:
+    provider: registry.terraform.io/hashicorp/random/3.6.0
+    resourceType: random_password
 secretStore:
   provider: {aws: {region: eu-west-1}}
 context:

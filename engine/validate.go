@@ -8,7 +8,8 @@ import (
 // Validate reports every problem of s at once (joined with errors.Join), each naming
 // the resource: an empty or duplicate ID, an unknown type, a dependsOn or $kumo_path
 // reference to a resource not in s, a Kubernetes resource whose ID does not match its
-// object, and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
+// object, a Terraform resource whose ID or extensions are malformed or disagree (see
+// ParseTerraform), and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
 // each depending on the next). It returns nil for a valid spec.
 func (s *Spec) Validate() error {
 	var errs []error
@@ -32,6 +33,9 @@ func (s *Spec) Validate() error {
 				errs = append(errs, fmt.Errorf("%s: id does not match the object, whose apiVersion:kind:namespace:name is %q", where(i, r.ID), id))
 			}
 		case Terraform:
+			if _, err := parseTerraform(r, where(i, r.ID)); err != nil && r.ID != "" {
+				errs = append(errs, unjoin(err)...)
+			}
 		case "":
 			errs = append(errs, fmt.Errorf("%s: missing type (want %s or %s)", where(i, r.ID), Kubernetes, Terraform))
 		default:

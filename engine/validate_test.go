@@ -9,6 +9,13 @@ func cm(ns, name string) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": ns, "name": name}}
 }
 
+// tfFile is a valid local_file Terraform resource named name.
+func tfFile(name string, deps ...string) Resource {
+	return Resource{ID: TerraformID("hashicorp", "local", "local_file", name), Type: Terraform, DependsOn: deps,
+		Attributes: map[string]any{"filename": name, "content": "x"},
+		Extensions: map[string]any{ExtProvider: "registry.terraform.io/hashicorp/local/1.4.0", ExtResourceType: "local_file"}}
+}
+
 func TestValidateOK(t *testing.T) {
 	s, err := ParseSpec([]byte(demoSpec), "spec.yaml")
 	if err != nil {
@@ -33,9 +40,9 @@ func TestValidateReportsEverything(t *testing.T) {
 			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"namespace": "demo", "name": "deps"},
 			"data": map[string]any{"ip": "$kumo_path.v1:Service:demo:missing.spec.clusterIP"},
 		}},
-		{ID: "a", Type: Terraform, DependsOn: []string{"c"}},
-		{ID: "b", Type: Terraform, DependsOn: []string{"a"}},
-		{ID: "c", Type: Terraform, Attributes: map[string]any{"in": "$kumo_path.b.out"}},
+		tfFile("a", tfFile("c").ID),
+		tfFile("b", tfFile("a").ID),
+		withAttr(tfFile("c"), "content", "$kumo_path."+tfFile("b").ID+".id"),
 		{ID: "v1:ConfigMap:demo:noname", Type: Kubernetes, Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap"}},
 		{ID: "notype"},
 	}}
@@ -51,7 +58,7 @@ func TestValidateReportsEverything(t *testing.T) {
 		`resources[3] ("v1:ConfigMap:demo:wrong"): id does not match the object, whose apiVersion:kind:namespace:name is "v1:ConfigMap:demo:right"`,
 		`resources[5] ("v1:ConfigMap:demo:deps"): dependsOn names unknown resource "nope"`,
 		`resources[5] ("v1:ConfigMap:demo:deps"): reference $kumo_path.v1:Service:demo:missing.spec.clusterIP: no resource with that id in the spec`,
-		`dependency cycle: a -> c -> b -> a`,
+		`dependency cycle: hashicorp:local:local_file:a -> hashicorp:local:local_file:c -> hashicorp:local:local_file:b -> hashicorp:local:local_file:a`,
 		`resources[9] ("v1:ConfigMap:demo:noname"): attributes: kubernetes object without metadata.name`,
 		`resources[10] ("notype"): missing type`,
 	} {
@@ -65,8 +72,61 @@ func TestValidateReportsEverything(t *testing.T) {
 }
 
 func TestValidateSelfDependency(t *testing.T) {
-	s := &Spec{Resources: []Resource{{ID: "a", Type: Terraform, DependsOn: []string{"a"}}}}
-	if err := s.Validate(); err == nil || err.Error() != "dependency cycle: a -> a" {
+	s := &Spec{Resources: []Resource{tfFile("a", tfFile("a").ID)}}
+	if err := s.Validate(); err == nil || err.Error() != "dependency cycle: hashicorp:local:local_file:a -> hashicorp:local:local_file:a" {
 		t.Fatalf("error = %v", err)
+	}
+}
+
+func withAttr(r Resource, k string, v any) Resource {
+	r.Attributes[k] = v
+	return r
+}
+
+// TestValidateTerraform: malformed Terraform IDs and extensions are reported, each
+// naming the resource.
+func TestValidateTerraform(t *testing.T) {
+	ok := tfFile("ok")
+	builtin := Resource{ID: "builtin:terraform:terraform_data:d", Type: Terraform,
+		Extensions: map[string]any{ExtProvider: "terraform.io/builtin/terraform", ExtResourceType: "terraform_data"}}
+	if err := (&Spec{Resources: []Resource{ok, builtin}}).Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		mod  func(r *Resource)
+		want string
+	}{
+		{"three-part id", func(r *Resource) { r.ID = "hashicorp:local:x" }, "not a Terraform resource ID"},
+		{"bad name", func(r *Resource) { r.ID = "hashicorp:local:local_file:9x" }, `resource name "9x" is not a Terraform name`},
+		{"no provider", func(r *Resource) { delete(r.Extensions, ExtProvider) }, "missing extensions.provider"},
+		{"bad provider", func(r *Resource) { r.Extensions[ExtProvider] = "hashicorp/local" }, `extensions.provider: "hashicorp/local" is not host/namespace/name[/version]`},
+		{"other provider", func(r *Resource) { r.Extensions[ExtProvider] = "registry.terraform.io/hashicorp/random/3.0.0" },
+			"id names provider hashicorp/local but extensions.provider is registry.terraform.io/hashicorp/random/3.0.0"},
+		{"no type", func(r *Resource) { delete(r.Extensions, ExtResourceType) }, "missing extensions.resourceType"},
+		{"other type", func(r *Resource) { r.Extensions[ExtResourceType] = "local_sensitive_file" }, "id names resource type local_file but extensions.resourceType is local_sensitive_file"},
+		{"bad meta", func(r *Resource) { r.Extensions[ExtProviderMeta] = "x" }, "extensions.providerMeta is not an object"},
+		{"bad import id", func(r *Resource) { r.Extensions[ExtImportID] = 3 }, `extensions."kusionstack.io/import-id" is not a non-empty string`},
+	}
+	for _, c := range cases {
+		r := tfFile("f")
+		c.mod(&r)
+		err := (&Spec{Resources: []Resource{r}}).Validate()
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), `resources[0] ("`+r.ID+`"): `) {
+			t.Errorf("%s: error = %v, want one naming the resource with %q", c.name, err, c.want)
+		}
+		if _, err := ParseTerraform(&r); err == nil || !strings.HasPrefix(err.Error(), r.ID+": ") {
+			t.Errorf("%s: ParseTerraform error = %v, want it to start with the id", c.name, err)
+		}
+	}
+	p, err := ParseTerraform(&ok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Provider.Source() != "registry.terraform.io/hashicorp/local" || p.Provider.Version != "1.4.0" || p.Type != "local_file" || p.Name != "ok" || p.Provider.Builtin() {
+		t.Errorf("parsed %+v", p)
+	}
+	if p, err := ParseTerraform(&builtin); err != nil || !p.Provider.Builtin() || p.Provider.Version != "" {
+		t.Errorf("builtin: %+v %v", p, err)
 	}
 }
