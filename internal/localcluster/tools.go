@@ -73,6 +73,15 @@ func EnsureTools(binDir string, paths map[string]string) error {
 		sort.Strings(tools)
 		return tools
 	}
+	return BuildTools(binDir, missing)
+}
+
+// BuildTools runs hack/build-tools.sh for the tools missing() names, if any,
+// holding a lock on binDir so that concurrent callers, in this or other
+// processes, build only once: missing is asked again once the lock is held, and
+// after the script ran. For tools whose readiness is more than one file
+// (internal/terraformtest's provider mirror).
+func BuildTools(binDir string, missing func() []string) error {
 	if len(missing()) == 0 {
 		return nil
 	}

@@ -1,0 +1,314 @@
+package terraform
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	goruntime "runtime"
+	"strings"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+// Files of a working directory.
+const (
+	configFile = "main.tf.json"
+	stateFile  = "terraform.tfstate"
+	planFile   = "kumo.tfplan"
+	initMarker = ".kumo-init" // what the last successful init was for
+	lockName   = ".kumo.lock"
+)
+
+// session is one operation on one resource's working directory, which it holds
+// locked until close.
+type session struct {
+	r    *Runtime
+	op   string // apply, preview, read or delete: how every error starts
+	res  *engine.Resource
+	spec *engine.TerraformResource
+	dir  string
+	bin  string
+	tf   *tfexec.Terraform
+	// stderr is terraform's standard error of the command running now.
+	stderr strings.Builder
+	unlock func()
+}
+
+// open locks res's working directory and writes res's recorded terraform state
+// into it, replacing whatever an earlier operation left there.
+func (r *Runtime) open(ctx context.Context, op string, res *engine.Resource) (*session, error) {
+	spec, err := parse(op, res)
+	if err != nil {
+		return nil, err
+	}
+	bin, err := r.binary()
+	if err != nil {
+		return nil, runtime.Permanent(fmt.Errorf("%s %s: %w", op, res.ID, err))
+	}
+	dir := filepath.Join(r.work, dirName(res.ID))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", op, res.ID, err)
+	}
+	unlock, err := lockFile(ctx, filepath.Join(dir, lockName), true)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: lock working directory: %w", op, res.ID, err)
+	}
+	s := &session{r: r, op: op, res: res, spec: spec, dir: dir, bin: bin, unlock: unlock}
+	if s.tf, err = r.handle(dir, bin); err == nil {
+		err = s.restore()
+	}
+	if err != nil {
+		unlock()
+		return nil, fmt.Errorf("%s %s: %w", op, res.ID, err)
+	}
+	return s, nil
+}
+
+func (s *session) close() { s.unlock() }
+
+// binary finds the configured binary: a path as it is, a name on PATH.
+func (r *Runtime) binary() (string, error) {
+	b := r.cfg.Binary
+	if strings.ContainsRune(b, '/') || strings.ContainsRune(b, filepath.Separator) {
+		if _, err := os.Stat(b); err != nil {
+			return "", fmt.Errorf("terraform binary: %w", err)
+		}
+		return b, nil
+	}
+	p, err := exec.LookPath(b)
+	if err != nil {
+		return "", fmt.Errorf("terraform binary %q not found on PATH (runtimes.terraform.binary names terraform, tofu or a path)", b)
+	}
+	return p, nil
+}
+
+// handle returns the terraform-exec handle of dir and bin, made once.
+func (r *Runtime) handle(dir, bin string) (*tfexec.Terraform, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := tfKey{dir, bin}
+	if tf, ok := r.tfs[k]; ok {
+		return tf, nil
+	}
+	tf, err := tfexec.NewTerraform(dir, bin)
+	if err != nil {
+		return nil, err
+	}
+	if err := tf.SetEnv(r.env()); err != nil {
+		return nil, err
+	}
+	r.tfs[k] = tf
+	return tf, nil
+}
+
+// env is the worker's environment (so the user's CLI configuration applies) with
+// the shared plugin cache. Generated working directories have no lock file worth
+// protecting, so the cache may be used without one: otherwise terraform would
+// install the provider again for every new directory.
+func (r *Runtime) env() map[string]string {
+	env := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	env["TF_PLUGIN_CACHE_DIR"] = r.cache
+	env["TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE"] = "true"
+	if _, set := env["CHECKPOINT_DISABLE"]; !set {
+		env["CHECKPOINT_DISABLE"] = "1" // no version check calls home from a worker
+	}
+	return tfexec.CleanEnv(env)
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// dirName names a resource's working directory: readable, and unique by a hash
+// of the whole ID.
+func dirName(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	name := unsafeName.ReplaceAllString(id, "_")
+	if len(name) > 80 {
+		name = name[:80]
+	}
+	return name + "-" + hex.EncodeToString(sum[:6])
+}
+
+// restore makes the directory's state the resource's recorded one, or none.
+func (s *session) restore() error {
+	path := filepath.Join(s.dir, stateFile)
+	for _, stale := range []string{path + ".backup", filepath.Join(s.dir, planFile)} {
+		if err := os.Remove(stale); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	st := stateOf(s.res)
+	if st == "" {
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return os.WriteFile(path, []byte(st), 0o600)
+}
+
+// address is the resource's address in the configuration.
+func (s *session) address() string { return s.spec.Type + "." + s.spec.Name }
+
+// configure writes main.tf.json (with the resource block or only the provider)
+// and runs terraform init unless the directory was initialized for the same
+// provider, binary and plugin directory.
+func (s *session) configure(ctx context.Context, withResource bool) error {
+	cfg, err := mainConfig(s.spec, s.res.Attributes, withResource)
+	if err != nil {
+		return runtime.Permanent(fmt.Errorf("%s %s: %w", s.op, s.res.ID, err))
+	}
+	if err := os.WriteFile(filepath.Join(s.dir, configFile), cfg, 0o644); err != nil {
+		return fmt.Errorf("%s %s: %w", s.op, s.res.ID, err)
+	}
+	p := s.spec.Provider
+	sum := sha256.Sum256([]byte(strings.Join([]string{s.bin, p.Source(), p.Version, s.r.cfg.PluginDir}, "\n")))
+	key := hex.EncodeToString(sum[:])
+	marker := filepath.Join(s.dir, initMarker)
+	if b, err := os.ReadFile(marker); err == nil && string(b) == key {
+		if _, err := os.Stat(filepath.Join(s.dir, ".terraform")); err == nil || p.Builtin() {
+			return nil
+		}
+	}
+	unlock, err := s.r.lockCache(ctx, p)
+	if err != nil {
+		return fmt.Errorf("%s %s: lock the plugin cache: %w", s.op, s.res.ID, err)
+	}
+	defer unlock()
+	opts := []tfexec.InitOption{tfexec.Upgrade(false)}
+	if d := s.r.cfg.PluginDir; d != "" {
+		opts = append(opts, tfexec.PluginDir(d))
+	}
+	if err := s.run(ctx, "init", func(ctx context.Context) error { return s.tf.Init(ctx, opts...) }); err != nil {
+		return err
+	}
+	return os.WriteFile(marker, []byte(key), 0o644)
+}
+
+// lockCache serializes inits that may add a provider to the shared plugin cache
+// (terraform does not guard the cache against concurrent writers); inits of a
+// provider already there only read it and run side by side.
+func (r *Runtime) lockCache(ctx context.Context, p engine.TerraformProvider) (func(), error) {
+	cached := false
+	if p.Builtin() {
+		cached = true
+	} else if exactVersion.MatchString(p.Version) {
+		_, err := os.Stat(filepath.Join(r.cache, p.Host, p.Namespace, p.Name, p.Version, goruntime.GOOS+"_"+goruntime.GOARCH))
+		cached = err == nil
+	}
+	return lockFile(ctx, filepath.Join(r.cache, lockName), !cached)
+}
+
+var exactVersion = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
+
+// run runs one terraform command, turning its failure into an error that names
+// the operation, the resource and terraform's diagnostics.
+func (s *session) run(ctx context.Context, command string, f func(ctx context.Context) error) error {
+	s.stderr.Reset()
+	s.tf.SetStderr(&s.stderr)
+	// terraform-exec starts terraform with Pdeathsig, which Linux delivers when
+	// the thread that started the process exits, not the process: keep this
+	// goroutine on its thread until terraform has exited.
+	goruntime.LockOSThread()
+	err := f(ctx)
+	goruntime.UnlockOSThread()
+	if err == nil {
+		return nil
+	}
+	msg := diagnostics(s.stderr.String())
+	if ctx.Err() != nil {
+		if msg != "" {
+			msg = ": " + msg
+		}
+		return fmt.Errorf("%s %s: terraform %s interrupted (%w)%s", s.op, s.res.ID, command, ctx.Err(), msg)
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	return runtime.Permanent(fmt.Errorf("%s %s: terraform %s: %s", s.op, s.res.ID, command, msg))
+}
+
+// importing reports whether the resource is to be adopted: it has an import ID
+// and its state does not hold it yet.
+func (s *session) importing() bool {
+	return s.spec.ImportID != "" && !hasInstance(stateOf(s.res), s.spec)
+}
+
+// adopt imports the object named by the import ID when the resource is to be
+// adopted, so that the operations that follow continue from its state.
+func (s *session) adopt(ctx context.Context) error {
+	if !s.importing() {
+		return nil
+	}
+	if err := s.configure(ctx, true); err != nil {
+		return err
+	}
+	return s.run(ctx, "import "+s.spec.ImportID, func(ctx context.Context) error {
+		return s.tf.Import(ctx, s.address(), s.spec.ImportID)
+	})
+}
+
+// result reads the directory's state: the resource as it records it, carrying
+// the state, or nil when the state holds no such resource. The attributes come
+// from the output of the whole resource when a successful apply just wrote it
+// (fresh), else from `terraform show -json` of the state.
+func (s *session) result(ctx context.Context, fresh bool) (*engine.Resource, error) {
+	data, err := os.ReadFile(filepath.Join(s.dir, stateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", s.op, s.res.ID, err)
+	}
+	st, err := parseState(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", s.op, s.res.ID, err)
+	}
+	if !st.holds(s.spec) {
+		return nil, nil
+	}
+	if attrs := st.output(); fresh && attrs != nil {
+		return s.resource(attrs, string(data)), nil
+	}
+	var shown *tfjson.State
+	if err := s.run(ctx, "show", func(ctx context.Context) (err error) {
+		shown, err = s.tf.Show(ctx, tfexec.JSONNumber(true))
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	if shown.Values != nil && shown.Values.RootModule != nil {
+		for _, r := range shown.Values.RootModule.Resources {
+			if r.Address == s.address() {
+				attrs, _ := engine.Normalize(r.AttributeValues).(map[string]any)
+				return s.resource(attrs, string(data)), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%s %s: terraform show lists no %s, though the state holds it", s.op, s.res.ID, s.address())
+}
+
+// resource is s.res with other attributes and the given terraform state.
+func (s *session) resource(attrs map[string]any, state string) *engine.Resource {
+	ext := make(map[string]any, len(s.res.Extensions)+1)
+	for k, v := range s.res.Extensions {
+		ext[k] = v
+	}
+	ext[engine.ExtTerraformState] = state
+	return &engine.Resource{ID: s.res.ID, Type: s.res.Type, Attributes: attrs, DependsOn: s.res.DependsOn, Extensions: ext}
+}
