@@ -28,8 +28,10 @@ type Plan struct {
 // PlanNode is one resource to apply, or (Delete) to remove because it is recorded
 // in the prior state but no longer desired.
 type PlanNode struct {
-	ID   string  `json:"id"`
-	Deps []int32 `json:"deps,omitempty"`
+	ID string `json:"id"`
+	// Type is the resource's type: how long its steps may take depends on it.
+	Type engine.Type `json:"type,omitempty"`
+	Deps []int32     `json:"deps,omitempty"`
 	// Refs are the nodes whose live attributes this one references ($kumo_path);
 	// they are among Deps. When one of them changes, so may this node's values.
 	Refs   []int32 `json:"refs,omitempty"`
@@ -71,6 +73,17 @@ func (a *Activities) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) 
 	plan, err := buildPlan(g, gone)
 	if err != nil {
 		return Plan{}, err
+	}
+	goneTypes := map[string]engine.Type{}
+	for _, r := range gone {
+		goneTypes[r.ID] = r.Type
+	}
+	for i := range plan.Nodes {
+		if n := &plan.Nodes[i]; n.Delete {
+			n.Type = goneTypes[n.ID]
+		} else {
+			n.Type = spec.resource(n.ID).Type
+		}
 	}
 	return plan, addRefs(&plan, spec)
 }

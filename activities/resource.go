@@ -56,28 +56,45 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 	if err != nil {
 		return engine.Change{}, err
 	}
-	live, err := rt.Read(ctx, target)
-	if err != nil {
-		return engine.Change{}, nodeError(err)
+	// The runtime continues from what kumo recorded (Terraform: its state).
+	if target, err = a.withRecordedState(ctx, in, target); err != nil {
+		return engine.Change{}, err
 	}
-	var planned *engine.Resource
+	var live, planned *engine.Resource
 	var refs []engine.Ref
-	if res != nil {
+	readLive := func() (err error) {
+		live, err = rt.Read(ctx, target)
+		return nodeError(err)
+	}
+	if res == nil {
+		err = readLive()
+	} else {
 		if refs, err = spec.refsOf(res.ID); err != nil {
 			return engine.Change{}, err
 		}
-		desired, pending, err := withRefs(ctx, res, refs, a.readLive(spec, in.ID, in.Settings), true)
-		if err != nil {
+		var desired *engine.Resource
+		var pending string
+		if desired, pending, err = withRefs(ctx, target, refs, a.readLive(spec, in), true); err != nil {
 			return engine.Change{}, err
 		}
 		if pending != "" {
 			// A referenced resource does not exist yet: the values are known only
-			// after it is applied, and the apiserver would reject the placeholder.
+			// after it is applied, and the runtime would reject the placeholder.
+			if err := readLive(); err != nil {
+				return engine.Change{}, err
+			}
 			return pendingChange(in.ID, res.Type, live, pending), nil
 		}
-		if planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true}); err != nil {
-			return engine.Change{}, nodeError(err)
+		if p, ok := rt.(runtime.Previewer); ok {
+			live, planned, err = p.Preview(ctx, desired)
+			err = nodeError(err)
+		} else if err = readLive(); err == nil {
+			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true})
+			err = nodeError(err)
 		}
+	}
+	if err != nil {
+		return engine.Change{}, err
 	}
 	change := engine.Diff(in.ID, target.Type, planned, live, prior)
 	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
@@ -153,17 +170,20 @@ func pendingChange(id string, typ engine.Type, live *engine.Resource, target str
 	}}
 }
 
-// readLive looks references up in the cluster (for a preview).
-func (a *Activities) readLive(spec *specIndex, self string, settings RuntimeSettings) liveLookup {
+// readLive looks references up in the infrastructure (for a preview of in).
+func (a *Activities) readLive(spec *specIndex, in NodeInput) liveLookup {
 	return func(ctx context.Context, id string) (map[string]any, error) {
-		target := spec.resource(id)
-		rt, err := a.runtime(target.Type, settings)
+		rt, err := a.runtime(spec.resource(id).Type, in.Settings)
+		if err != nil {
+			return nil, err
+		}
+		target, err := a.withRecordedState(ctx, in, spec.resource(id))
 		if err != nil {
 			return nil, err
 		}
 		live, err := rt.Read(ctx, target)
 		if err != nil {
-			return nil, nodeError(fmt.Errorf("read %s, referenced by %s: %w", id, self, err))
+			return nil, nodeError(fmt.Errorf("read %s, referenced by %s: %w", id, in.ID, err))
 		}
 		if live == nil {
 			return nil, nil
@@ -172,15 +192,16 @@ func (a *Activities) readLive(spec *specIndex, self string, settings RuntimeSett
 	}
 }
 
-// readState looks references up in what this release recorded for them: their
-// nodes ran before this one (references are dependency edges).
-func (a *Activities) readState(key backend.ReleaseKey) liveLookup {
+// readState looks references up in what this release recorded for them (their
+// nodes ran before this one: references are dependency edges), or, for a
+// resource this release left unchanged, in the prior state it starts from.
+func (a *Activities) readState(in NodeInput) liveLookup {
 	return func(ctx context.Context, id string) (map[string]any, error) {
-		e, ok, err := a.backend.GetStateEntry(ctx, key, id)
-		if err != nil || !ok || e.Resource == nil {
+		res, err := a.recorded(ctx, in, id)
+		if err != nil || res == nil {
 			return nil, err
 		}
-		return e.Resource.Attributes, nil
+		return res.Attributes, nil
 	}
 }
 
@@ -195,7 +216,7 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
 	if err != nil {
 		return err
 	}
-	desired, _, err := withRefs(ctx, res, refs, a.readState(in.Key), false)
+	desired, _, err := withRefs(ctx, res, refs, a.readState(in), false)
 	if err != nil {
 		return err
 	}
@@ -203,12 +224,28 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
 	if err != nil {
 		return err
 	}
-	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{})
-	if err != nil {
-		return nodeError(err)
+	if desired, err = a.withRecordedState(ctx, in, desired); err != nil {
+		return err
 	}
-	live.DependsOn = recordedDeps(res, refs)
-	return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Resource: live})
+	return a.applyAndRecord(ctx, in, rt, desired, recordedDeps(res, refs))
+}
+
+// applyAndRecord applies desired, heartbeating while the runtime works (a
+// terraform apply may take many minutes), and records the result. A failed apply
+// that left something behind (a tainted object) is recorded too, so the next
+// attempt continues from it instead of creating another object.
+func (a *Activities) applyAndRecord(ctx context.Context, in NodeInput, rt runtime.Runtime, desired *engine.Resource, deps []string) error {
+	stop := heartbeat(ctx, 2*time.Second)
+	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{})
+	stop()
+	if live != nil {
+		live.DependsOn = deps
+		// Also when the run was cancelled: the object exists either way.
+		if perr := a.backend.PutStateEntry(context.WithoutCancel(ctx), in.Key, backend.StateEntry{ID: in.ID, Resource: live}); perr != nil && err == nil {
+			return perr
+		}
+	}
+	return nodeError(err)
 }
 
 // desired returns the run's spec and the node's resource in it.
@@ -242,6 +279,9 @@ func (a *Activities) DeleteResource(ctx context.Context, in NodeInput) error {
 func (a *Activities) deleteAndRecord(ctx context.Context, in NodeInput, res *engine.Resource) error {
 	rt, err := a.runtime(res.Type, in.Settings)
 	if err != nil {
+		return err
+	}
+	if res, err = a.withRecordedState(ctx, in, res); err != nil {
 		return err
 	}
 	stop := heartbeat(ctx, 2*time.Second)
@@ -299,12 +339,13 @@ func heartbeat(ctx context.Context, every time.Duration) (stop func()) {
 }
 
 // sameRecord reports whether live would be recorded exactly as prior already is
-// (resourceVersion and status included).
+// (resourceVersion and status included, and a Terraform state).
 func sameRecord(live, prior *engine.Resource) bool {
 	if live == nil || prior == nil {
 		return live == prior
 	}
 	return slices.Equal(live.DependsOn, prior.DependsOn) &&
+		terraformState(live) == terraformState(prior) &&
 		reflect.DeepEqual(engine.Normalize(live.Attributes), engine.Normalize(prior.Attributes))
 }
 
@@ -375,10 +416,12 @@ func (a *Activities) CompensateResource(ctx context.Context, in CompensateInput)
 	if err != nil {
 		return err
 	}
-	live, err := rt.Apply(ctx, prior, runtime.ApplyOptions{})
+	desired, err := a.restoreTarget(ctx, in.NodeInput, prior)
 	if err != nil {
-		return nodeError(err)
+		return err
 	}
-	live.DependsOn = prior.DependsOn
-	return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Resource: live})
+	if desired, err = a.withRecordedState(ctx, in.NodeInput, desired); err != nil {
+		return err
+	}
+	return a.applyAndRecord(ctx, in.NodeInput, rt, desired, prior.DependsOn)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/engine/runtime/kubernetes"
+	"github.com/kumoproj/kumo/engine/runtime/terraform"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -49,6 +50,14 @@ func NewRuntimes() *Runtimes { return &Runtimes{cache: map[runtimeKey]runtime.Ru
 func (r *Runtimes) For(typ engine.Type, s activities.RuntimeSettings) (runtime.Runtime, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	// Each runtime reads only its own settings: sharing one among runs that
+	// differ in the others keeps one set of caches (discovery, terraform handles).
+	switch typ {
+	case engine.Kubernetes:
+		s = activities.RuntimeSettings{Kubeconfig: s.Kubeconfig, Context: s.Context}
+	case engine.Terraform:
+		s = activities.RuntimeSettings{TerraformBinary: s.TerraformBinary, TerraformPluginDir: s.TerraformPluginDir}
+	}
 	key := runtimeKey{typ, s}
 	if rt, ok := r.cache[key]; ok {
 		return rt, nil
@@ -58,6 +67,10 @@ func (r *Runtimes) For(typ engine.Type, s activities.RuntimeSettings) (runtime.R
 	switch typ {
 	case engine.Kubernetes:
 		rt, err = kubernetes.New(kubernetes.Config{Kubeconfig: s.Kubeconfig, Context: s.Context})
+	case engine.Terraform:
+		// Working directories and the plugin cache are worker-local
+		// (terraform.DefaultDir, $KUMO_TERRAFORM_DIR); the state is in the backend.
+		rt, err = terraform.New(terraform.Config{Binary: s.TerraformBinary, PluginDir: s.TerraformPluginDir})
 	default:
 		return nil, fmt.Errorf("no runtime for resource type %q", typ)
 	}

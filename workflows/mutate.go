@@ -135,10 +135,10 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			return nil
 		case engine.Delete:
 			r.progress.Nodes[i].Status = NodeRunning
-			return workflow.ExecuteActivity(longStep(ctx, "delete "+in.ID), acts.DeleteResource, in)
+			return workflow.ExecuteActivity(deleteStep(ctx, changes[i].Type, "delete "+in.ID), acts.DeleteResource, in)
 		default:
 			r.progress.Nodes[i].Status = NodeRunning
-			return workflow.ExecuteActivity(step(ctx, "apply "+in.ID), acts.ApplyResource, in)
+			return workflow.ExecuteActivity(applyStep(ctx, changes[i].Type, "apply "+in.ID), acts.ApplyResource, in)
 		}
 	}, func(i int, f workflow.Future) error {
 		node := &r.progress.Nodes[i]
@@ -185,9 +185,9 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 		i := applied[k]
 		in := activities.CompensateInput{NodeInput: nodeInput(i), Action: changes[i].Action}
 		if in.Action == engine.Create {
-			return workflow.ExecuteActivity(longStep(ctx, "undo create "+in.ID), acts.CompensateResource, in)
+			return workflow.ExecuteActivity(deleteStep(ctx, changes[i].Type, "undo create "+in.ID), acts.CompensateResource, in)
 		}
-		return workflow.ExecuteActivity(step(ctx, "undo "+strings.ToLower(string(in.Action))+" "+in.ID), acts.CompensateResource, in)
+		return workflow.ExecuteActivity(applyStep(ctx, changes[i].Type, "undo "+strings.ToLower(string(in.Action))+" "+in.ID), acts.CompensateResource, in)
 	}, func(k int, f workflow.Future) error {
 		node := &r.progress.Nodes[applied[k]]
 		if err := f.Get(ctx, nil); err != nil {

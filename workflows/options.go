@@ -5,17 +5,26 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/engine"
 )
 
 // Timeouts decide how fast a run resumes after a crash: a dead worker's activity is
 // retried once its timeout passes. Node calls are one server-side apply or read, so
 // StartToClose stays tight; deletes wait for the object to go and heartbeat instead.
+//
+// Terraform calls wait on providers and clouds (a database takes many minutes to
+// create or delete), so they get a long StartToClose and, for applies and
+// deletes, the heartbeat instead; a Terraform preview (refresh and plan) gets
+// longer than a server-side dry run.
 const (
-	shortCallTimeout  = 10 * time.Second
-	deleteCallTimeout = 10 * time.Minute
-	deleteHeartbeat   = 10 * time.Second
-	approvalTimeout   = time.Hour
-	defaultParallel   = 10
+	shortCallTimeout     = 10 * time.Second
+	deleteCallTimeout    = 10 * time.Minute
+	deleteHeartbeat      = 10 * time.Second
+	terraformCallTimeout = 2 * time.Hour
+	terraformPreview     = 5 * time.Minute
+	approvalTimeout      = time.Hour
+	defaultParallel      = 10
 )
 
 var retryPolicy = &temporal.RetryPolicy{
@@ -48,10 +57,32 @@ func finishStep(ctx workflow.Context) workflow.Context {
 	})
 }
 
+// applyStep is the step that applies (or undoes) one resource of type typ.
+func applyStep(ctx workflow.Context, typ engine.Type, summary string) workflow.Context {
+	if typ == engine.Terraform {
+		return heartbeatStep(ctx, terraformCallTimeout, summary)
+	}
+	return step(ctx, summary)
+}
+
+// deleteStep is the step that deletes one resource of type typ.
+func deleteStep(ctx workflow.Context, typ engine.Type, summary string) workflow.Context {
+	if typ == engine.Terraform {
+		return heartbeatStep(ctx, terraformCallTimeout, summary)
+	}
+	return longStep(ctx, summary)
+}
+
 // longStep is step for activities that wait (deletes), kept alive by heartbeats.
 func longStep(ctx workflow.Context, summary string) workflow.Context {
+	return heartbeatStep(ctx, deleteCallTimeout, summary)
+}
+
+// heartbeatStep is a step of up to timeout, kept alive by heartbeats: a crashed
+// worker's call is retried once deleteHeartbeat passes without one.
+func heartbeatStep(ctx workflow.Context, timeout time.Duration, summary string) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: deleteCallTimeout,
+		StartToCloseTimeout: timeout,
 		HeartbeatTimeout:    deleteHeartbeat,
 		RetryPolicy:         retryPolicy,
 		Summary:             summary,
@@ -63,9 +94,13 @@ func longStep(ctx workflow.Context, summary string) workflow.Context {
 // the worker that runs the workflow, without a round trip through the task queue,
 // and is recorded as one marker instead of three events. That is ~1 ms instead of
 // ~5 ms per node, and a quarter of the history.
-func readStep(ctx workflow.Context, summary string) workflow.Context {
+func readStep(ctx workflow.Context, typ engine.Type, summary string) workflow.Context {
+	timeout := shortCallTimeout
+	if typ == engine.Terraform {
+		timeout = terraformPreview
+	}
 	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: shortCallTimeout,
+		StartToCloseTimeout: timeout,
 		RetryPolicy:         retryPolicy,
 		Summary:             summary,
 	})

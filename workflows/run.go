@@ -53,7 +53,7 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 	noDeps := make([][]int32, len(r.plan.Nodes))
 	walk(ctx, noDeps, r.in.Parallelism, func(i int) workflow.Future {
 		in := node(i)
-		return workflow.ExecuteLocalActivity(readStep(ctx, "preview "+in.ID), acts.PreviewResource, in)
+		return workflow.ExecuteLocalActivity(readStep(ctx, r.plan.Nodes[i].Type, "preview "+in.ID), acts.PreviewResource, in)
 	}, func(i int, f workflow.Future) error {
 		err := f.Get(ctx, &changes[i])
 		failures.add(r.plan.Nodes[i].ID, err)
