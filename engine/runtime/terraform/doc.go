@@ -51,7 +51,10 @@
 //     -json` of the plan. The plan refreshes the object, so its "before" is the live
 //     resource and its "after" is what an apply would produce; values only known
 //     after apply are engine.KnownAfterApply. engine.Diff turns the two into kumo's
-//     Create, Update or UnChanged with field-level changes.
+//     Create, Update or UnChanged with field-level changes. A plan with no change
+//     at all (not even to the output of the whole resource, which any drift would
+//     change) and a plan that creates need no show: live and planned are the
+//     recorded output, or nothing and the arguments.
 //   - Read: `terraform apply -refresh-only` with a configuration that has only the
 //     provider (the resource's own arguments may hold references not resolved
 //     yet), then `terraform show -json` of the refreshed state. A resource with no

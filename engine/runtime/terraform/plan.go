@@ -17,13 +17,39 @@ import (
 // "before" is the object as the plan's refresh found it (live), its "after" what
 // an apply would make of it (planned), with the values known only after the apply
 // marked engine.KnownAfterApply.
+//
+// Two plans need no JSON, which saves a terraform show (a process that starts
+// the provider again) per resource:
+//   - no change at all (terraform plan's exit code 0): the output of the whole
+//     resource would change with any attribute of the refreshed object, so the
+//     recorded state's output is what is live and what is planned;
+//   - a resource with no recorded object: it is created (engine.Diff lists no
+//     fields for a Create), planned as its arguments.
 func (s *session) plan(ctx context.Context) (live, planned *engine.Resource, err error) {
 	path := filepath.Join(s.dir, planFile)
-	if err := s.run(ctx, "plan", func(ctx context.Context) error {
-		_, err := s.tf.Plan(ctx, tfexec.Out(path))
+	var changed bool
+	if err := s.run(ctx, "plan", func(ctx context.Context) (err error) {
+		changed, err = s.tf.Plan(ctx, tfexec.Out(path))
 		return err
 	}); err != nil {
 		return nil, nil, err
+	}
+	state, err := os.ReadFile(filepath.Join(s.dir, stateFile))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, nil, fmt.Errorf("%s %s: %w", s.op, s.res.ID, err)
+	}
+	var st *tfstate
+	if len(state) > 0 {
+		if st, err = parseState(state); err != nil {
+			return nil, nil, fmt.Errorf("%s %s: %w", s.op, s.res.ID, err)
+		}
+	}
+	switch {
+	case !changed && st != nil && st.holds(s.spec) && st.output() != nil:
+		live = s.resource(st.output(), string(state))
+		return live, live, nil
+	case st == nil || !st.holds(s.spec):
+		return nil, s.res, nil
 	}
 	var p *tfjson.Plan
 	if err := s.run(ctx, "show", func(ctx context.Context) (err error) {
@@ -40,10 +66,6 @@ func (s *session) plan(ctx context.Context) (live, planned *engine.Resource, err
 	}
 	if change == nil {
 		return nil, nil, runtime.Permanent(fmt.Errorf("%s %s: terraform plan has no change for %s", s.op, s.res.ID, s.address()))
-	}
-	state, err := os.ReadFile(filepath.Join(s.dir, stateFile))
-	if err != nil && !os.IsNotExist(err) {
-		return nil, nil, fmt.Errorf("%s %s: %w", s.op, s.res.ID, err)
 	}
 	if before, ok := engine.Normalize(change.Before).(map[string]any); ok {
 		live = s.resource(before, string(state))

@@ -383,3 +383,28 @@ func TestBuiltinTerraformData(t *testing.T) {
 		t.Errorf("terraform_data attributes %v", got.Attributes)
 	}
 }
+
+// TestPreviewSeesDrift: an object changed outside kumo previews with its live
+// value, and the apply puts it back; Read sees the change too.
+func TestPreviewSeesDrift(t *testing.T) {
+	rt, _ := newRuntime(t)
+	dir := t.TempDir()
+	res := object("drifting", dir, map[string]any{"content": "mine"})
+	got := apply(t, rt, res)
+	file := filepath.Join(dir, got.Attributes["id"].(string))
+	if err := os.WriteFile(file, []byte("theirs"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	live, err := rt.Read(context.Background(), recorded(res, got))
+	if err != nil || live == nil || live.Attributes["content"] != "theirs" {
+		t.Fatalf("read of a drifted object: %+v %v", live, err)
+	}
+	c := preview(t, rt, recorded(res, got))
+	if c.Action != engine.Update || len(c.Fields) != 1 || c.Fields[0].Before != "theirs" || c.Fields[0].After != "mine" {
+		t.Errorf("preview of a drifted object: %+v, want an Update of content from theirs to mine", c)
+	}
+	apply(t, rt, recorded(res, got))
+	if b, _ := os.ReadFile(file); string(b) != "mine" {
+		t.Errorf("object holds %q after the apply", b)
+	}
+}
