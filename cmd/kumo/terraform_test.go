@@ -53,22 +53,6 @@ func stateResource(rel map[string]any, id string) map[string]any {
 	return nil
 }
 
-// objectFiles lists the kumotest objects in dir (not the .pending markers).
-func objectFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".pending") {
-			names = append(names, e.Name())
-		}
-	}
-	return names
-}
-
 // TestTerraformLocalFileLifecycle: a local_file previews as Create, is created,
 // re-applies as UnChanged, previews an argument change as an Update naming the
 // field, and is removed by destroy.
@@ -157,7 +141,7 @@ func TestTerraformFeedsKubernetes(t *testing.T) {
 		t.Errorf("ConfigMap preview: %+v, want Create with values known after apply", c)
 	}
 	e.ok("apply", "--yes", "-f", v1)
-	objects := objectFiles(t, dir)
+	objects := terraformtest.Objects(t, dir)
 	if len(objects) != 1 {
 		t.Fatalf("objects %v, want one", objects)
 	}
@@ -181,7 +165,7 @@ func TestTerraformFeedsKubernetes(t *testing.T) {
 	if d := data(); d["token"] != objects[0] {
 		t.Errorf("after a ConfigMap-only change, token = %q, want %s", d["token"], objects[0])
 	}
-	if o := objectFiles(t, dir); len(o) != 1 {
+	if o := terraformtest.Objects(t, dir); len(o) != 1 {
 		t.Errorf("objects after re-apply: %v", o)
 	}
 }
@@ -236,14 +220,14 @@ func TestTerraformApplySurvivesAKilledWorker(t *testing.T) {
 	}
 
 	killDuringApply(e.writeSpec("v1.yaml", "resources:\n"+kumotestObject("slow", dir, `content: "v1", delay: "5s"`, "")), t.TempDir())
-	objects := objectFiles(t, dir)
+	objects := terraformtest.Objects(t, dir)
 	if len(objects) != 1 {
 		t.Fatalf("objects after the interrupted create: %v, want one", objects)
 	}
 	checkRecorded(t, e.release(1), id, objects[0], "v1")
 
 	killDuringApply(e.writeSpec("v2.yaml", "resources:\n"+kumotestObject("slow", dir, `content: "v2", delay: "5s"`, "")), t.TempDir())
-	if o := objectFiles(t, dir); len(o) != 1 || o[0] != objects[0] {
+	if o := terraformtest.Objects(t, dir); len(o) != 1 || o[0] != objects[0] {
 		t.Fatalf("objects after the interrupted update: %v, want only %s", o, objects[0])
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, objects[0])); string(b) != "v2" {
@@ -294,7 +278,7 @@ func TestTerraformImportAdoptsAnObject(t *testing.T) {
 	if err != nil || !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("the adopted object was recreated or rewritten: %v", err)
 	}
-	if o := objectFiles(t, dir); len(o) != 1 {
+	if o := terraformtest.Objects(t, dir); len(o) != 1 {
 		t.Errorf("objects after import: %v", o)
 	}
 	checkRecorded(t, e.release(1), id, "made-by-hand", "hand")

@@ -13,6 +13,7 @@ import (
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 	"github.com/kumoproj/kumo/internal/s3test"
+	"github.com/kumoproj/kumo/internal/terraformtest"
 )
 
 func TestMain(m *testing.M) { localclustertest.Main(m) }
@@ -31,6 +32,8 @@ func TestVersionsMatchBuildScript(t *testing.T) {
 	for name, want := range map[string]string{
 		"ETCD_VERSION": localcluster.EtcdVersion, "KUBE_VERSION": localcluster.KubernetesVersion,
 		"VERSITYGW_VERSION": s3test.VersitygwVersion,
+		"TERRAFORM_VERSION": terraformtest.TerraformVersion, "PROVIDER_LOCAL_VERSION": terraformtest.ProviderLocalVersion,
+		"PROVIDER_KUMOTEST_VERSION": terraformtest.ProviderKumotestVersion,
 	} {
 		m := regexp.MustCompile(`(?m)^` + name + `=(\S+)$`).FindSubmatch(script)
 		if m == nil || string(m[1]) != want {

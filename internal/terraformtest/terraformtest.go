@@ -89,6 +89,23 @@ func (tl Tools) Setenv(t testing.TB, workDir string) {
 	}
 }
 
+// Objects lists the kumotest_object objects in dir: its files other than the
+// .pending markers of creates and updates in flight.
+func Objects(t testing.TB, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".pending") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
 func ensure() (Tools, error) {
 	binDir := localcluster.DefaultBinDir()
 	cache := filepath.Dir(binDir)

@@ -79,22 +79,6 @@ func apply(t *testing.T, rt *terraform.Runtime, res *engine.Resource) *engine.Re
 	return out
 }
 
-// objects lists the kumotest objects in dir (files other than .pending markers).
-func objects(t *testing.T, dir string) []string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".pending") {
-			names = append(names, e.Name())
-		}
-	}
-	return names
-}
-
 // TestLocalFileLifecycle: preview Create, apply, re-apply UnChanged, an argument
 // change previews as an Update naming the field, destroy removes the file.
 func TestLocalFileLifecycle(t *testing.T) {
@@ -185,8 +169,8 @@ func TestStateComesFromTheRecordNotTheDisk(t *testing.T) {
 		t.Errorf("preview on another worker: %+v, want Update", c)
 	}
 	updated := apply(t, second, recorded(next, got))
-	if updated.Attributes["id"] != got.Attributes["id"] || len(objects(t, dir)) != 1 {
-		t.Errorf("update on another worker made %v (id %v, was %v)", objects(t, dir), updated.Attributes["id"], got.Attributes["id"])
+	if updated.Attributes["id"] != got.Attributes["id"] || len(terraformtest.Objects(t, dir)) != 1 {
+		t.Errorf("update on another worker made %v (id %v, was %v)", terraformtest.Objects(t, dir), updated.Attributes["id"], got.Attributes["id"])
 	}
 	// A stale state on disk is replaced by the record: without the record, the
 	// resource does not exist, whatever the working directory says.
@@ -196,7 +180,7 @@ func TestStateComesFromTheRecordNotTheDisk(t *testing.T) {
 	if err := second.Delete(context.Background(), updated); err != nil {
 		t.Fatal(err)
 	}
-	if o := objects(t, dir); len(o) != 0 {
+	if o := terraformtest.Objects(t, dir); len(o) != 0 {
 		t.Errorf("objects after delete: %v", o)
 	}
 }
@@ -220,7 +204,7 @@ func TestImportAdoptsTheObject(t *testing.T) {
 	if got.Attributes["id"] != "existing" {
 		t.Errorf("adopted object has id %v", got.Attributes["id"])
 	}
-	if o := objects(t, dir); len(o) != 1 || o[0] != "existing" {
+	if o := terraformtest.Objects(t, dir); len(o) != 1 || o[0] != "existing" {
 		t.Errorf("objects after import: %v", o)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "existing")); string(b) != "new" {
@@ -302,7 +286,7 @@ func TestCancelInterruptsTerraform(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "apply "+res.ID+": terraform apply interrupted") || runtime.IsPermanent(err) {
 		t.Fatalf("cancelled apply: %v", err)
 	}
-	if o := objects(t, dir); len(o) != 0 {
+	if o := terraformtest.Objects(t, dir); len(o) != 0 {
 		t.Errorf("objects after a cancelled create: %v", o)
 	}
 }
