@@ -6,6 +6,8 @@
 #     through the wrapper modules under hack/tools (etcd; kubernetes, one module for
 #     both Kubernetes commands; versitygw, whose go.mod pins it as a tool);
 #   - terraform and the terraform-provider-local provider, with go install as they are;
+#     tofu (OpenTofu, not built by default), through its wrapper module, which carries
+#     OpenTofu's replace of HCL;
 #   - terraform-provider-kumotest, kumo's test provider (hack/tools), cached by version
 #     and a hash of its sources, so an edit rebuilds it;
 #   - terraform-mirror: a provider filesystem mirror of those two providers next to the
@@ -16,14 +18,15 @@
 # them in sync).
 #
 # Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|versitygw|terraform|
-#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror]...
-# (default: all). Prints nothing for a tool already cached.
+#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|tofu]...
+# (default: all but tofu). Prints nothing for a tool already cached.
 set -euo pipefail
 
 ETCD_VERSION=v3.6.8
 KUBE_VERSION=v1.36.3
 VERSITYGW_VERSION=v1.8.0
 TERRAFORM_VERSION=v1.5.7
+TOFU_VERSION=v1.12.6
 PROVIDER_LOCAL_VERSION=v1.4.0
 PROVIDER_KUMOTEST_VERSION=0.1.0
 
@@ -108,6 +111,7 @@ for t in "${tools[@]}"; do
       install terraform-provider-local "$PROVIDER_LOCAL_VERSION" github.com/terraform-providers/terraform-provider-local
       build terraform-provider-kumotest "$(kumotest_tag)" terraform-provider-kumotest . ""
       mirror ;;
+    tofu) build tofu "$TOFU_VERSION" opentofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no" ;;
     *) echo "unknown tool $t (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
 done

@@ -7,8 +7,9 @@
 //	tools := terraformtest.Ensure(t)
 //	cmd.Env = append(os.Environ(), tools.Env(t.TempDir())...)
 //
-// KUMO_TEST_TERRAFORM, when set, names another terraform-compatible binary (a
-// tofu, say) for the tests to use instead of terraform v1.5.7.
+// KUMO_TEST_TERRAFORM, when set, names another terraform-compatible binary for the
+// tests to use instead of terraform v1.5.7, e.g. the tofu that `hack/build-tools.sh
+// tofu` builds (~/.cache/kumo/bin/tofu-v1.12.6): the tests pass with both.
 package terraformtest
 
 import (
@@ -144,6 +145,8 @@ func ensure() (Tools, error) {
 	if b := os.Getenv("KUMO_TEST_TERRAFORM"); b != "" {
 		tools.Binary = b
 	}
+	// One directory per binary, so test runs with different binaries can overlap.
+	tools.PathDir = filepath.Join(tools.PathDir, filepath.Base(tools.Binary))
 	return tools, linkPath(tools)
 }
 
