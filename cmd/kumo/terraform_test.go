@@ -339,3 +339,41 @@ func TestTerraformErrorsNameTheResource(t *testing.T) {
 	e.ok("workspace", "update", "-f", ws, "default")
 	check(base+kumotestObject("any", dir, `content: "x"`, ""), "kumoproj:kumotest:kumotest_object:any", "terraform binary: ", "/nonexistent/terraform")
 }
+
+// TestTerraformRollbackOnFailure: when a later resource fails, an updated
+// Terraform resource is put back as the prior release's spec had it (the same
+// object) and one the apply created is destroyed, using the state recorded for it.
+func TestTerraformRollbackOnFailure(t *testing.T) {
+	e, _ := terraformEnv(t)
+	dir := t.TempDir()
+	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", "resources:\n"+kumotestObject("kept", dir, `content: "v1"`, "")))
+	before := terraformtest.Objects(t, dir)
+	if len(before) != 1 {
+		t.Fatalf("objects after v1: %v", before)
+	}
+	deps := "dependsOn: [kumoproj:kumotest:kumotest_object:kept, kumoproj:kumotest:kumotest_object:added]"
+	v2 := "resources:\n" + kumotestObject("kept", dir, `content: "v2"`, "") + kumotestObject("added", dir, `content: "new"`, "") +
+		kumotestObject("failing", dir, `fail: "no more objects"`, deps)
+	r := e.fails([]string{"apply", "--yes", "--rollback-on-failure", "-f", e.writeSpec("v2.yaml", v2)}, "no more objects")
+	if !strings.Contains(r.stdout, "Compensation: 2 resources put back") {
+		t.Errorf("apply output:\n%s", r.stdout)
+	}
+	if after := terraformtest.Objects(t, dir); len(after) != 1 || after[0] != before[0] {
+		t.Errorf("objects after compensation: %v, want only %v", after, before)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, before[0])); string(b) != "v1" {
+		t.Errorf("the updated object holds %q after compensation, want v1", b)
+	}
+	rel := e.release(2)
+	if comp, _ := rel["compensation"].(map[string]any); comp["errors"] != nil {
+		t.Errorf("compensation errors: %v", comp["errors"])
+	}
+	if stateResource(rel, "kumoproj:kumotest:kumotest_object:added") != nil {
+		t.Errorf("release 2 still records the object it undid")
+	}
+	// The recorded state is the restored object: destroy finds and removes it.
+	e.ok("destroy", "--yes")
+	if o := terraformtest.Objects(t, dir); len(o) != 0 {
+		t.Errorf("objects after destroy: %v", o)
+	}
+}
