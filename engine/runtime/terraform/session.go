@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	goruntime "runtime"
@@ -77,60 +76,6 @@ func (r *Runtime) open(ctx context.Context, op string, res *engine.Resource) (*s
 
 func (s *session) close() { s.unlock() }
 
-// binary finds the configured binary: a path as it is, a name on PATH.
-func (r *Runtime) binary() (string, error) {
-	b := r.cfg.Binary
-	if strings.ContainsRune(b, '/') || strings.ContainsRune(b, filepath.Separator) {
-		if _, err := os.Stat(b); err != nil {
-			return "", fmt.Errorf("terraform binary: %w", err)
-		}
-		return b, nil
-	}
-	p, err := exec.LookPath(b)
-	if err != nil {
-		return "", fmt.Errorf("terraform binary %q not found on PATH (runtimes.terraform.binary names terraform, tofu or a path)", b)
-	}
-	return p, nil
-}
-
-// handle returns the terraform-exec handle of dir and bin, made once.
-func (r *Runtime) handle(dir, bin string) (*tfexec.Terraform, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	k := tfKey{dir, bin}
-	if tf, ok := r.tfs[k]; ok {
-		return tf, nil
-	}
-	tf, err := tfexec.NewTerraform(dir, bin)
-	if err != nil {
-		return nil, err
-	}
-	if err := tf.SetEnv(r.env()); err != nil {
-		return nil, err
-	}
-	r.tfs[k] = tf
-	return tf, nil
-}
-
-// env is the worker's environment (so the user's CLI configuration applies) with
-// the shared plugin cache. Generated working directories have no lock file worth
-// protecting, so the cache may be used without one: otherwise terraform would
-// install the provider again for every new directory.
-func (r *Runtime) env() map[string]string {
-	env := map[string]string{}
-	for _, kv := range os.Environ() {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
-	}
-	env["TF_PLUGIN_CACHE_DIR"] = r.cache
-	env["TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE"] = "true"
-	if _, set := env["CHECKPOINT_DISABLE"]; !set {
-		env["CHECKPOINT_DISABLE"] = "1" // no version check calls home from a worker
-	}
-	return tfexec.CleanEnv(env)
-}
-
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 // dirName names a resource's working directory: readable, and unique by a hash
@@ -165,57 +110,6 @@ func (s *session) restore() error {
 // address is the resource's address in the configuration.
 func (s *session) address() string { return s.spec.Type + "." + s.spec.Name }
 
-// configure writes main.tf.json (with the resource block or only the provider)
-// and runs terraform init unless the directory was initialized for the same
-// provider, binary and plugin directory.
-func (s *session) configure(ctx context.Context, withResource bool) error {
-	cfg, err := mainConfig(s.spec, s.res.Attributes, withResource)
-	if err != nil {
-		return runtime.Permanent(fmt.Errorf("%s %s: %w", s.op, s.res.ID, err))
-	}
-	if err := os.WriteFile(filepath.Join(s.dir, configFile), cfg, 0o644); err != nil {
-		return fmt.Errorf("%s %s: %w", s.op, s.res.ID, err)
-	}
-	p := s.spec.Provider
-	sum := sha256.Sum256([]byte(strings.Join([]string{s.bin, p.Source(), p.Version, s.r.cfg.PluginDir}, "\n")))
-	key := hex.EncodeToString(sum[:])
-	marker := filepath.Join(s.dir, initMarker)
-	if b, err := os.ReadFile(marker); err == nil && string(b) == key {
-		if _, err := os.Stat(filepath.Join(s.dir, ".terraform")); err == nil || p.Builtin() {
-			return nil
-		}
-	}
-	unlock, err := s.r.lockCache(ctx, p)
-	if err != nil {
-		return fmt.Errorf("%s %s: lock the plugin cache: %w", s.op, s.res.ID, err)
-	}
-	defer unlock()
-	opts := []tfexec.InitOption{tfexec.Upgrade(false)}
-	if d := s.r.cfg.PluginDir; d != "" {
-		opts = append(opts, tfexec.PluginDir(d))
-	}
-	if err := s.run(ctx, "init", func(ctx context.Context) error { return s.tf.Init(ctx, opts...) }); err != nil {
-		return err
-	}
-	return os.WriteFile(marker, []byte(key), 0o644)
-}
-
-// lockCache serializes inits that may add a provider to the shared plugin cache
-// (terraform does not guard the cache against concurrent writers); inits of a
-// provider already there only read it and run side by side.
-func (r *Runtime) lockCache(ctx context.Context, p engine.TerraformProvider) (func(), error) {
-	cached := false
-	if p.Builtin() {
-		cached = true
-	} else if exactVersion.MatchString(p.Version) {
-		_, err := os.Stat(filepath.Join(r.cache, p.Host, p.Namespace, p.Name, p.Version, goruntime.GOOS+"_"+goruntime.GOARCH))
-		cached = err == nil
-	}
-	return lockFile(ctx, filepath.Join(r.cache, lockName), !cached)
-}
-
-var exactVersion = regexp.MustCompile(`^\d+\.\d+\.\d+$`)
-
 // run runs one terraform command, turning its failure into an error that names
 // the operation, the resource and terraform's diagnostics.
 func (s *session) run(ctx context.Context, command string, f func(ctx context.Context) error) error {
@@ -241,26 +135,6 @@ func (s *session) run(ctx context.Context, command string, f func(ctx context.Co
 		msg = err.Error()
 	}
 	return runtime.Permanent(fmt.Errorf("%s %s: terraform %s: %s", s.op, s.res.ID, command, msg))
-}
-
-// importing reports whether the resource is to be adopted: it has an import ID
-// and its state does not hold it yet.
-func (s *session) importing() bool {
-	return s.spec.ImportID != "" && !hasInstance(stateOf(s.res), s.spec)
-}
-
-// adopt imports the object named by the import ID when the resource is to be
-// adopted, so that the operations that follow continue from its state.
-func (s *session) adopt(ctx context.Context) error {
-	if !s.importing() {
-		return nil
-	}
-	if err := s.configure(ctx, true); err != nil {
-		return err
-	}
-	return s.run(ctx, "import "+s.spec.ImportID, func(ctx context.Context) error {
-		return s.tf.Import(ctx, s.address(), s.spec.ImportID)
-	})
 }
 
 // result reads the directory's state: the resource as it records it, carrying
