@@ -27,7 +27,9 @@ quickstart: build example cluster-up
 	@echo "Look with kubectl: kubectl --kubeconfig $(KUBECONFIG_LOCAL) -n shop get all,configmaps"
 	@echo "The spec it generated: bin/kumo generate --stack examples/shop/dev"
 
-cluster-up: tools
+# The cluster needs only the Kubernetes binaries, not everything the tests use.
+cluster-up:
+	hack/build-tools.sh etcd kube-apiserver kube-controller-manager
 	go run ./hack/cluster up
 
 cluster-down:
