@@ -49,12 +49,14 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	finish := func(o outcome) error {
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
+		var nodes []workflows.Node
 		if p, err := run.Progress(qctx); err == nil {
 			showProgress(p)
+			nodes = p.Nodes
 		} else if !shownPreview && o.res.Changes != nil {
 			printChanges(os.Stdout, o.res.Changes)
 		}
-		printSummary(os.Stdout, run, o.res, time.Since(start))
+		printSummary(os.Stdout, run, o.res, nodes, time.Since(start))
 		if o.err != nil {
 			return runFailed(ctx, run, o.err)
 		}
@@ -170,17 +172,17 @@ func printNode(w io.Writer, n workflows.Node) {
 	}
 }
 
-func printSummary(w io.Writer, run *client.Run, res workflows.Result, took time.Duration) {
+func printSummary(w io.Writer, run *client.Run, res workflows.Result, nodes []workflows.Node, took time.Duration) {
 	if res.Revision == 0 {
 		return
 	}
-	counts := map[engine.Action]int{}
-	for _, c := range res.Changes {
-		counts[c.Action]++
+	counts, failed, notRun := outcomes(res.Changes, nodes)
+	fmt.Fprintf(w, "Release %d %s (%s): %d created, %d updated, %d deleted, %d unchanged",
+		res.Revision, res.Phase, run.Operation, counts[engine.Create], counts[engine.Update], counts[engine.Delete], counts[engine.UnChanged])
+	if failed > 0 || notRun > 0 {
+		fmt.Fprintf(w, "; %d failed, %d not changed", failed, notRun)
 	}
-	fmt.Fprintf(w, "Release %d %s (%s): %d created, %d updated, %d deleted, %d unchanged in %s. Run %s.\n",
-		res.Revision, res.Phase, run.Operation, counts[engine.Create], counts[engine.Update], counts[engine.Delete],
-		counts[engine.UnChanged], took.Round(10*time.Millisecond), run.RunID)
+	fmt.Fprintf(w, " in %s. Run %s.\n", took.Round(10*time.Millisecond), run.RunID)
 	if c := res.Compensation; c != nil {
 		fmt.Fprintf(w, "Compensation: %d resources put back as they were", len(c.Resources))
 		if len(c.Errors) > 0 {
@@ -188,4 +190,31 @@ func printSummary(w io.Writer, run *client.Run, res workflows.Result, took time.
 		}
 		fmt.Fprintln(w, ".")
 	}
+}
+
+// outcomes counts what a run did per action. With the nodes' final statuses, a
+// node counts under its action only if it succeeded: a failed apply's summary
+// must not call the resource that failed "created". Without them (the query
+// failed), the preview's plan is all there is.
+func outcomes(changes []engine.Change, nodes []workflows.Node) (done map[engine.Action]int, failed, notRun int) {
+	done = map[engine.Action]int{}
+	if len(nodes) == 0 {
+		for _, c := range changes {
+			done[c.Action]++
+		}
+		return done, 0, 0
+	}
+	for _, n := range nodes {
+		switch n.Status {
+		case workflows.NodeSucceeded:
+			done[n.Action]++
+		case workflows.NodeUnchanged:
+			done[engine.UnChanged]++
+		case workflows.NodeFailed:
+			failed++
+		default: // skipped, compensated, or never reached
+			notRun++
+		}
+	}
+	return done, failed, notRun
 }

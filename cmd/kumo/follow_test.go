@@ -1,0 +1,29 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/workflows"
+)
+
+// TestOutcomesCountWhatHappened: a failed apply's summary counts the node that
+// failed, and those never reached, apart from what was created.
+func TestOutcomesCountWhatHappened(t *testing.T) {
+	changes := []engine.Change{{ID: "a", Action: engine.Create}, {ID: "b", Action: engine.Create}, {ID: "c", Action: engine.Update}, {ID: "d", Action: engine.UnChanged}}
+	nodes := []workflows.Node{
+		{ID: "a", Action: engine.Create, Status: workflows.NodeSucceeded},
+		{ID: "b", Action: engine.Create, Status: workflows.NodeFailed},
+		{ID: "c", Action: engine.Update, Status: workflows.NodeSkipped},
+		{ID: "d", Action: engine.UnChanged, Status: workflows.NodeUnchanged},
+	}
+	done, failed, notRun := outcomes(changes, nodes)
+	if done[engine.Create] != 1 || done[engine.Update] != 0 || done[engine.UnChanged] != 1 || failed != 1 || notRun != 1 {
+		t.Errorf("outcomes %v, %d failed, %d not run; want 1 created, 1 unchanged, 1 failed, 1 not run", done, failed, notRun)
+	}
+	// Without the nodes' statuses, the plan is counted.
+	done, failed, notRun = outcomes(changes, nil)
+	if done[engine.Create] != 2 || done[engine.Update] != 1 || failed != 0 || notRun != 0 {
+		t.Errorf("outcomes from the plan %v, %d, %d", done, failed, notRun)
+	}
+}
