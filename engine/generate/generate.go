@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -65,6 +67,9 @@ func Generate(ctx context.Context, in Input) (*engine.Spec, error) {
 	}
 	if g.ws == nil {
 		g.ws = &engine.Workspace{Name: engine.DefaultWorkspace}
+	}
+	if errs := validation.IsValidLabelValue(g.ws.Name); len(errs) > 0 {
+		return nil, fmt.Errorf("workspace %q cannot label the generated objects (kumo.io/workspace): %s", g.ws.Name, errs[0])
 	}
 	if g.log == nil {
 		g.log = io.Discard
@@ -123,6 +128,10 @@ func (g *generation) app(name string, app App) error {
 	a := newAppContext(p.Name, s.Name, g.ws.Name, name, p.Name)
 	path := "apps." + name
 	fileErr := func(err error) error { return fmt.Errorf("%s: %w", g.appFile, err) }
+	if len(a.name) > validation.DNS1123LabelMaxLength {
+		return fileErr(errorAt(path, "the generated name %s (<project>-<stack>-<app>) is %d characters; Kubernetes allows %d for a Service: shorten the project, stack or app name",
+			a.name, len(a.name), validation.DNS1123LabelMaxLength))
+	}
 
 	typ, _ := app.Workload["type"].(string)
 	check := workloadCheck(typ)

@@ -282,6 +282,8 @@ app: {}`, []string{`unknown field "app"`}},
 		{"manifest without name", `apps: {web: {workload: {type: service, containers: {web: {image: x}}}, accessories: {r: {module: kubernetes, manifests: [{apiVersion: v1, kind: ConfigMap, metadata: {}}]}}}}`,
 			[]string{"apps.web.accessories.r.manifests[0]", "metadata.name"}},
 		{"yaml syntax", "apps:\n  web: [\n", []string{"yaml"}},
+		{"name too long", "apps: {" + strings.Repeat("w", 60) + ": {workload: {type: service, containers: {web: {image: x}}}}}",
+			[]string{"apps." + strings.Repeat("w", 60), "is 69 characters; Kubernetes allows 63"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -314,6 +316,10 @@ func TestBadProjectAndWorkspace(t *testing.T) {
 	}}, nil)
 	if err == nil || !strings.Contains(err.Error(), "workspace prod: modules.service.config") || !strings.Contains(err.Error(), `unknown field "replica"`) {
 		t.Errorf("bad workspace default: %v", err)
+	}
+	_, err = generateStack(t, stack, &engine.Workspace{Name: strings.Repeat("p", 64)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "cannot label the generated objects") {
+		t.Errorf("workspace name too long for a label: %v", err)
 	}
 	if _, err := Load(filepath.Dir(stack)); err == nil || !strings.Contains(err.Error(), "not a stack") {
 		t.Errorf("project dir as stack: %v", err)
