@@ -12,36 +12,30 @@ import (
 	"github.com/kumoproj/kumo/workflows"
 )
 
-// Stack names the project and stack of a stack directory, reading its files, so
-// that a bad project.yaml, stack.yaml or app.yaml is reported before any run.
-func Stack(dir string) (project, stack string, err error) {
-	src, err := generate.Load(dir)
-	if err != nil {
-		return "", "", err
-	}
-	return src.Project.Name, src.Stack.Name, nil
-}
-
 // source is what a run generates from: req's stack, checked against req.Project.
-func (c *Client) source(req Request) (*activities.GenerateInput, error) {
+// The stack's files are read here once, so that a bad project.yaml, stack.yaml or
+// app.yaml is reported before any run starts (the worker reads them again to
+// generate, possibly on another machine). It sets req.Stack from stack.yaml.
+func (c *Client) source(req *Request) (*activities.GenerateInput, error) {
 	dir, err := filepath.Abs(req.StackDir)
 	if err != nil {
 		return nil, err
 	}
-	project, _, err := Stack(dir)
+	src, err := generate.Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	if project != req.Project {
-		return nil, fmt.Errorf("stack %s belongs to project %q, not %q", dir, project, req.Project)
+	if src.Project.Name != req.Project {
+		return nil, fmt.Errorf("stack %s belongs to project %q, not %q", dir, src.Project.Name, req.Project)
 	}
-	return &activities.GenerateInput{StackDir: dir, Project: project, Workspace: req.Workspace, GeneratorTimeout: req.GeneratorTimeout}, nil
+	req.Stack = src.Stack.Name
+	return &activities.GenerateInput{StackDir: dir, Project: req.Project, Workspace: req.Workspace, GeneratorTimeout: req.GeneratorTimeout}, nil
 }
 
 // Generate starts a Generate run of req's stack for req's workspace; Run.Spec
 // waits for it and returns the Spec.
 func (c *Client) Generate(ctx context.Context, req Request) (*Run, error) {
-	src, err := c.source(req)
+	src, err := c.source(&req)
 	if err != nil {
 		return nil, err
 	}

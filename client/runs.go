@@ -92,11 +92,11 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		}
 		in.SpecHash = hash
 	case req.specHash == "" && req.StackDir != "" && workflowType != workflows.DestroyWorkflow:
-		src, err := c.source(req)
+		src, err := c.source(&req)
 		if err != nil {
 			return nil, err
 		}
-		in.Source = src
+		in.Source, in.Stack = src, req.Stack
 	}
 	return c.startWorkflow(ctx, workflowType, id, req, in)
 }

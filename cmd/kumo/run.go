@@ -58,14 +58,8 @@ func setSource(c *cli.Context, req *client.Request) error {
 		return fmt.Errorf("nothing to %s: %s is not a stack directory (no %s); run kumo in a stack directory, or pass --stack DIR or --spec-file FILE",
 			c.Command.Name, dir, generate.StackFile)
 	}
-	project, stack, err := client.Stack(dir)
-	if err != nil {
-		return err
-	}
-	if project != req.Project {
-		return fmt.Errorf("--project %s does not match stack %s, which belongs to project %s", req.Project, dir, project)
-	}
-	req.StackDir, req.Stack, req.GeneratorTimeout = dir, stack, c.Duration("generator-timeout")
+	// The client reads the stack (and reports a bad file) before starting the run.
+	req.StackDir, req.GeneratorTimeout = dir, c.Duration("generator-timeout")
 	return nil
 }
 
