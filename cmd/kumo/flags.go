@@ -1,10 +1,13 @@
 package main
 
 import (
+	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/urfave/cli/v2"
 
@@ -190,4 +193,38 @@ func nearestProject(c *cli.Context) (*generate.Project, string, error) {
 	}
 	p, err := generate.LoadProject(projectDir)
 	return p, dir, err
+}
+
+// positionalArgs returns the command's positional arguments after applying the
+// flags written among them, which urfave/cli leaves in the arguments once it
+// meets the first positional one: `kumo release diff 1 2 -o json` and
+// `kumo workspace create prod --file prod.yaml` work as written.
+func positionalArgs(c *cli.Context) ([]string, error) {
+	if c.NArg() < 2 {
+		return c.Args().Slice(), nil
+	}
+	fs := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range c.Command.Flags {
+		if err := f.Apply(fs); err != nil {
+			return nil, err
+		}
+	}
+	if err := fs.Parse(c.Args().Tail()); err != nil {
+		return nil, fmt.Errorf("kumo %s: %w", c.Command.FullName(), err)
+	}
+	var err error
+	fs.Visit(func(set *flag.Flag) {
+		for _, f := range c.Command.Flags {
+			if !slices.Contains(f.Names(), set.Name) {
+				continue
+			}
+			for _, name := range f.Names() { // urfave/cli keeps one value per alias
+				if err == nil {
+					err = c.Set(name, set.Value.String())
+				}
+			}
+		}
+	})
+	return append([]string{c.Args().First()}, fs.Args()...), err
 }

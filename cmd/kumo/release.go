@@ -142,14 +142,18 @@ func releaseShow(c *cli.Context) error {
 }
 
 func releaseDiff(c *cli.Context) error {
-	if c.NArg() != 2 {
+	args, err := positionalArgs(c)
+	if err != nil {
+		return err
+	}
+	if len(args) != 2 {
 		return fmt.Errorf("release diff needs two revisions, e.g. `kumo release diff 1 2`")
 	}
 	var revs [2]int
 	for i := range revs {
-		n, err := strconv.Atoi(c.Args().Get(i))
+		n, err := strconv.Atoi(args[i])
 		if err != nil || n < 1 {
-			return fmt.Errorf("release diff: %q is not a revision number", c.Args().Get(i))
+			return fmt.Errorf("release diff: %q is not a revision number", args[i])
 		}
 		revs[i] = n
 	}

@@ -99,7 +99,7 @@ func TestRollbackToTheLastSuccess(t *testing.T) {
 	if want := []string{"changed a attributes.data.v:1->2", "added d", "removed c"}; !slices.Equal(got, want) {
 		t.Errorf("release diff 1 2 = %q, want %q", got, want)
 	}
-	if r := e.ok("release", "diff", "1", "1"); !strings.Contains(r.stdout, "No differences") {
+	if r := e.ok("release", "diff", "1", "1", "-o", "table"); !strings.Contains(r.stdout, "No differences") {
 		t.Errorf("diff of a revision with itself: %s", r.stdout)
 	}
 

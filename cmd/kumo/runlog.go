@@ -24,15 +24,19 @@ func runCommand() *cli.Command {
 			Usage:     "print the log a run kept: generator output, per-resource outcomes, errors",
 			ArgsUsage: "RUN_ID",
 			Action: func(c *cli.Context) error {
-				if c.NArg() != 1 {
-					return fmt.Errorf("want one RUN_ID (printed by the command that started the run), got %d arguments", c.NArg())
+				args, err := positionalArgs(c)
+				if err != nil {
+					return err
+				}
+				if len(args) != 1 {
+					return fmt.Errorf("want one RUN_ID (printed by the command that started the run), got %d arguments", len(args))
 				}
 				kc, err := open(c)
 				if err != nil {
 					return err
 				}
 				defer kc.CloseBeforeExit()
-				log, err := kc.RunLog(c.Context, c.Args().First())
+				log, err := kc.RunLog(c.Context, args[0])
 				if err != nil {
 					return err
 				}

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
-	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -127,7 +124,7 @@ func workspaceCommand() *cli.Command {
 // `kumo workspace create prod --file prod.yaml`.
 func workspaceAction(fn func(c *cli.Context, kc *client.Client, name string) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		args, err := argsAndLateFlags(c)
+		args, err := positionalArgs(c)
 		if err != nil {
 			return err
 		}
@@ -153,39 +150,6 @@ func workspaceAction(fn func(c *cli.Context, kc *client.Client, name string) err
 		}
 		return fn(c, kc, name)
 	}
-}
-
-// argsAndLateFlags returns the command's positional arguments after applying the
-// flags written among them, which urfave/cli leaves in the arguments once it
-// meets the first positional one.
-func argsAndLateFlags(c *cli.Context) ([]string, error) {
-	if c.NArg() < 2 {
-		return c.Args().Slice(), nil
-	}
-	fs := flag.NewFlagSet(c.Command.Name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	for _, f := range c.Command.Flags {
-		if err := f.Apply(fs); err != nil {
-			return nil, err
-		}
-	}
-	if err := fs.Parse(c.Args().Tail()); err != nil {
-		return nil, fmt.Errorf("kumo workspace %s: %w", c.Command.Name, err)
-	}
-	var err error
-	fs.Visit(func(set *flag.Flag) {
-		for _, f := range c.Command.Flags {
-			if !slices.Contains(f.Names(), set.Name) {
-				continue
-			}
-			for _, name := range f.Names() { // urfave/cli keeps one value per alias
-				if err == nil {
-					err = c.Set(name, set.Value.String())
-				}
-			}
-		}
-	})
-	return append([]string{c.Args().First()}, fs.Args()...), err
 }
 
 func workspaceFile(c *cli.Context, name string) (*engine.Workspace, error) {
