@@ -111,9 +111,7 @@ func (g *generation) add(r engine.Resource, from origin) error {
 // moduleDefaults returns the workspace's config for a module, checked on its own
 // so that a bad default is reported against the workspace, not the app.
 func (g *generation) moduleDefaults(module string, check func(path string, config map[string]any) error) (map[string]any, error) {
-	defaults := maps.Clone(g.ws.Modules[module].Config)
-	delete(defaults, "type")
-	delete(defaults, "module")
+	defaults := moduleConfig(g.ws, module)
 	if check != nil && len(defaults) > 0 {
 		if err := check(fmt.Sprintf("modules.%s.config", module), defaults); err != nil {
 			return nil, fmt.Errorf("workspace %s: %w", g.ws.Name, err)
@@ -314,6 +312,24 @@ func workloadCheck(typ string) func(path string, config map[string]any) error {
 		return func(path string, config map[string]any) error { return decode(path, config, &JobWorkload{}) }
 	}
 	return nil
+}
+
+// moduleCheck is workloadCheck or accessoryCheck, whichever knows module; nil
+// for an external generator's module, whose schema only the generator knows.
+func moduleCheck(module string) func(path string, config map[string]any) error {
+	if check := workloadCheck(module); check != nil {
+		return check
+	}
+	return accessoryCheck(module)
+}
+
+// moduleConfig is a workspace's config for module, without the keys that pick a
+// module (type, module): those are the app's to say.
+func moduleConfig(ws *engine.Workspace, module string) map[string]any {
+	config := maps.Clone(ws.Modules[module].Config)
+	delete(config, "type")
+	delete(config, "module")
+	return config
 }
 
 func accessoryCheck(module string) func(path string, config map[string]any) error {

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -231,7 +232,7 @@ func container(path, name string, c Container) (map[string]any, error) {
 			}
 			q[k] = c.Resources[k]
 		}
-		out["resources"] = map[string]any{"requests": q, "limits": copyMap(q)}
+		out["resources"] = map[string]any{"requests": q, "limits": maps.Clone(q)}
 	}
 	probes := []struct {
 		field string
@@ -329,14 +330,6 @@ func stringList(l []string) []any {
 	out := make([]any, len(l))
 	for i, s := range l {
 		out[i] = s
-	}
-	return out
-}
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }

@@ -25,22 +25,12 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 		return nil, fmt.Errorf("%s: name: the file is for workspace %q, not %q", source, ws.Name, name)
 	}
 	ws.Name = name
-	for module, m := range ws.Modules {
-		path := fmt.Sprintf("modules.%s.config", module)
-		check := workloadCheck(module)
-		if check == nil {
-			check = accessoryCheck(module)
-		}
+	for module := range ws.Modules {
+		check := moduleCheck(module)
 		if check == nil {
 			continue // an external generator's config: only it knows the schema
 		}
-		config := map[string]any{}
-		for k, v := range m.Config {
-			if k != "type" && k != "module" {
-				config[k] = v
-			}
-		}
-		if err := check(path, config); err != nil {
+		if err := check(fmt.Sprintf("modules.%s.config", module), moduleConfig(ws, module)); err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
 	}
