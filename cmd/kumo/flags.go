@@ -210,8 +210,16 @@ func positionalArgs(c *cli.Context) ([]string, error) {
 			return nil, err
 		}
 	}
-	if err := fs.Parse(c.Args().Tail()); err != nil {
-		return nil, fmt.Errorf("kumo %s: %w", c.Command.FullName(), err)
+	// flag.Parse stops at the first non-flag: take it as an argument and go on.
+	args, rest := []string{c.Args().First()}, c.Args().Tail()
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return nil, fmt.Errorf("kumo %s: %w", c.Command.FullName(), err)
+		}
+		if rest = fs.Args(); len(rest) == 0 {
+			break
+		}
+		args, rest = append(args, rest[0]), rest[1:]
 	}
 	var err error
 	fs.Visit(func(set *flag.Flag) {
@@ -226,5 +234,5 @@ func positionalArgs(c *cli.Context) ([]string, error) {
 			}
 		}
 	})
-	return append([]string{c.Args().First()}, fs.Args()...), err
+	return args, err
 }
