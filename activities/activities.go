@@ -66,10 +66,17 @@ func (a *Activities) LatestFinalRevision(ctx context.Context, in LatestFinalInpu
 	return rev, temporalError(err)
 }
 
-// PreviewResource returns the three-way diff of one resource.
+// PreviewResource returns the three-way diff of one resource and, in an apply,
+// records the refreshed state of a resource that will not change.
 func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.Change, error) {
-	c, err := a.m.Preview(ctx, release.Node(in))
-	return c, temporalError(err)
+	c, refresh, err := a.m.Preview(ctx, release.Node(in))
+	if err == nil && refresh != nil {
+		err = a.m.Record(ctx, in.Key, *refresh)
+	}
+	if err != nil {
+		return engine.Change{}, temporalError(err)
+	}
+	return c, nil
 }
 
 // ApplyResource applies one resource and records the result, heartbeating while

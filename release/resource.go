@@ -28,18 +28,20 @@ type Node struct {
 // ConfigMap does not bloat workflow history; the full object is in the backend.
 const maxPreviewValue = 256
 
-// Preview reads one resource live, dry-runs the desired version and
-// returns the three-way diff against live and the prior state. When nothing would
-// change it records the live resource as this release's state, so the release ends
-// with fresh state without touching the object.
-func (m *Manager) Preview(ctx context.Context, in Node) (engine.Change, error) {
+// Preview reads one resource live, dry-runs the desired version and returns the
+// three-way diff against live and the prior state. It writes nothing. In a run
+// with a release, when nothing would change but the live resource differs from
+// what the prior state recorded, refresh is the entry that brings the release's
+// state up to date: Record it, and the release ends with fresh state without
+// the object being touched.
+func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refresh *backend.StateEntry, _ error) {
 	spec, err := m.spec(ctx, in.SpecHash)
 	if err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
 	prior, err := m.priorResource(ctx, in)
 	if err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
 	res := spec.resource(in.ID)
 	target := res
@@ -47,15 +49,15 @@ func (m *Manager) Preview(ctx context.Context, in Node) (engine.Change, error) {
 		target = prior
 	}
 	if target == nil {
-		return engine.Change{}, kindf(ErrInvalid, "resource %s is neither in the spec nor in the prior state", in.ID)
+		return engine.Change{}, nil, kindf(ErrInvalid, "resource %s is neither in the spec nor in the prior state", in.ID)
 	}
 	rt, err := m.runtime(target.Type, in.Settings)
 	if err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
 	// The runtime continues from what kumo recorded (Terraform: its state).
 	if target, err = m.withRecordedState(ctx, in, target); err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
 	var live, planned *engine.Resource
 	var refs []engine.Ref
@@ -67,20 +69,20 @@ func (m *Manager) Preview(ctx context.Context, in Node) (engine.Change, error) {
 		err = readLive()
 	} else {
 		if refs, err = spec.refsOf(res.ID); err != nil {
-			return engine.Change{}, err
+			return engine.Change{}, nil, err
 		}
 		var desired *engine.Resource
 		var pending string
 		if desired, pending, err = withRefs(ctx, target, refs, m.readLive(spec, in), true); err != nil {
-			return engine.Change{}, err
+			return engine.Change{}, nil, err
 		}
 		if pending != "" {
 			// A referenced resource does not exist yet: the values are known only
 			// after it is applied, and the runtime would reject the placeholder.
 			if err := readLive(); err != nil {
-				return engine.Change{}, err
+				return engine.Change{}, nil, err
 			}
-			return pendingChange(in.ID, res.Type, live, pending), nil
+			return pendingChange(in.ID, res.Type, live, pending), nil, nil
 		}
 		if p, ok := rt.(runtime.Previewer); ok {
 			live, planned, err = p.Preview(ctx, desired)
@@ -91,7 +93,7 @@ func (m *Manager) Preview(ctx context.Context, in Node) (engine.Change, error) {
 		}
 	}
 	if err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
 	change := engine.Diff(in.ID, target.Type, planned, live, prior)
 	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
@@ -101,14 +103,11 @@ func (m *Manager) Preview(ctx context.Context, in Node) (engine.Change, error) {
 		// The release starts from the prior state; record only what differs from
 		// it, so a re-apply of an unchanged spec writes (almost) nothing.
 		if !sameRecord(live, prior) {
-			entry := backend.StateEntry{ID: in.ID, Resource: live, Deleted: live == nil}
-			if err := m.Record(ctx, in.Key, entry); err != nil {
-				return engine.Change{}, err
-			}
+			refresh = &backend.StateEntry{ID: in.ID, Resource: live, Deleted: live == nil}
 		}
 	}
 	truncateValues(&change)
-	return change, nil
+	return change, refresh, nil
 }
 
 // liveLookup returns a referenced resource's live attributes, nil when absent.

@@ -60,9 +60,9 @@ func TestApplyPreviewDelete(t *testing.T) {
 		a := ns("a")
 		node := started(t, b, m, a)
 
-		change, err := m.Preview(ctx, node(a.ID))
-		if err != nil || change.Action != engine.Create {
-			t.Fatalf("Preview = %+v, %v; want a create", change, err)
+		change, refresh, err := m.Preview(ctx, node(a.ID))
+		if err != nil || change.Action != engine.Create || refresh != nil {
+			t.Fatalf("Preview = %+v, %+v, %v; want a create and nothing to refresh", change, refresh, err)
 		}
 		// Applying twice (a retry) gives one object and one state entry.
 		for range 2 {
@@ -77,10 +77,21 @@ func TestApplyPreviewDelete(t *testing.T) {
 		if err != nil || len(entries) != 1 || entries[a.ID].Resource == nil {
 			t.Fatalf("entries after Apply: %+v, %v", entries, err)
 		}
+		// A preview writes nothing: the state entry Apply recorded stays as it
+		// is, and what an unchanged resource's state should become is returned.
+		if err := b.ClearStateEntries(ctx, node(a.ID).Key); err != nil {
+			t.Fatal(err)
+		}
 		for range 2 {
-			change, err := m.Preview(ctx, node(a.ID))
+			change, refresh, err := m.Preview(ctx, node(a.ID))
 			if err != nil || change.Action != engine.UnChanged {
 				t.Fatalf("Preview after Apply = %+v, %v; want unchanged", change, err)
+			}
+			if refresh == nil || refresh.ID != a.ID || refresh.Resource == nil {
+				t.Fatalf("Preview of an unchanged resource with no prior state: refresh %+v, want the live resource", refresh)
+			}
+			if entries, err := b.ListStateEntries(ctx, node(a.ID).Key); err != nil || len(entries) != 0 {
+				t.Fatalf("Preview wrote state entries: %+v, %v", entries, err)
 			}
 		}
 		// Only what a prior release recorded can be deleted.
