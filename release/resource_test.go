@@ -16,6 +16,19 @@ func cm(name, value string) engine.Resource {
 		Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "a"}, "data": map[string]any{"v": value}}}
 }
 
+// withRuntime returns a Manager over b whose runtime is a fresh fake.
+func withRuntime(b backend.Backend) (*release.Manager, *fakeRuntime) {
+	rt := newFakeRuntime()
+	return release.New(b, rt, &runs{}), rt
+}
+
+// nodes returns the node input of id in the release info names.
+func nodes(info release.Info) func(id string) release.Node {
+	return func(id string) release.Node {
+		return release.Node{Key: info.Key, SpecHash: info.SpecHash, PriorRevision: info.PriorRevision, ID: id}
+	}
+}
+
 // started begins revision 1 of p/w over resources and returns the node input of id.
 func started(t *testing.T, b backend.Backend, m *release.Manager, rs ...engine.Resource) func(id string) release.Node {
 	t.Helper()
@@ -23,14 +36,12 @@ func started(t *testing.T, b backend.Backend, m *release.Manager, rs ...engine.R
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(id string) release.Node {
-		return release.Node{Key: info.Key, SpecHash: info.SpecHash, PriorRevision: info.PriorRevision, ID: id}
-	}
+	return nodes(info)
 }
 
 func TestPlanGraph(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
-		m := release.New(b, newFakeRuntime(), &runs{})
+		m, _ := withRuntime(b)
 		a, x := ns("a"), cm("x", "1")
 		spec := putSpec(t, b, x, a)
 		in := release.PlanInput{Project: "p", Workspace: "w", SpecHash: spec}
@@ -55,8 +66,7 @@ func TestPlanGraph(t *testing.T) {
 
 func TestApplyPreviewDelete(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
-		rt := newFakeRuntime()
-		m := release.New(b, rt, &runs{})
+		m, rt := withRuntime(b)
 		a := ns("a")
 		node := started(t, b, m, a)
 
@@ -105,8 +115,7 @@ func TestApplyPreviewDelete(t *testing.T) {
 // idempotent, and undoing an update restores the prior object.
 func TestDeleteAndCompensate(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
-		rt := newFakeRuntime()
-		m := release.New(b, rt, &runs{})
+		m, rt := withRuntime(b)
 		a, x := ns("a"), cm("x", "1")
 		node := started(t, b, m, a, x)
 		for _, id := range []string{a.ID, x.ID} {
@@ -122,9 +131,7 @@ func TestDeleteAndCompensate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		node2 := func(id string) release.Node {
-			return release.Node{Key: info.Key, SpecHash: info.SpecHash, PriorRevision: info.PriorRevision, ID: id}
-		}
+		node2 := nodes(info)
 		if err := m.Apply(ctx, node2(x.ID)); err != nil {
 			t.Fatal(err)
 		}
@@ -160,8 +167,7 @@ func TestDeleteAndCompensate(t *testing.T) {
 
 func TestApplyRejected(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
-		rt := newFakeRuntime()
-		m := release.New(b, rt, &runs{})
+		m, rt := withRuntime(b)
 		a := ns("a")
 		rt.reject[a.ID] = true
 		node := started(t, b, m, a)
