@@ -64,7 +64,7 @@ func recordHistories(t *testing.T) {
 	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}
 	w := worker.New(tc, TaskQueue, worker.Options{})
 	Register(w)
-	w.RegisterActivity(activities.New(b, rt, notRunning{}))
+	activities.Register(w, activities.New(b, rt, notRunning{}))
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -105,7 +105,7 @@ func (h *harness) run(wf any, spec *engine.Spec) (Result, error) {
 	env := h.NewTestWorkflowEnvironment()
 	// Each run its own workflow ID: the test environment reuses one run ID.
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: fmt.Sprintf("kumo/p/w/%d", h.runs)})
-	env.RegisterActivity(h.acts)
+	activities.Register(env, h.acts)
 	Register(env)
 	in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 3}
 	if spec != nil {
@@ -271,7 +271,7 @@ func TestApplyGeneratesFromStack(t *testing.T) {
 		}
 	}
 	env := h.NewTestWorkflowEnvironment()
-	env.RegisterActivity(h.acts)
+	activities.Register(env, h.acts)
 	Register(env)
 	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
 		Source: &runspec.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
@@ -295,7 +295,7 @@ func TestApplyGeneratesFromStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	env = h.NewTestWorkflowEnvironment()
-	env.RegisterActivity(h.acts)
+	activities.Register(env, h.acts)
 	Register(env)
 	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
 		Source: &runspec.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
