@@ -2,160 +2,99 @@ package activities
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sync"
-
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/release"
+	"github.com/kumoproj/kumo/runspec"
 )
 
-// Activities carries what every activity needs. Register a *Activities with a worker.
+// Activities carries what every activity needs. Register a *Activities with a
+// worker through Register, under the names in names.go.
 type Activities struct {
-	backend  backend.Backend
-	runtimes Runtimes
-	runs     RunChecker
-
-	specs  cache[string, *specIndex]
-	priors cache[backend.ReleaseKey, *engine.Release]
-}
-
-// Runtimes hands out the Runtime for a resource type under the given settings.
-type Runtimes interface {
-	For(typ engine.Type, settings RuntimeSettings) (runtime.Runtime, error)
-}
-
-// RuntimeSettings say where a run's resources live (from the workspace, overridden by
-// CLI flags). Empty values mean the worker's defaults.
-type RuntimeSettings struct {
-	Kubeconfig string `json:"kubeconfig,omitempty"`
-	Context    string `json:"context,omitempty"`
-	// TerraformBinary is "terraform", "tofu" or a path (default: terraform on PATH).
-	TerraformBinary string `json:"terraformBinary,omitempty"`
-	// TerraformPluginDir is a provider filesystem mirror for offline installs.
-	TerraformPluginDir string `json:"terraformPluginDir,omitempty"`
-}
-
-// RunChecker tells whether a Temporal run is still running, so a release left in a
-// non-final phase by a live run is not taken over.
-type RunChecker interface {
-	Running(ctx context.Context, workflowID, runID string) (bool, error)
+	m *release.Manager
 }
 
 // New returns the activities over a backend, the runtimes and a run checker.
-func New(b backend.Backend, r Runtimes, runs RunChecker) *Activities {
-	return &Activities{backend: b, runtimes: r, runs: runs, specs: newCache[string, *specIndex](8), priors: newCache[backend.ReleaseKey, *engine.Release](8)}
+func New(b backend.Backend, r release.Runtimes, runs release.RunChecker) *Activities {
+	return &Activities{m: release.New(b, r, runs)}
 }
 
-// specIndex is a parsed spec with what every node looks up in it.
-type specIndex struct {
-	*engine.Spec
-	byID map[string]*engine.Resource
-	refs map[string][]engine.Ref
-	// refsErr is why references could not be parsed (the spec is invalid).
-	refsErr error
+// Generate builds and stores the Spec of a stack (release.Manager.Generate),
+// heartbeating while external generators run.
+func (a *Activities) Generate(ctx context.Context, in runspec.GenerateInput) (runspec.GenerateResult, error) {
+	defer heartbeat(ctx)()
+	res, err := a.m.Generate(ctx, runID(ctx), in)
+	return res, temporalError(err)
 }
 
-func newSpecIndex(s *engine.Spec) *specIndex {
-	x := &specIndex{Spec: s, byID: make(map[string]*engine.Resource, len(s.Resources)), refs: map[string][]engine.Ref{}}
-	for i := range s.Resources {
-		x.byID[s.Resources[i].ID] = &s.Resources[i]
-	}
-	var errs []error
-	for i := range s.Resources {
-		refs, err := s.Refs(&s.Resources[i])
-		x.refs[s.Resources[i].ID] = refs
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	x.refsErr = errors.Join(errs...)
-	return x
-}
-
-// resource returns the resource with id, or nil.
-func (x *specIndex) resource(id string) *engine.Resource { return x.byID[id] }
-
-// refsOf returns the references of one resource of the spec.
-func (x *specIndex) refsOf(id string) ([]engine.Ref, error) {
-	if x.refsErr != nil {
-		return nil, temporal.NewNonRetryableApplicationError(x.refsErr.Error(), ErrTypeInvalid, nil)
-	}
-	return x.refs[id], nil
-}
-
-// spec loads a spec by hash. Specs are immutable, so every node of a run shares one
-// parsed and indexed copy instead of re-reading the spec per node (which would be N²).
-func (a *Activities) spec(ctx context.Context, hash string) (*specIndex, error) {
-	if s, ok := a.specs.get(hash); ok {
-		return s, nil
-	}
-	s, err := a.backend.GetSpec(ctx, hash)
+// PlanGraph validates the spec and returns the nodes a run walks.
+func (a *Activities) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) {
+	p, err := a.m.PlanGraph(ctx, release.PlanInput(in))
 	if err != nil {
-		return nil, fmt.Errorf("load spec %s: %w", shortHash(hash), err)
+		return Plan{}, temporalError(err)
 	}
-	x := newSpecIndex(s)
-	a.specs.put(hash, x)
-	return x, nil
+	out := Plan{Nodes: make([]PlanNode, len(p.Nodes))}
+	for i, n := range p.Nodes {
+		out.Nodes[i] = PlanNode(n)
+	}
+	return out, nil
 }
 
-// priorRelease loads the final release a run compares against (revision 0: none).
-// Final releases never change, so they are cached like specs.
-func (a *Activities) priorRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error) {
-	if revision == 0 {
-		return nil, nil
+// CreateRelease makes revision latest+1 for this run, or returns the one this run
+// already made (release.Manager.Begin).
+func (a *Activities) CreateRelease(ctx context.Context, in CreateReleaseInput) (ReleaseInfo, error) {
+	info, err := a.m.Begin(ctx, release.BeginInput(in))
+	return ReleaseInfo(info), temporalError(err)
+}
+
+// SetReleasePhase records that a release moved on (e.g. previewing -> applying).
+func (a *Activities) SetReleasePhase(ctx context.Context, in SetPhaseInput) error {
+	return temporalError(a.m.SetPhase(ctx, in.Key, in.Phase))
+}
+
+// FinishRelease folds the run's per-resource state entries into the release and
+// marks it succeeded or failed. Running it again after it finished changes nothing.
+func (a *Activities) FinishRelease(ctx context.Context, in FinishInput) (FinishResult, error) {
+	n, err := a.m.Finish(ctx, release.FinishInput(in))
+	return FinishResult{Resources: n}, temporalError(err)
+}
+
+// LatestFinalRevision returns the newest finished revision (0: none).
+func (a *Activities) LatestFinalRevision(ctx context.Context, in LatestFinalInput) (int, error) {
+	rev, err := a.m.LatestFinal(ctx, in.Project, in.Workspace)
+	return rev, temporalError(err)
+}
+
+// PreviewResource returns the three-way diff of one resource and, in an apply,
+// records the refreshed state of a resource that will not change.
+func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.Change, error) {
+	c, refresh, err := a.m.Preview(ctx, release.Node(in))
+	if err == nil && refresh != nil {
+		err = a.m.Record(ctx, in.Key, *refresh)
 	}
-	key := backend.ReleaseKey{Project: project, Workspace: workspace, Revision: revision}
-	if r, ok := a.priors.get(key); ok {
-		return r, nil
-	}
-	r, err := a.backend.GetRelease(ctx, project, workspace, revision)
 	if err != nil {
-		return nil, fmt.Errorf("load prior release: %w", err)
+		return engine.Change{}, temporalError(err)
 	}
-	if r.Phase.Final() {
-		a.priors.put(key, r)
-	}
-	return r, nil
+	return c, nil
 }
 
-func shortHash(h string) string {
-	if len(h) > 16 {
-		return h[:16]
-	}
-	return h
+// ApplyResource applies one resource and records the result, heartbeating while
+// the runtime works (a terraform apply may take many minutes).
+func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
+	defer heartbeat(ctx)()
+	return temporalError(a.m.Apply(ctx, release.Node(in)))
 }
 
-// cache is a tiny bounded map for immutable values; eviction is arbitrary because
-// runs touch one or two entries at a time.
-type cache[K comparable, V any] struct {
-	mu  sync.Mutex
-	max int
-	m   map[K]V
+// DeleteResource removes one recorded resource and waits until it is gone,
+// heartbeating so a crashed worker's delete is retried within seconds.
+func (a *Activities) DeleteResource(ctx context.Context, in NodeInput) error {
+	defer heartbeat(ctx)()
+	return temporalError(a.m.Delete(ctx, release.Node(in)))
 }
 
-func newCache[K comparable, V any](max int) cache[K, V] {
-	return cache[K, V]{max: max, m: map[K]V{}}
-}
-
-func (c *cache[K, V]) get(k K) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	v, ok := c.m[k]
-	return v, ok
-}
-
-func (c *cache[K, V]) put(k K, v V) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		for old := range c.m {
-			delete(c.m, old)
-			break
-		}
-	}
-	c.m[k] = v
+// CompensateResource undoes what a failed apply did to one resource.
+func (a *Activities) CompensateResource(ctx context.Context, in CompensateInput) error {
+	defer heartbeat(ctx)()
+	return temporalError(a.m.Compensate(ctx, release.Node(in.NodeInput), in.Action))
 }

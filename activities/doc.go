@@ -1,11 +1,10 @@
-// Package activities holds every side effect of a kumo run: reading specs and state
-// from the backend, creating and finishing releases, and calling a Runtime for one
-// resource at a time. Workflows orchestrate these; nothing here decides order.
+// Package activities adapts the release package to Temporal: each activity
+// decodes its input, calls one release.Manager step, and translates the domain's
+// typed errors into Temporal application errors (retryable or not) in one place,
+// errors.go. Workflows orchestrate these; nothing here decides order or holds
+// domain logic.
 //
-// Each activity is safe to run twice (Temporal retries it after a crash): releases
-// are keyed by the run that created them, applies are server-side applies, deletes
-// of absent resources succeed, and state entries are replaced, not appended.
-//
-// Inputs and results are small (IDs, hashes, revisions): specs and resource bodies
-// stay in the backend, so a run's history does not grow with resource size.
+// Activity type names, and the JSON shapes of inputs and results in types.go,
+// are recorded in every run's history: they are fixed (names.go) and must not
+// change, or running and recorded workflows no longer replay.
 package activities

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
+	"github.com/kumoproj/kumo/runspec"
 	"sigs.k8s.io/yaml"
 )
 
@@ -66,7 +66,7 @@ func applyWith(b *testing.B, opts client.Options, kubeconfig, project string, sp
 	defer c.Close()
 	run, err := c.Apply(ctx, client.Request{
 		Project: project, Workspace: "default", Spec: spec, AutoApprove: true, Parallelism: 10,
-		Settings: activities.RuntimeSettings{Kubeconfig: kubeconfig},
+		Settings: runspec.RuntimeSettings{Kubeconfig: kubeconfig},
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -84,7 +84,7 @@ func applyWith(b *testing.B, opts client.Options, kubeconfig, project string, sp
 func BenchmarkRollbackAndCompensation(b *testing.B) {
 	cluster := localclustertest.Start(b)
 	ctx := context.Background()
-	settings := activities.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
+	settings := runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
 	run := func(b *testing.B, home string, start func(c *client.Client) (*client.Run, error)) time.Duration {
 		began := time.Now()
 		c, err := client.Open(client.Options{Home: home})

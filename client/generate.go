@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -16,7 +16,7 @@ import (
 // The stack's files are read here once, so that a bad project.yaml, stack.yaml or
 // app.yaml is reported before any run starts (the worker reads them again to
 // generate, possibly on another machine). It sets req.Stack from stack.yaml.
-func (c *Client) source(req *Request) (*activities.GenerateInput, error) {
+func (c *Client) source(req *Request) (*runspec.GenerateInput, error) {
 	dir, err := filepath.Abs(req.StackDir)
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func (c *Client) source(req *Request) (*activities.GenerateInput, error) {
 		return nil, fmt.Errorf("stack %s belongs to project %q, not %q", dir, src.Project.Name, req.Project)
 	}
 	req.Stack = src.Stack.Name
-	return &activities.GenerateInput{StackDir: dir, Project: req.Project, Workspace: req.Workspace, GeneratorTimeout: req.GeneratorTimeout}, nil
+	return &runspec.GenerateInput{StackDir: dir, Project: req.Project, Workspace: req.Workspace, GeneratorTimeout: req.GeneratorTimeout}, nil
 }
 
 // Generate starts a Generate run of req's stack for req's workspace; Run.Spec
@@ -45,7 +45,7 @@ func (c *Client) Generate(ctx context.Context, req Request) (*Run, error) {
 
 // Spec waits for a Generate run and returns the Spec it stored.
 func (r *Run) Spec(ctx context.Context) (*engine.Spec, error) {
-	var res activities.GenerateResult
+	var res runspec.GenerateResult
 	if err := r.wait(ctx, &res); err != nil {
 		return nil, err
 	}

@@ -11,10 +11,11 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/release"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -37,7 +38,7 @@ type Request struct {
 	AutoApprove bool
 	// RollbackOnFailure undoes a failed apply's changes (apply only).
 	RollbackOnFailure bool
-	Settings          activities.RuntimeSettings
+	Settings          runspec.RuntimeSettings
 }
 
 // Run is a handle on one workflow execution.
@@ -169,30 +170,7 @@ func (c *Client) Rollback(ctx context.Context, req Request, revision int, allowF
 }
 
 func (c *Client) rollbackTarget(ctx context.Context, project, workspace string, revision int, allowFailed bool) (*engine.Release, error) {
-	releases, err := c.backend.ListReleases(ctx, project, workspace)
-	if err != nil {
-		return nil, err
-	}
-	if len(releases) < 2 {
-		return nil, fmt.Errorf("nothing to roll back to: %s/%s has %d release(s)", project, workspace, len(releases))
-	}
-	latest := releases[len(releases)-1]
-	if revision == 0 {
-		for i := len(releases) - 2; i >= 0; i-- {
-			if r := releases[i]; r.Phase == engine.PhaseSucceeded && r.Operation != engine.OperationDestroy {
-				return r, nil
-			}
-		}
-		return nil, fmt.Errorf("nothing to roll back to: no succeeded apply before revision %d of %s/%s", latest.Revision, project, workspace)
-	}
-	if revision < 1 || revision > latest.Revision {
-		return nil, fmt.Errorf("cannot roll back to revision %d: %s/%s has revisions 1 to %d", revision, project, workspace, latest.Revision)
-	}
-	target := releases[revision-1]
-	if target.Phase != engine.PhaseSucceeded && !allowFailed {
-		return nil, fmt.Errorf("revision %d is %s (%s); roll back to it anyway with --allow-failed", revision, target.Phase, target.Error)
-	}
-	return target, nil
+	return release.New(c.backend, nil, nil).RollbackTarget(ctx, project, workspace, revision, allowFailed)
 }
 
 // Unfinished returns the apply or destroy of project+workspace that is still

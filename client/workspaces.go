@@ -8,10 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/release"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // currentWorkspaceFile under KUMO_HOME holds the workspace `kumo workspace switch`
@@ -21,7 +22,7 @@ const currentWorkspaceFile = "workspace"
 
 // Workspace returns a workspace; the default one exists even if never stored.
 func (c *Client) Workspace(ctx context.Context, name string) (*engine.Workspace, error) {
-	return activities.LoadWorkspace(ctx, c.backend, name)
+	return release.LoadWorkspace(ctx, c.backend, name)
 }
 
 // Workspaces lists the workspaces: default first, then the stored ones.
@@ -133,12 +134,12 @@ func (c *Client) SwitchWorkspace(ctx context.Context, name string) error {
 
 // Settings are the runtime settings of a run in workspace: the workspace's
 // runtimes, each overridden by a non-empty value of flags.
-func (c *Client) Settings(ctx context.Context, workspace string, flags activities.RuntimeSettings) (activities.RuntimeSettings, error) {
+func (c *Client) Settings(ctx context.Context, workspace string, flags runspec.RuntimeSettings) (runspec.RuntimeSettings, error) {
 	ws, err := c.Workspace(ctx, workspace)
 	if err != nil {
 		return flags, err
 	}
-	s := activities.RuntimeSettings{
+	s := runspec.RuntimeSettings{
 		Kubeconfig: ws.Runtimes.Kubernetes.Kubeconfig, Context: ws.Runtimes.Kubernetes.Context,
 		TerraformBinary: ws.Runtimes.Terraform.Binary, TerraformPluginDir: ws.Runtimes.Terraform.PluginDir,
 	}

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // TestSettingsComeFromTheWorkspace: a run's runtime settings are the workspace's,
@@ -26,18 +26,18 @@ func TestSettingsComeFromTheWorkspace(t *testing.T) {
 	if err := c.CreateWorkspace(ctx, ws); err != nil {
 		t.Fatal(err)
 	}
-	got, err := c.Settings(ctx, "prod", activities.RuntimeSettings{Context: "override"})
+	got, err := c.Settings(ctx, "prod", runspec.RuntimeSettings{Context: "override"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := activities.RuntimeSettings{Kubeconfig: "/etc/prod.kubeconfig", Context: "override", TerraformBinary: "tofu", TerraformPluginDir: "/mirror"}
+	want := runspec.RuntimeSettings{Kubeconfig: "/etc/prod.kubeconfig", Context: "override", TerraformBinary: "tofu", TerraformPluginDir: "/mirror"}
 	if got != want {
 		t.Errorf("settings %+v, want %+v", got, want)
 	}
-	if got, err := c.Settings(ctx, engine.DefaultWorkspace, activities.RuntimeSettings{Kubeconfig: "/k"}); err != nil || got != (activities.RuntimeSettings{Kubeconfig: "/k"}) {
+	if got, err := c.Settings(ctx, engine.DefaultWorkspace, runspec.RuntimeSettings{Kubeconfig: "/k"}); err != nil || got != (runspec.RuntimeSettings{Kubeconfig: "/k"}) {
 		t.Errorf("default workspace settings %+v, %v", got, err)
 	}
-	if _, err := c.Settings(ctx, "qa", activities.RuntimeSettings{}); err == nil || !strings.Contains(err.Error(), `workspace "qa" does not exist`) {
+	if _, err := c.Settings(ctx, "qa", runspec.RuntimeSettings{}); err == nil || !strings.Contains(err.Error(), `workspace "qa" does not exist`) {
 		t.Errorf("unknown workspace: %v", err)
 	}
 }

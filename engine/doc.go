@@ -1,6 +1,8 @@
 // Package engine is kumo's pure domain: the resource Spec (KusionStack's format), State
 // and Release types, resource IDs, references between resources, the dependency graph
-// and the three-way diff. It does no I/O and never imports Temporal or client-go.
+// and the three-way diff. It does no I/O and never imports Temporal or client-go;
+// its subpackages that must (engine/generate reads stack files and runs external
+// generators, engine/runtime talks to the infrastructure) say where in their docs.
 //
 // A Spec goes through these steps:
 //

@@ -20,6 +20,8 @@ import (
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/engine/runtime/kubernetes"
 	"github.com/kumoproj/kumo/engine/runtime/terraform"
+	"github.com/kumoproj/kumo/release"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -27,7 +29,7 @@ import (
 func New(c client.Client, b backend.Backend) sdkworker.Worker {
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
 	workflows.Register(w)
-	w.RegisterActivity(activities.New(b, NewRuntimes(), RunChecker(c)))
+	activities.Register(w, activities.New(b, NewRuntimes(), RunChecker(c)))
 	return w
 }
 
@@ -40,23 +42,23 @@ type Runtimes struct {
 
 type runtimeKey struct {
 	typ      engine.Type
-	settings activities.RuntimeSettings
+	settings runspec.RuntimeSettings
 }
 
 // NewRuntimes returns an empty runtime cache.
 func NewRuntimes() *Runtimes { return &Runtimes{cache: map[runtimeKey]runtime.Runtime{}} }
 
-// For implements activities.Runtimes.
-func (r *Runtimes) For(typ engine.Type, s activities.RuntimeSettings) (runtime.Runtime, error) {
+// For implements release.Runtimes.
+func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runtime, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// Each runtime reads only its own settings: sharing one among runs that
 	// differ in the others keeps one set of caches (discovery, terraform handles).
 	switch typ {
 	case engine.Kubernetes:
-		s = activities.RuntimeSettings{Kubeconfig: s.Kubeconfig, Context: s.Context}
+		s = runspec.RuntimeSettings{Kubeconfig: s.Kubeconfig, Context: s.Context}
 	case engine.Terraform:
-		s = activities.RuntimeSettings{TerraformBinary: s.TerraformBinary, TerraformPluginDir: s.TerraformPluginDir}
+		s = runspec.RuntimeSettings{TerraformBinary: s.TerraformBinary, TerraformPluginDir: s.TerraformPluginDir}
 	}
 	key := runtimeKey{typ, s}
 	if rt, ok := r.cache[key]; ok {
@@ -82,7 +84,7 @@ func (r *Runtimes) For(typ engine.Type, s activities.RuntimeSettings) (runtime.R
 }
 
 // RunChecker asks Temporal whether a run is still going.
-func RunChecker(c client.Client) activities.RunChecker { return runChecker{c} }
+func RunChecker(c client.Client) release.RunChecker { return runChecker{c} }
 
 type runChecker struct{ c client.Client }
 

@@ -5,7 +5,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // Generation runs external generators, each bounded by its own timeout; the
@@ -17,8 +17,8 @@ const (
 
 // Generate builds a stack's Spec for a workspace and stores it in the backend; the
 // result names it by hash.
-func Generate(ctx workflow.Context, in activities.GenerateInput) (activities.GenerateResult, error) {
-	var res activities.GenerateResult
+func Generate(ctx workflow.Context, in runspec.GenerateInput) (runspec.GenerateResult, error) {
+	var res runspec.GenerateResult
 	err := workflow.ExecuteActivity(generateStep(ctx), acts.Generate, in).Get(ctx, &res)
 	return res, err
 }
@@ -30,7 +30,7 @@ func (r *run) generateSpec(ctx workflow.Context) error {
 		return nil
 	}
 	r.progress.Stage = StageGenerating
-	var res activities.GenerateResult
+	var res runspec.GenerateResult
 	if err := workflow.ExecuteActivity(generateStep(ctx), acts.Generate, *r.in.Source).Get(ctx, &res); err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // TaskQueue is where every kumo workflow and activity runs.
@@ -28,11 +30,11 @@ const (
 
 // Search attributes set on every run, so runs are filterable in the Web UI.
 var (
-	ProjectAttr   = temporal.NewSearchAttributeKeyKeyword("KumoProject")
-	StackAttr     = temporal.NewSearchAttributeKeyKeyword("KumoStack")
-	WorkspaceAttr = temporal.NewSearchAttributeKeyKeyword("KumoWorkspace")
-	OperationAttr = temporal.NewSearchAttributeKeyKeyword("KumoOperation")
-	RevisionAttr  = temporal.NewSearchAttributeKeyInt64("KumoRevision")
+	ProjectAttr   = temporal.NewSearchAttributeKeyKeyword(runspec.AttrProject)
+	StackAttr     = temporal.NewSearchAttributeKeyKeyword(runspec.AttrStack)
+	WorkspaceAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrWorkspace)
+	OperationAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrOperation)
+	RevisionAttr  = temporal.NewSearchAttributeKeyInt64(runspec.AttrRevision)
 )
 
 // MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:

@@ -16,6 +16,7 @@ import (
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 var record = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
@@ -63,7 +64,7 @@ func recordHistories(t *testing.T) {
 	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}
 	w := worker.New(tc, TaskQueue, worker.Options{})
 	Register(w)
-	w.RegisterActivity(activities.New(b, rt, notRunning{}))
+	activities.Register(w, activities.New(b, rt, notRunning{}))
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func recordHistories(t *testing.T) {
 	if err := b.PutWorkspace(ctx, &engine.Workspace{Name: "w"}); err != nil {
 		t.Fatal(err)
 	}
-	source := &activities.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: "w"}
+	source := &runspec.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: "w"}
 
 	withRef := cm("c", "v1:ConfigMap:ns:a")
 	withRef.Attributes["data"] = map[string]any{"from": "$kumo_path.v1:ConfigMap:ns:a.metadata.name"}

@@ -79,7 +79,7 @@ func (r *run) markReferenceChanges(changes []engine.Change) {
 			if a := changes[j].Action; a == engine.Create || a == engine.Update {
 				changes[i].Action = engine.Update
 				changes[i].Fields = append(changes[i].Fields, engine.FieldChange{
-					Path: "(references " + changes[j].ID + ")", After: activities.KnownAfterApply,
+					Path: "(references " + changes[j].ID + ")", After: engine.KnownAfterApply,
 				})
 				break
 			}

@@ -1,8 +1,8 @@
 package workflows
 
 import (
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // RunInput starts a Preview, Apply or Destroy.
@@ -14,7 +14,7 @@ type RunInput struct {
 	SpecHash string `json:"specHash,omitempty"`
 	// Source, when SpecHash is empty, is the stack a Preview or Apply generates
 	// its spec from first.
-	Source *activities.GenerateInput `json:"source,omitempty"`
+	Source *runspec.GenerateInput `json:"source,omitempty"`
 	// RollbackOf is the revision a Rollback restores (SpecHash is its spec).
 	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Parallelism bounds how many nodes run at once (default 10).
@@ -22,8 +22,8 @@ type RunInput struct {
 	// AutoApprove skips waiting for an Approval after preview.
 	AutoApprove bool `json:"autoApprove,omitempty"`
 	// RollbackOnFailure undoes what a failed apply changed, in reverse order.
-	RollbackOnFailure bool                       `json:"rollbackOnFailure,omitempty"`
-	Settings          activities.RuntimeSettings `json:"settings"`
+	RollbackOnFailure bool                    `json:"rollbackOnFailure,omitempty"`
+	Settings          runspec.RuntimeSettings `json:"settings"`
 }
 
 // Approval answers the preview of an apply or destroy.

@@ -23,6 +23,7 @@ import (
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // fakeRuntime keeps objects in memory; reject names IDs whose apply fails for good.
@@ -67,7 +68,7 @@ func (f *fakeRuntime) Delete(_ context.Context, r *engine.Resource) error {
 	return nil
 }
 
-func (f *fakeRuntime) For(engine.Type, activities.RuntimeSettings) (runtime.Runtime, error) {
+func (f *fakeRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
 	return f, nil
 }
 
@@ -104,7 +105,7 @@ func (h *harness) run(wf any, spec *engine.Spec) (Result, error) {
 	env := h.NewTestWorkflowEnvironment()
 	// Each run its own workflow ID: the test environment reuses one run ID.
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: fmt.Sprintf("kumo/p/w/%d", h.runs)})
-	env.RegisterActivity(h.acts)
+	activities.Register(env, h.acts)
 	Register(env)
 	in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 3}
 	if spec != nil {
@@ -270,10 +271,10 @@ func TestApplyGeneratesFromStack(t *testing.T) {
 		}
 	}
 	env := h.NewTestWorkflowEnvironment()
-	env.RegisterActivity(h.acts)
+	activities.Register(env, h.acts)
 	Register(env)
 	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
-		Source: &activities.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
+		Source: &runspec.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
 	var res Result
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
@@ -294,10 +295,10 @@ func TestApplyGeneratesFromStack(t *testing.T) {
 		t.Fatal(err)
 	}
 	env = h.NewTestWorkflowEnvironment()
-	env.RegisterActivity(h.acts)
+	activities.Register(env, h.acts)
 	Register(env)
 	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
-		Source: &activities.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
+		Source: &runspec.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
 	if err := env.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), `unknown workload type "daemon"`) {
 		t.Fatalf("apply of a bad stack: %v", err)
 	}

@@ -11,6 +11,8 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // SearchAttribute is a custom search attribute kumo sets on its workflows.
@@ -23,12 +25,12 @@ type SearchAttribute struct {
 // RegisterSearchAttributes for an external cluster, so runs can be filtered
 // (CLI, Web UI) by project, stack, workspace, operation and revision.
 var SearchAttributes = []SearchAttribute{
-	{Name: "KumoProject", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: "KumoStack", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: "KumoWorkspace", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: "KumoOperation", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: "KumoRevision", Type: enumspb.INDEXED_VALUE_TYPE_INT},
-	{Name: "KumoDrifted", Type: enumspb.INDEXED_VALUE_TYPE_BOOL},
+	{Name: runspec.AttrProject, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
+	{Name: runspec.AttrStack, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
+	{Name: runspec.AttrWorkspace, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
+	{Name: runspec.AttrOperation, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
+	{Name: runspec.AttrRevision, Type: enumspb.INDEXED_VALUE_TYPE_INT},
+	{Name: runspec.AttrDrifted, Type: enumspb.INDEXED_VALUE_TYPE_BOOL},
 }
 
 // registerWait bounds how long RegisterSearchAttributes waits for newly added

@@ -11,9 +11,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 func commonFlags() []cli.Flag {
@@ -131,8 +131,8 @@ func quietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }
 
-func settings(c *cli.Context) activities.RuntimeSettings {
-	return activities.RuntimeSettings{Kubeconfig: absPath(global(c, "kubeconfig")), Context: global(c, "context")}
+func settings(c *cli.Context) runspec.RuntimeSettings {
+	return runspec.RuntimeSettings{Kubeconfig: absPath(global(c, "kubeconfig")), Context: global(c, "context")}
 }
 
 // absPath makes a path independent of the worker's directory.

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/workflows"
@@ -150,8 +149,8 @@ func showValue(v any) string {
 		return "(none)"
 	}
 	if s, ok := v.(string); ok {
-		if s == activities.KnownAfterApply || engine.IsRef(s) {
-			return activities.KnownAfterApply
+		if s == engine.KnownAfterApply || engine.IsRef(s) {
+			return engine.KnownAfterApply
 		}
 		return fmt.Sprintf("%q", s)
 	}

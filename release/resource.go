@@ -1,48 +1,47 @@
-package activities
+package release
 
 import (
 	"context"
 	"fmt"
 	"reflect"
 	"slices"
-	"time"
-
-	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/runspec"
 )
 
-// NodeInput names one resource of a run.
-type NodeInput struct {
+// Node names one resource of a run.
+type Node struct {
 	// Key is the run's release; a zero Revision means a preview with no release.
-	Key           backend.ReleaseKey `json:"key"`
-	SpecHash      string             `json:"specHash"`
-	PriorRevision int                `json:"priorRevision"`
-	ID            string             `json:"id"`
+	Key           backend.ReleaseKey
+	SpecHash      string
+	PriorRevision int
+	ID            string
 	// Delete: the resource is in the prior state but no longer desired.
-	Delete   bool            `json:"delete,omitempty"`
-	Settings RuntimeSettings `json:"settings"`
+	Delete   bool
+	Settings runspec.RuntimeSettings
 }
 
 // maxPreviewValue bounds a field value carried in a preview result, so a large
 // ConfigMap does not bloat workflow history; the full object is in the backend.
 const maxPreviewValue = 256
 
-// PreviewResource reads one resource live, dry-runs the desired version and
-// returns the three-way diff against live and the prior state. When nothing would
-// change it records the live resource as this release's state, so the release ends
-// with fresh state without touching the object.
-func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.Change, error) {
-	spec, err := a.spec(ctx, in.SpecHash)
+// Preview reads one resource live, dry-runs the desired version and returns the
+// three-way diff against live and the prior state. It writes nothing. In a run
+// with a release, when nothing would change but the live resource differs from
+// what the prior state recorded, refresh is the entry that brings the release's
+// state up to date: Record it, and the release ends with fresh state without
+// the object being touched.
+func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refresh *backend.StateEntry, _ error) {
+	spec, err := m.spec(ctx, in.SpecHash)
 	if err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
-	prior, err := a.priorResource(ctx, in)
+	prior, err := m.priorResource(ctx, in)
 	if err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
 	res := spec.resource(in.ID)
 	target := res
@@ -50,15 +49,15 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 		target = prior
 	}
 	if target == nil {
-		return engine.Change{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is neither in the spec nor in the prior state", in.ID), ErrTypeInvalid, nil)
+		return engine.Change{}, nil, kindf(ErrInvalid, "resource %s is neither in the spec nor in the prior state", in.ID)
 	}
-	rt, err := a.runtime(target.Type, in.Settings)
+	rt, err := m.runtime(target.Type, in.Settings)
 	if err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
 	// The runtime continues from what kumo recorded (Terraform: its state).
-	if target, err = a.withRecordedState(ctx, in, target); err != nil {
-		return engine.Change{}, err
+	if target, err = m.withRecordedState(ctx, in, target); err != nil {
+		return engine.Change{}, nil, err
 	}
 	var live, planned *engine.Resource
 	var refs []engine.Ref
@@ -70,20 +69,20 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 		err = readLive()
 	} else {
 		if refs, err = spec.refsOf(res.ID); err != nil {
-			return engine.Change{}, err
+			return engine.Change{}, nil, err
 		}
 		var desired *engine.Resource
 		var pending string
-		if desired, pending, err = withRefs(ctx, target, refs, a.readLive(spec, in), true); err != nil {
-			return engine.Change{}, err
+		if desired, pending, err = withRefs(ctx, target, refs, m.readLive(spec, in), true); err != nil {
+			return engine.Change{}, nil, err
 		}
 		if pending != "" {
 			// A referenced resource does not exist yet: the values are known only
 			// after it is applied, and the runtime would reject the placeholder.
 			if err := readLive(); err != nil {
-				return engine.Change{}, err
+				return engine.Change{}, nil, err
 			}
-			return pendingChange(in.ID, res.Type, live, pending), nil
+			return pendingChange(in.ID, res.Type, live, pending), nil, nil
 		}
 		if p, ok := rt.(runtime.Previewer); ok {
 			live, planned, err = p.Preview(ctx, desired)
@@ -94,7 +93,7 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 		}
 	}
 	if err != nil {
-		return engine.Change{}, err
+		return engine.Change{}, nil, err
 	}
 	change := engine.Diff(in.ID, target.Type, planned, live, prior)
 	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
@@ -104,14 +103,11 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 		// The release starts from the prior state; record only what differs from
 		// it, so a re-apply of an unchanged spec writes (almost) nothing.
 		if !sameRecord(live, prior) {
-			entry := backend.StateEntry{ID: in.ID, Resource: live, Deleted: live == nil}
-			if err := a.backend.PutStateEntry(ctx, in.Key, entry); err != nil {
-				return engine.Change{}, err
-			}
+			refresh = &backend.StateEntry{ID: in.ID, Resource: live, Deleted: live == nil}
 		}
 	}
 	truncateValues(&change)
-	return change, nil
+	return change, refresh, nil
 }
 
 // liveLookup returns a referenced resource's live attributes, nil when absent.
@@ -148,16 +144,12 @@ func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, look
 		return l, l != nil
 	})
 	if err != nil {
-		return nil, "", temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %v", res.ID, err), ErrTypeNode, nil)
+		return nil, "", kindf(ErrResourceFailed, "%s: %v", res.ID, err)
 	}
 	out := *res
 	out.Attributes = attrs
 	return &out, pending, nil
 }
-
-// KnownAfterApply stands, in a preview, for a value that depends on a resource
-// not applied yet (or that a provider computes, see engine.KnownAfterApply).
-const KnownAfterApply = engine.KnownAfterApply
 
 // pendingChange previews a resource whose references wait for another resource.
 func pendingChange(id string, typ engine.Type, live *engine.Resource, target string) engine.Change {
@@ -166,18 +158,18 @@ func pendingChange(id string, typ engine.Type, live *engine.Resource, target str
 		action = engine.Update
 	}
 	return engine.Change{ID: id, Type: typ, Action: action, Fields: []engine.FieldChange{
-		{Path: "(references " + target + ")", After: KnownAfterApply},
+		{Path: "(references " + target + ")", After: engine.KnownAfterApply},
 	}}
 }
 
 // readLive looks references up in the infrastructure (for a preview of in).
-func (a *Activities) readLive(spec *specIndex, in NodeInput) liveLookup {
+func (m *Manager) readLive(spec *specIndex, in Node) liveLookup {
 	return func(ctx context.Context, id string) (map[string]any, error) {
-		rt, err := a.runtime(spec.resource(id).Type, in.Settings)
+		rt, err := m.runtime(spec.resource(id).Type, in.Settings)
 		if err != nil {
 			return nil, err
 		}
-		target, err := a.withRecordedState(ctx, in, spec.resource(id))
+		target, err := m.withRecordedState(ctx, in, spec.resource(id))
 		if err != nil {
 			return nil, err
 		}
@@ -195,9 +187,9 @@ func (a *Activities) readLive(spec *specIndex, in NodeInput) liveLookup {
 // readState looks references up in what this release recorded for them (their
 // nodes ran before this one: references are dependency edges), or, for a
 // resource this release left unchanged, in the prior state it starts from.
-func (a *Activities) readState(in NodeInput) liveLookup {
+func (m *Manager) readState(in Node) liveLookup {
 	return func(ctx context.Context, id string) (map[string]any, error) {
-		res, err := a.recorded(ctx, in, id)
+		res, err := m.recorded(ctx, in, id)
 		if err != nil || res == nil {
 			return nil, err
 		}
@@ -205,10 +197,10 @@ func (a *Activities) readState(in NodeInput) liveLookup {
 	}
 }
 
-// ApplyResource applies one desired resource, its references resolved from the
+// Apply applies one desired resource, its references resolved from the
 // live results this release recorded for them, and records the result.
-func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
-	spec, res, err := a.desired(ctx, in)
+func (m *Manager) Apply(ctx context.Context, in Node) error {
+	spec, res, err := m.desired(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -216,32 +208,29 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
 	if err != nil {
 		return err
 	}
-	desired, _, err := withRefs(ctx, res, refs, a.readState(in), false)
+	desired, _, err := withRefs(ctx, res, refs, m.readState(in), false)
 	if err != nil {
 		return err
 	}
-	rt, err := a.runtime(res.Type, in.Settings)
+	rt, err := m.runtime(res.Type, in.Settings)
 	if err != nil {
 		return err
 	}
-	if desired, err = a.withRecordedState(ctx, in, desired); err != nil {
+	if desired, err = m.withRecordedState(ctx, in, desired); err != nil {
 		return err
 	}
-	return a.applyAndRecord(ctx, in, rt, desired, recordedDeps(res, refs))
+	return m.applyAndRecord(ctx, in, rt, desired, recordedDeps(res, refs))
 }
 
-// applyAndRecord applies desired, heartbeating while the runtime works (a
-// terraform apply may take many minutes), and records the result. A failed apply
+// applyAndRecord applies desired and records the result. A failed apply
 // that left something behind (a tainted object) is recorded too, so the next
 // attempt continues from it instead of creating another object.
-func (a *Activities) applyAndRecord(ctx context.Context, in NodeInput, rt runtime.Runtime, desired *engine.Resource, deps []string) error {
-	stop := heartbeat(ctx, 2*time.Second)
+func (m *Manager) applyAndRecord(ctx context.Context, in Node, rt runtime.Runtime, desired *engine.Resource, deps []string) error {
 	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{})
-	stop()
 	if live != nil {
 		live.DependsOn = deps
 		// Also when the run was cancelled: the object exists either way.
-		if perr := a.backend.PutStateEntry(context.WithoutCancel(ctx), in.Key, backend.StateEntry{ID: in.ID, Resource: live}); perr != nil && err == nil {
+		if perr := m.Record(context.WithoutCancel(ctx), in.Key, backend.StateEntry{ID: in.ID, Resource: live}); perr != nil && err == nil {
 			return perr
 		}
 	}
@@ -249,62 +238,59 @@ func (a *Activities) applyAndRecord(ctx context.Context, in NodeInput, rt runtim
 }
 
 // desired returns the run's spec and the node's resource in it.
-func (a *Activities) desired(ctx context.Context, in NodeInput) (*specIndex, *engine.Resource, error) {
-	spec, err := a.spec(ctx, in.SpecHash)
+func (m *Manager) desired(ctx context.Context, in Node) (*specIndex, *engine.Resource, error) {
+	spec, err := m.spec(ctx, in.SpecHash)
 	if err != nil {
 		return nil, nil, err
 	}
 	res := spec.resource(in.ID)
 	if res == nil {
-		return nil, nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in spec %s", in.ID, shortHash(in.SpecHash)), ErrTypeInvalid, nil)
+		return nil, nil, kindf(ErrInvalid, "resource %s is not in spec %s", in.ID, shortHash(in.SpecHash))
 	}
 	return spec, res, nil
 }
 
-// DeleteResource removes one recorded resource and waits until it is gone,
-// heartbeating so a crashed worker's delete is retried within seconds.
-func (a *Activities) DeleteResource(ctx context.Context, in NodeInput) error {
-	prior, err := a.priorResource(ctx, in)
+// Delete removes one recorded resource, waits until it is gone, and records a
+// tombstone. Deleting what is already gone succeeds.
+func (m *Manager) Delete(ctx context.Context, in Node) error {
+	prior, err := m.priorResource(ctx, in)
 	if err != nil {
 		return err
 	}
 	if prior == nil {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("resource %s is not in the prior state", in.ID), ErrTypeInvalid, nil)
+		return kindf(ErrInvalid, "resource %s is not in the prior state", in.ID)
 	}
-	return a.deleteAndRecord(ctx, in, prior)
+	return m.deleteAndRecord(ctx, in, prior)
 }
 
-// deleteAndRecord deletes res, waiting until it is gone while heartbeating (so a
-// crashed worker's delete is retried within seconds), and records a tombstone.
-func (a *Activities) deleteAndRecord(ctx context.Context, in NodeInput, res *engine.Resource) error {
-	rt, err := a.runtime(res.Type, in.Settings)
+// deleteAndRecord deletes res, waiting until it is gone, and records a tombstone.
+func (m *Manager) deleteAndRecord(ctx context.Context, in Node, res *engine.Resource) error {
+	rt, err := m.runtime(res.Type, in.Settings)
 	if err != nil {
 		return err
 	}
-	if res, err = a.withRecordedState(ctx, in, res); err != nil {
+	if res, err = m.withRecordedState(ctx, in, res); err != nil {
 		return err
 	}
-	stop := heartbeat(ctx, 2*time.Second)
 	err = rt.Delete(ctx, res)
-	stop()
 	if err != nil {
 		return nodeError(err)
 	}
-	return a.backend.PutStateEntry(ctx, in.Key, backend.StateEntry{ID: in.ID, Deleted: true})
+	return m.Record(ctx, in.Key, backend.StateEntry{ID: in.ID, Deleted: true})
 }
 
-func (a *Activities) priorResource(ctx context.Context, in NodeInput) (*engine.Resource, error) {
-	prior, err := a.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
+func (m *Manager) priorResource(ctx context.Context, in Node) (*engine.Resource, error) {
+	prior, err := m.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
 	if err != nil || prior == nil || prior.State == nil {
 		return nil, err
 	}
 	return findResource(prior.State.Resources, in.ID), nil
 }
 
-func (a *Activities) runtime(typ engine.Type, s RuntimeSettings) (runtime.Runtime, error) {
-	rt, err := a.runtimes.For(typ, s)
+func (m *Manager) runtime(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runtime, error) {
+	rt, err := m.runtimes.For(typ, s)
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		return nil, kindErr(ErrInvalid, err)
 	}
 	return rt, nil
 }
@@ -313,29 +299,9 @@ func (a *Activities) runtime(typ engine.Type, s RuntimeSettings) (runtime.Runtim
 // (the object is invalid) fail the node at once.
 func nodeError(err error) error {
 	if runtime.IsPermanent(err) {
-		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeNode, nil)
+		return kindErr(ErrResourceFailed, err)
 	}
 	return err
-}
-
-func heartbeat(ctx context.Context, every time.Duration) (stop func()) {
-	if !activity.IsActivity(ctx) {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
 }
 
 // sameRecord reports whether live would be recorded exactly as prior already is
@@ -386,42 +352,35 @@ func truncate(v any) any {
 	return s[:maxPreviewValue] + fmt.Sprintf("... (%d bytes)", len(s))
 }
 
-// CompensateInput names one node of a failed apply to undo, and what the apply
-// did to it.
-type CompensateInput struct {
-	NodeInput
-	Action engine.Action `json:"action"`
-}
-
-// CompensateResource undoes what a failed apply did to one resource: a created
+// Compensate undoes what a failed apply did to one resource: a created
 // resource is deleted, an updated or deleted one is applied again as the prior
 // state recorded it. The state entry follows, so the release records the
 // cluster as it is after the undo.
-func (a *Activities) CompensateResource(ctx context.Context, in CompensateInput) error {
-	if in.Action == engine.Create {
-		_, res, err := a.desired(ctx, in.NodeInput)
+func (m *Manager) Compensate(ctx context.Context, in Node, action engine.Action) error {
+	if action == engine.Create {
+		_, res, err := m.desired(ctx, in)
 		if err != nil {
 			return err
 		}
-		return a.deleteAndRecord(ctx, in.NodeInput, res)
+		return m.deleteAndRecord(ctx, in, res)
 	}
-	prior, err := a.priorResource(ctx, in.NodeInput)
+	prior, err := m.priorResource(ctx, in)
 	if err != nil {
 		return err
 	}
 	if prior == nil {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot restore %s: it is not in the prior state", in.ID), ErrTypeNode, nil)
+		return kindf(ErrResourceFailed, "cannot restore %s: it is not in the prior state", in.ID)
 	}
-	rt, err := a.runtime(prior.Type, in.Settings)
+	rt, err := m.runtime(prior.Type, in.Settings)
 	if err != nil {
 		return err
 	}
-	desired, err := a.restoreTarget(ctx, in.NodeInput, prior)
+	desired, err := m.restoreTarget(ctx, in, prior)
 	if err != nil {
 		return err
 	}
-	if desired, err = a.withRecordedState(ctx, in.NodeInput, desired); err != nil {
+	if desired, err = m.withRecordedState(ctx, in, desired); err != nil {
 		return err
 	}
-	return a.applyAndRecord(ctx, in.NodeInput, rt, desired, prior.DependsOn)
+	return m.applyAndRecord(ctx, in, rt, desired, prior.DependsOn)
 }

@@ -1,10 +1,7 @@
-package activities
+package release
 
 import (
 	"context"
-	"fmt"
-
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/engine"
 )
@@ -15,11 +12,11 @@ import (
 // from the prior release. The runtime continues from that state, on whatever
 // worker it runs. Kubernetes resources keep no such state and come back as they
 // are; a state a spec carries is never trusted.
-func (a *Activities) withRecordedState(ctx context.Context, in NodeInput, res *engine.Resource) (*engine.Resource, error) {
+func (m *Manager) withRecordedState(ctx context.Context, in Node, res *engine.Resource) (*engine.Resource, error) {
 	if res.Type != engine.Terraform {
 		return res, nil
 	}
-	rec, err := a.recorded(ctx, in, res.ID)
+	rec, err := m.recorded(ctx, in, res.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -39,9 +36,9 @@ func (a *Activities) withRecordedState(ctx context.Context, in NodeInput, res *e
 // recorded returns resource id as this release has it so far: its state entry,
 // or, when it has none, the prior release's state it starts from. nil when the
 // resource was deleted or never recorded.
-func (a *Activities) recorded(ctx context.Context, in NodeInput, id string) (*engine.Resource, error) {
+func (m *Manager) recorded(ctx context.Context, in Node, id string) (*engine.Resource, error) {
 	if in.Key.Revision != 0 {
-		e, ok, err := a.backend.GetStateEntry(ctx, in.Key, id)
+		e, ok, err := m.backend.GetStateEntry(ctx, in.Key, id)
 		if err != nil {
 			return nil, err
 		}
@@ -49,7 +46,7 @@ func (a *Activities) recorded(ctx context.Context, in NodeInput, id string) (*en
 			return e.Resource, nil
 		}
 	}
-	prior, err := a.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
+	prior, err := m.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
 	if err != nil || prior == nil || prior.State == nil {
 		return nil, err
 	}
@@ -70,24 +67,24 @@ func terraformState(res *engine.Resource) string {
 // recorded Terraform resource holds computed attributes that are not arguments
 // (a terraform apply refuses them), so for Terraform it is the prior release's
 // spec resource, its references resolved from the prior release's state.
-func (a *Activities) restoreTarget(ctx context.Context, in NodeInput, prior *engine.Resource) (*engine.Resource, error) {
+func (m *Manager) restoreTarget(ctx context.Context, in Node, prior *engine.Resource) (*engine.Resource, error) {
 	if prior.Type != engine.Terraform {
 		return prior, nil
 	}
-	rel, err := a.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
+	rel, err := m.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
 	if err != nil {
 		return nil, err
 	}
 	if rel == nil || rel.SpecHash == "" {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot restore %s: the prior release has no spec", in.ID), ErrTypeNode, nil)
+		return nil, kindf(ErrResourceFailed, "cannot restore %s: the prior release has no spec", in.ID)
 	}
-	spec, err := a.spec(ctx, rel.SpecHash)
+	spec, err := m.spec(ctx, rel.SpecHash)
 	if err != nil {
 		return nil, err
 	}
 	res := spec.resource(in.ID)
 	if res == nil {
-		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("cannot restore %s: it is not in the prior release's spec", in.ID), ErrTypeNode, nil)
+		return nil, kindf(ErrResourceFailed, "cannot restore %s: it is not in the prior release's spec", in.ID)
 	}
 	refs, err := spec.refsOf(in.ID)
 	if err != nil {

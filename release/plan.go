@@ -1,11 +1,8 @@
-package activities
+package release
 
 import (
 	"context"
-	"fmt"
 	"slices"
-
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/dag"
@@ -13,48 +10,48 @@ import (
 
 // PlanInput asks for the graph a run walks.
 type PlanInput struct {
-	Project       string `json:"project"`
-	Workspace     string `json:"workspace"`
-	SpecHash      string `json:"specHash"`
-	PriorRevision int    `json:"priorRevision"`
+	Project       string
+	Workspace     string
+	SpecHash      string
+	PriorRevision int
 }
 
 // Plan is the DAG of a run, by index so it stays small in workflow history:
 // Nodes[i].Deps are indexes of nodes that must finish before node i starts.
 type Plan struct {
-	Nodes []PlanNode `json:"nodes"`
+	Nodes []PlanNode
 }
 
 // PlanNode is one resource to apply, or (Delete) to remove because it is recorded
 // in the prior state but no longer desired.
 type PlanNode struct {
-	ID string `json:"id"`
+	ID string
 	// Type is the resource's type: how long its steps may take depends on it.
-	Type engine.Type `json:"type,omitempty"`
-	Deps []int32     `json:"deps,omitempty"`
+	Type engine.Type
+	Deps []int32
 	// Refs are the nodes whose live attributes this one references ($kumo_path);
 	// they are among Deps. When one of them changes, so may this node's values.
-	Refs   []int32 `json:"refs,omitempty"`
-	Delete bool    `json:"delete,omitempty"`
+	Refs   []int32
+	Delete bool
 }
 
 // PlanGraph validates the spec and returns the nodes to walk: every spec resource
 // in dependency order, plus a delete node for every prior resource the spec
 // dropped. Deletes follow the prior dependencies reversed, so a Namespace is
 // removed after what was in it.
-func (a *Activities) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) {
-	spec, err := a.spec(ctx, in.SpecHash)
+func (m *Manager) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) {
+	spec, err := m.spec(ctx, in.SpecHash)
 	if err != nil {
 		return Plan{}, err
 	}
 	if err := spec.Validate(); err != nil {
-		return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		return Plan{}, kindErr(ErrInvalid, err)
 	}
 	g, err := spec.Graph()
 	if err != nil {
-		return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		return Plan{}, kindErr(ErrInvalid, err)
 	}
-	prior, err := a.priorRelease(ctx, in.Project, in.Workspace, in.PriorRevision)
+	prior, err := m.priorRelease(ctx, in.Project, in.Workspace, in.PriorRevision)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -115,7 +112,7 @@ func addRefs(plan *Plan, spec *specIndex) error {
 func buildPlan(apply *dag.Graph[string], gone []engine.Resource) (Plan, error) {
 	order, err := apply.TopoSort()
 	if err != nil {
-		return Plan{}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeInvalid, nil)
+		return Plan{}, kindErr(ErrInvalid, err)
 	}
 	var plan Plan
 	index := map[string]int32{}
@@ -138,7 +135,7 @@ func buildPlan(apply *dag.Graph[string], gone []engine.Resource) (Plan, error) {
 	}
 	rorder, err := removal.TopoSort()
 	if err != nil {
-		return Plan{}, temporal.NewNonRetryableApplicationError(fmt.Sprintf("prior state: %v", err), ErrTypeInvalid, nil)
+		return Plan{}, kindf(ErrInvalid, "prior state: %v", err)
 	}
 	for _, id := range rorder {
 		index[id] = int32(len(plan.Nodes))

@@ -1,0 +1,52 @@
+package activities
+
+import (
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/kumoproj/kumo/release"
+)
+
+// Error types the workflows and the client recognise.
+const (
+	ErrTypeLocked   = "ReleaseLocked"
+	ErrTypeInvalid  = "InvalidSpec"
+	ErrTypeNode     = "ResourceFailed"
+	ErrTypeGenerate = "GenerateFailed"
+	ErrTypeBackend  = "BackendError"
+)
+
+// errorTypes maps each kind of release failure to its Temporal error type; a
+// kind not listed is retried as any other error.
+var errorTypes = []struct {
+	kind      error
+	typ       string
+	retryable bool
+}{
+	{release.ErrLocked, ErrTypeLocked, false},
+	{release.ErrFinal, ErrTypeLocked, false},
+	{release.ErrInvalid, ErrTypeInvalid, false},
+	{release.ErrResourceFailed, ErrTypeNode, false},
+	{release.ErrGenerate, ErrTypeGenerate, false},
+	{release.ErrBackend, ErrTypeBackend, true},
+}
+
+// temporalError is the one place domain errors become Temporal errors: a
+// failure of a known kind becomes an application error of its type, with the
+// same message, retryable or not; any other error (a backend or network
+// failure) stays as it is, and Temporal retries it.
+func temporalError(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, t := range errorTypes {
+		if errors.Is(err, t.kind) {
+			if t.retryable {
+				return temporal.NewApplicationError(err.Error(), t.typ)
+			}
+			return temporal.NewNonRetryableApplicationError(err.Error(), t.typ, nil)
+		}
+	}
+	return err
+}

@@ -1,0 +1,49 @@
+package activities
+
+import (
+	"go.temporal.io/sdk/activity"
+)
+
+// Activity type names, as recorded in every run's history. They equal the
+// method names the workflows pass to ExecuteActivity, which is how the SDK
+// names a method; TestRegisteredNames keeps the two in step.
+const (
+	GenerateActivity            = "Generate"
+	PlanGraphActivity           = "PlanGraph"
+	CreateReleaseActivity       = "CreateRelease"
+	SetReleasePhaseActivity     = "SetReleasePhase"
+	FinishReleaseActivity       = "FinishRelease"
+	LatestFinalRevisionActivity = "LatestFinalRevision"
+	PreviewResourceActivity     = "PreviewResource"
+	ApplyResourceActivity       = "ApplyResource"
+	DeleteResourceActivity      = "DeleteResource"
+	CompensateResourceActivity  = "CompensateResource"
+)
+
+// Registrar is what Register needs of a worker (or a test environment).
+type Registrar interface {
+	RegisterActivityWithOptions(a interface{}, options activity.RegisterOptions)
+}
+
+// Register adds every activity of a to r under its stable name.
+func Register(r Registrar, a *Activities) {
+	for name, fn := range a.byName() {
+		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
+	}
+}
+
+// byName maps each activity name to its method.
+func (a *Activities) byName() map[string]any {
+	return map[string]any{
+		GenerateActivity:            a.Generate,
+		PlanGraphActivity:           a.PlanGraph,
+		CreateReleaseActivity:       a.CreateRelease,
+		SetReleasePhaseActivity:     a.SetReleasePhase,
+		FinishReleaseActivity:       a.FinishRelease,
+		LatestFinalRevisionActivity: a.LatestFinalRevision,
+		PreviewResourceActivity:     a.PreviewResource,
+		ApplyResourceActivity:       a.ApplyResource,
+		DeleteResourceActivity:      a.DeleteResource,
+		CompensateResourceActivity:  a.CompensateResource,
+	}
+}

@@ -1,0 +1,102 @@
+package activities
+
+import (
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// The inputs and results below are recorded in workflow histories: their JSON
+// shapes are fixed. Each mirrors a release type field for field, so a change to
+// one side without the other does not compile.
+
+// CreateReleaseInput names the release a run is about to make.
+type CreateReleaseInput struct {
+	Project    string           `json:"project"`
+	Workspace  string           `json:"workspace"`
+	Stack      string           `json:"stack,omitempty"`
+	Operation  engine.Operation `json:"operation"`
+	SpecHash   string           `json:"specHash,omitempty"` // empty for destroy: the desired spec is empty
+	RollbackOf int              `json:"rollbackOf,omitempty"`
+	WorkflowID string           `json:"workflowID"`
+	RunID      string           `json:"runID"`
+}
+
+// ReleaseInfo is what a run needs to know about its release.
+type ReleaseInfo struct {
+	Key      backend.ReleaseKey `json:"key"`
+	SpecHash string             `json:"specHash"`
+	// PriorRevision is the release whose state the run starts from (0: none).
+	PriorRevision int `json:"priorRevision"`
+}
+
+// SetPhaseInput moves a running release to another non-final phase.
+type SetPhaseInput struct {
+	Key   backend.ReleaseKey `json:"key"`
+	Phase engine.Phase       `json:"phase"`
+}
+
+// FinishInput ends a release.
+type FinishInput struct {
+	Key          backend.ReleaseKey   `json:"key"`
+	Phase        engine.Phase         `json:"phase"`
+	Error        string               `json:"error,omitempty"`
+	Compensation *engine.Compensation `json:"compensation,omitempty"`
+}
+
+// FinishResult summarises the recorded release.
+type FinishResult struct {
+	Resources int `json:"resources"`
+}
+
+// LatestFinalInput names a project+workspace.
+type LatestFinalInput struct {
+	Project   string `json:"project"`
+	Workspace string `json:"workspace"`
+}
+
+// PlanInput asks for the graph a run walks.
+type PlanInput struct {
+	Project       string `json:"project"`
+	Workspace     string `json:"workspace"`
+	SpecHash      string `json:"specHash"`
+	PriorRevision int    `json:"priorRevision"`
+}
+
+// Plan is the DAG of a run, by index so it stays small in workflow history:
+// Nodes[i].Deps are indexes of nodes that must finish before node i starts.
+type Plan struct {
+	Nodes []PlanNode `json:"nodes"`
+}
+
+// PlanNode is one resource to apply, or (Delete) to remove because it is recorded
+// in the prior state but no longer desired.
+type PlanNode struct {
+	ID string `json:"id"`
+	// Type is the resource's type: how long its steps may take depends on it.
+	Type engine.Type `json:"type,omitempty"`
+	Deps []int32     `json:"deps,omitempty"`
+	// Refs are the nodes whose live attributes this one references ($kumo_path);
+	// they are among Deps. When one of them changes, so may this node's values.
+	Refs   []int32 `json:"refs,omitempty"`
+	Delete bool    `json:"delete,omitempty"`
+}
+
+// NodeInput names one resource of a run.
+type NodeInput struct {
+	// Key is the run's release; a zero Revision means a preview with no release.
+	Key           backend.ReleaseKey `json:"key"`
+	SpecHash      string             `json:"specHash"`
+	PriorRevision int                `json:"priorRevision"`
+	ID            string             `json:"id"`
+	// Delete: the resource is in the prior state but no longer desired.
+	Delete   bool                    `json:"delete,omitempty"`
+	Settings runspec.RuntimeSettings `json:"settings"`
+}
+
+// CompensateInput names one node of a failed apply to undo, and what the apply
+// did to it.
+type CompensateInput struct {
+	NodeInput
+	Action engine.Action `json:"action"`
+}

@@ -1,0 +1,162 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// BeginInput names the release a run is about to make.
+type BeginInput struct {
+	Project    string
+	Workspace  string
+	Stack      string
+	Operation  engine.Operation
+	SpecHash   string // empty for destroy: the desired spec is empty
+	RollbackOf int
+	WorkflowID string
+	RunID      string
+}
+
+// Info is what a run needs to know about its release.
+type Info struct {
+	Key      backend.ReleaseKey
+	SpecHash string
+	// PriorRevision is the release whose state the run starts from (0: none).
+	PriorRevision int
+}
+
+// Begin makes revision latest+1 for this run, or returns the one this run
+// already made (a retry after a crash gets the same release).
+//
+// It refuses with a *LockedError (ErrLocked) while the latest release is
+// unfinished and its run is alive. An unfinished release whose run is gone
+// (terminated, timed out) is closed as failed first, so a dead run never blocks a
+// workspace forever. Two runs racing for the same revision are settled by the
+// backend's atomic create: the loser looks again.
+func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
+	specHash := in.SpecHash
+	if in.Operation == engine.OperationDestroy {
+		h, err := m.backend.PutSpec(ctx, &engine.Spec{})
+		if err != nil {
+			return Info{}, err
+		}
+		specHash = h
+	}
+	for {
+		latest, err := m.backend.LatestRelease(ctx, in.Project, in.Workspace)
+		if err != nil && !errors.Is(err, backend.ErrNotFound) {
+			return Info{}, err
+		}
+		prior := 0
+		if latest != nil {
+			if latest.WorkflowID == in.WorkflowID && latest.RunID == in.RunID {
+				return infoOf(latest), nil
+			}
+			if !latest.Phase.Final() {
+				if err := m.closeAbandoned(ctx, latest); err != nil {
+					return Info{}, err
+				}
+			}
+			prior = latest.Revision
+		}
+		now := time.Now().UTC()
+		r := &engine.Release{
+			Project: in.Project, Workspace: in.Workspace, Stack: in.Stack,
+			Revision: prior + 1, Operation: in.Operation, Phase: engine.PhasePreviewing,
+			SpecHash: specHash, RollbackOf: in.RollbackOf, CreateTime: now, ModifyTime: now,
+			WorkflowID: in.WorkflowID, RunID: in.RunID,
+		}
+		err = m.backend.CreateRelease(ctx, r)
+		if errors.Is(err, backend.ErrRevisionExists) {
+			continue // another creator won this revision; look again
+		}
+		if err != nil {
+			return Info{}, err
+		}
+		return infoOf(r), nil
+	}
+}
+
+// infoOf describes a release this run already created: its prior is the
+// revision before it, which was final when the release was created.
+func infoOf(r *engine.Release) Info {
+	return Info{Key: backend.KeyOf(r), SpecHash: r.SpecHash, PriorRevision: r.Revision - 1}
+}
+
+// closeAbandoned fails an unfinished release whose run has ended, or refuses when
+// that run is still going.
+func (m *Manager) closeAbandoned(ctx context.Context, r *engine.Release) error {
+	running, err := m.runs.Running(ctx, r.WorkflowID, r.RunID)
+	if err != nil {
+		return fmt.Errorf("check run %s of revision %d: %w", r.RunID, r.Revision, err)
+	}
+	if running {
+		return locked(r)
+	}
+	_, err = m.Finish(ctx, FinishInput{Key: backend.KeyOf(r), Phase: engine.PhaseFailed, Error: fmt.Sprintf("abandoned: run %s ended before finishing the release", r.RunID)})
+	return err
+}
+
+// SetPhase records that a running release moved on (e.g. previewing -> applying).
+// Setting the phase it already has changes nothing; a finished release refuses
+// (ErrFinal).
+func (m *Manager) SetPhase(ctx context.Context, key backend.ReleaseKey, phase engine.Phase) error {
+	r, err := m.backend.GetRelease(ctx, key.Project, key.Workspace, key.Revision)
+	if err != nil {
+		return err
+	}
+	if r.Phase == phase {
+		return nil
+	}
+	if r.Phase.Final() {
+		return kindf(ErrFinal, "revision %d is already %s", r.Revision, r.Phase)
+	}
+	r.Phase = phase
+	r.ModifyTime = time.Now().UTC()
+	return m.backend.UpdateRelease(ctx, r)
+}
+
+// Record stores one resource's outcome in an unfinished release: the resource
+// as it is now, or a tombstone. Recording an entry again replaces it.
+func (m *Manager) Record(ctx context.Context, key backend.ReleaseKey, e backend.StateEntry) error {
+	return m.backend.PutStateEntry(ctx, key, e)
+}
+
+// Latest returns the newest release of project+workspace (ErrNoRelease when
+// there is none).
+func (m *Manager) Latest(ctx context.Context, project, workspace string) (*engine.Release, error) {
+	r, err := m.backend.LatestRelease(ctx, project, workspace)
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil, kindf(ErrNoRelease, "%s/%s has no releases yet", project, workspace)
+	}
+	return r, err
+}
+
+// LatestFinal returns the newest finished revision (0: none), the state a
+// preview compares against while an apply may be running.
+func (m *Manager) LatestFinal(ctx context.Context, project, workspace string) (int, error) {
+	latest, err := m.backend.LatestRelease(ctx, project, workspace)
+	if errors.Is(err, backend.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	for rev := latest.Revision; rev > 0; rev-- {
+		r := latest
+		if rev != latest.Revision {
+			if r, err = m.backend.GetRelease(ctx, project, workspace, rev); err != nil {
+				return 0, err
+			}
+		}
+		if r.Phase.Final() {
+			return rev, nil
+		}
+	}
+	return 0, nil
+}

@@ -1,0 +1,119 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// Runtimes hands out the Runtime for a resource type under the given settings.
+type Runtimes interface {
+	For(typ engine.Type, settings runspec.RuntimeSettings) (runtime.Runtime, error)
+}
+
+// RunChecker tells whether a run is still running, so a release left in a
+// non-final phase by a live run is not taken over.
+type RunChecker interface {
+	Running(ctx context.Context, workflowID, runID string) (bool, error)
+}
+
+// Manager runs release steps against one backend. It caches parsed specs and
+// final releases (both immutable), so it is meant to live as long as a worker.
+type Manager struct {
+	backend  backend.Backend
+	runtimes Runtimes
+	runs     RunChecker
+
+	specs  cache[string, *specIndex]
+	priors cache[backend.ReleaseKey, *engine.Release]
+}
+
+// New returns a Manager over a backend, the runtimes resources are applied with
+// (nil when only lifecycle steps are used) and a run checker.
+func New(b backend.Backend, r Runtimes, runs RunChecker) *Manager {
+	return &Manager{backend: b, runtimes: r, runs: runs, specs: newCache[string, *specIndex](8), priors: newCache[backend.ReleaseKey, *engine.Release](8)}
+}
+
+// specIndex is a parsed spec with what every node looks up in it.
+type specIndex struct {
+	*engine.Spec
+	byID map[string]*engine.Resource
+	refs map[string][]engine.Ref
+	// refsErr is why references could not be parsed (the spec is invalid).
+	refsErr error
+}
+
+func newSpecIndex(s *engine.Spec) *specIndex {
+	x := &specIndex{Spec: s, byID: make(map[string]*engine.Resource, len(s.Resources)), refs: map[string][]engine.Ref{}}
+	for i := range s.Resources {
+		x.byID[s.Resources[i].ID] = &s.Resources[i]
+	}
+	var errs []error
+	for i := range s.Resources {
+		refs, err := s.Refs(&s.Resources[i])
+		x.refs[s.Resources[i].ID] = refs
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	x.refsErr = errors.Join(errs...)
+	return x
+}
+
+// resource returns the resource with id, or nil.
+func (x *specIndex) resource(id string) *engine.Resource { return x.byID[id] }
+
+// refsOf returns the references of one resource of the spec.
+func (x *specIndex) refsOf(id string) ([]engine.Ref, error) {
+	if x.refsErr != nil {
+		return nil, kindErr(ErrInvalid, x.refsErr)
+	}
+	return x.refs[id], nil
+}
+
+// spec loads a spec by hash. Specs are immutable, so every node of a run shares one
+// parsed and indexed copy instead of re-reading the spec per node (which would be N²).
+func (m *Manager) spec(ctx context.Context, hash string) (*specIndex, error) {
+	if s, ok := m.specs.get(hash); ok {
+		return s, nil
+	}
+	s, err := m.backend.GetSpec(ctx, hash)
+	if err != nil {
+		return nil, fmt.Errorf("load spec %s: %w", shortHash(hash), err)
+	}
+	x := newSpecIndex(s)
+	m.specs.put(hash, x)
+	return x, nil
+}
+
+// priorRelease loads the final release a run compares against (revision 0: none).
+// Final releases never change, so they are cached like specs.
+func (m *Manager) priorRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error) {
+	if revision == 0 {
+		return nil, nil
+	}
+	key := backend.ReleaseKey{Project: project, Workspace: workspace, Revision: revision}
+	if r, ok := m.priors.get(key); ok {
+		return r, nil
+	}
+	r, err := m.backend.GetRelease(ctx, project, workspace, revision)
+	if err != nil {
+		return nil, fmt.Errorf("load prior release: %w", err)
+	}
+	if r.Phase.Final() {
+		m.priors.put(key, r)
+	}
+	return r, nil
+}
+
+func shortHash(h string) string {
+	if len(h) > 16 {
+		return h[:16]
+	}
+	return h
+}

@@ -1,0 +1,38 @@
+package release
+
+import (
+	"context"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// RollbackTarget returns the release a rollback of project+workspace restores:
+// revision, or with revision 0 the last succeeded apply (or rollback) before the
+// latest release. A target that did not succeed is refused unless allowFailed.
+// Every refusal is ErrNoTarget.
+func (m *Manager) RollbackTarget(ctx context.Context, project, workspace string, revision int, allowFailed bool) (*engine.Release, error) {
+	releases, err := m.backend.ListReleases(ctx, project, workspace)
+	if err != nil {
+		return nil, err
+	}
+	if len(releases) < 2 {
+		return nil, kindf(ErrNoTarget, "nothing to roll back to: %s/%s has %d release(s)", project, workspace, len(releases))
+	}
+	latest := releases[len(releases)-1]
+	if revision == 0 {
+		for i := len(releases) - 2; i >= 0; i-- {
+			if r := releases[i]; r.Phase == engine.PhaseSucceeded && r.Operation != engine.OperationDestroy {
+				return r, nil
+			}
+		}
+		return nil, kindf(ErrNoTarget, "nothing to roll back to: no succeeded apply before revision %d of %s/%s", latest.Revision, project, workspace)
+	}
+	if revision < 1 || revision > latest.Revision {
+		return nil, kindf(ErrNoTarget, "cannot roll back to revision %d: %s/%s has revisions 1 to %d", revision, project, workspace, latest.Revision)
+	}
+	target := releases[revision-1]
+	if target.Phase != engine.PhaseSucceeded && !allowFailed {
+		return nil, kindf(ErrNoTarget, "revision %d is %s (%s); roll back to it anyway with --allow-failed", revision, target.Phase, target.Error)
+	}
+	return target, nil
+}

@@ -1,0 +1,12 @@
+package runspec
+
+// Search attribute names: the workflows set them on every run, and the embedded
+// server (and `kumo temporal setup`) registers them, so both read them from here.
+const (
+	AttrProject   = "KumoProject"
+	AttrStack     = "KumoStack"
+	AttrWorkspace = "KumoWorkspace"
+	AttrOperation = "KumoOperation"
+	AttrRevision  = "KumoRevision"
+	AttrDrifted   = "KumoDrifted"
+)

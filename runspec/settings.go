@@ -1,0 +1,12 @@
+package runspec
+
+// RuntimeSettings say where a run's resources live (from the workspace, overridden by
+// CLI flags). Empty values mean the worker's defaults.
+type RuntimeSettings struct {
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	Context    string `json:"context,omitempty"`
+	// TerraformBinary is "terraform", "tofu" or a path (default: terraform on PATH).
+	TerraformBinary string `json:"terraformBinary,omitempty"`
+	// TerraformPluginDir is a provider filesystem mirror for offline installs.
+	TerraformPluginDir string `json:"terraformPluginDir,omitempty"`
+}
