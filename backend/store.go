@@ -2,6 +2,8 @@ package backend
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -28,6 +30,19 @@ func NewStore(d Driver) *Store { return &Store{d: d} }
 // BytesWritten is how many bytes this Store has handed to its driver to write,
 // overwrites included: the figure that must stay linear in the size of an apply.
 func (s *Store) BytesWritten() int64 { return s.written.Load() }
+
+// read returns what key holds, for the record named what: a missing one gives
+// "<what>: not found", wrapping ErrNotFound.
+func (s *Store) read(ctx context.Context, key, what string) ([]byte, string, error) {
+	data, version, err := s.d.Read(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return nil, "", fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", what, err)
+	}
+	return data, version, nil
+}
 
 func (s *Store) write(ctx context.Context, key string, data []byte, cond Condition) (string, error) {
 	s.written.Add(int64(len(data)))

@@ -116,12 +116,9 @@ func (s *Store) GetRelease(ctx context.Context, project, workspace string, revis
 
 func (s *Store) readRelease(ctx context.Context, key ReleaseKey) (*engine.Release, error) {
 	objKey := releaseKey(key)
-	data, version, err := s.d.Read(ctx, objKey)
-	if errors.Is(err, ErrNotFound) {
-		return nil, fmt.Errorf("release %s: %w", key, ErrNotFound)
-	}
+	data, version, err := s.read(ctx, objKey, "release "+key.String())
 	if err != nil {
-		return nil, fmt.Errorf("release %s: %w", key, err)
+		return nil, err
 	}
 	r, err := decodeRelease(key, s.d.Where(objKey), data)
 	if err != nil {

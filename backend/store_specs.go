@@ -47,12 +47,9 @@ func (s *Store) GetSpec(ctx context.Context, hash string) (*engine.Spec, error) 
 		return nil, err
 	}
 	key := specKey(hash)
-	data, _, err := s.d.Read(ctx, key)
-	if errors.Is(err, ErrNotFound) {
-		return nil, fmt.Errorf("spec %s: %w", hash, ErrNotFound)
-	}
+	data, _, err := s.read(ctx, key, "spec "+hash)
 	if err != nil {
-		return nil, fmt.Errorf("spec %s: %w", hash, err)
+		return nil, err
 	}
 	return decodeSpec(hash, s.d.Where(key), data)
 }

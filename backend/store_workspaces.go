@@ -50,12 +50,9 @@ func (s *Store) GetWorkspace(ctx context.Context, name string) (*engine.Workspac
 		return nil, fmt.Errorf("get workspace: %w", err)
 	}
 	key := workspaceKey(name)
-	data, _, err := s.d.Read(ctx, key)
-	if errors.Is(err, ErrNotFound) {
-		return nil, fmt.Errorf("workspace %s: %w", name, ErrNotFound)
-	}
+	data, _, err := s.read(ctx, key, "workspace "+name)
 	if err != nil {
-		return nil, fmt.Errorf("workspace %s: %w", name, err)
+		return nil, err
 	}
 	return decodeWorkspace(name, s.d.Where(key), data)
 }
