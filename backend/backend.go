@@ -1,7 +1,13 @@
 // Package backend stores what kumo records: releases (numbered per project and
 // workspace), specs by content hash, the per-resource state of a release that is
-// still running, workspaces, and the logs of runs. Implementations (local filesystem, ...) satisfy Backend and pass
-// the conformance suite in backendtest.
+// still running, workspaces, and the logs of runs.
+//
+// Store implements Backend once, over a small Driver that only stores bytes at
+// keys (backend/local: files, backend/s3: objects): the Store checks arguments
+// and the context before the driver is called, lays out the keys, encodes and
+// decodes records, keeps revisions gapless, and wraps the driver's errors naming
+// the record they concern. Drivers pass backendtest.RunDriver, which runs the
+// conformance suite (backendtest.Run) on a Store over them.
 //
 // A release's state is written one resource at a time while it runs (PutStateEntry),
 // so a crash loses nothing and an apply writes bytes linear in its size; the entries
@@ -20,7 +26,7 @@ import (
 // Every method checks project and workspace names with ValidateName (errors wrap
 // ErrInvalidName), returns ctx.Err() for a canceled context, and returns errors that
 // wrap ErrNotFound / ErrRevisionExists where documented and name what they concern.
-// backendtest.Run checks all of this.
+// backendtest.Run checks all of this; Store does it for every driver.
 type Backend interface {
 	// PutSpec stores spec under its content hash (engine.HashSpec) and returns it.
 	PutSpec(ctx context.Context, spec *engine.Spec) (hash string, err error)

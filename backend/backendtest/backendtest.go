@@ -1,9 +1,10 @@
 // Package backendtest is the conformance suite every backend.Backend must pass.
-// An implementation's tests call Run with a constructor returning a fresh, empty
-// backend:
+// A driver's tests call RunDriver with a constructor returning a fresh, empty
+// driver; it runs the suite (Run) on a backend.Store over it, and checks what the
+// Store does around the driver:
 //
 //	func TestConformance(t *testing.T) {
-//		backendtest.Run(t, func(t *testing.T) backend.Backend { ... })
+//		backendtest.RunDriver(t, func(t *testing.T) backend.Driver { ... })
 //	}
 package backendtest
 

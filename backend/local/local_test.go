@@ -33,7 +33,13 @@ func newLocal(t *testing.T) *local.Backend {
 }
 
 func TestConformance(t *testing.T) {
-	backendtest.Run(t, func(t *testing.T) backend.Backend { return newLocal(t) })
+	backendtest.RunDriver(t, func(t *testing.T) backend.Driver {
+		d, err := local.NewDriver(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	})
 }
 
 var ctx = context.Background()

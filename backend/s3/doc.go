@@ -5,22 +5,11 @@
 //
 // # Layout
 //
-// Under s3://<bucket>/<prefix>/, the same paths as the local backend's root:
-//
-//	releases/<project>/<workspace>/<revision>.yaml            one engine.Release per object
-//	releases/<project>/<workspace>/<revision>.state/<h>.json  one backend.StateEntry per resource
-//	                                                          of a running release (<h> = sha256
-//	                                                          of the resource ID)
-//	releases/<project>/<workspace>/.latest                    a hint: the highest revision
-//	                                                          its writer had created
-//	specs/<hash>.yaml                                         specs by content hash
-//	workspaces/<name>.yaml                                    one engine.Workspace per object
-//	runs/<run ID>/<part>.log                                  the parts of a run's log
-//
-// Names are checked with backend.ValidateName before they become keys (letters,
-// digits, '.', '_', '-'; never "." or ".."), resource IDs are hashed, and spec
-// hashes must be hex, so no caller-supplied value adds a '/' to a key or reaches
-// outside the prefix.
+// Its Driver stores bytes at keys; backend.Store on top of it checks names,
+// encodes records and numbers revisions. Under s3://<bucket>/<prefix>/ the objects
+// are at the keys backend.Store lays out, the same paths as the local backend's
+// root (releases/<project>/<workspace>/<revision>.yaml, .../.latest,
+// specs/<hash>.yaml, workspaces/<name>.yaml, runs/<run ID>/<part>.log, ...).
 //
 // # Atomicity
 //
@@ -39,21 +28,16 @@
 //
 // # Consistency
 //
-// Finding the latest revision does not list anything: revisions are gapless, so
-// the backend reads the .latest hint (which may lag behind, never run ahead) and
-// probes upward with HEAD requests, galloping then bisecting, until it finds the
-// first revision that does not exist. A missing or stale hint costs a few more
-// requests, not a wrong answer. Listing is used only where nothing else can
-// answer (state entries, workspaces, projects, run log parts).
+// Finding the latest revision does not list anything: backend.Store reads the
+// .latest hint and probes upward with existence checks (HEAD requests here).
+// Listing is used only where nothing else can answer (state entries, workspaces,
+// projects, run log parts).
 //
 // # Failures and size
 //
 // Requests are retried with exponential backoff and jitter on throttling, 5xx and
 // connection errors (Options.MaxAttempts, Options.MaxBackoff); a client-side retry
 // quota is not used, so a long outage does not turn later requests into instant
-// failures. Memory does not grow with the number of revisions: latest is probed,
-// not listed, and reading revision N reads one object. An object is uploaded from
-// its encoded bytes (a seekable reader, no copy) and read from the response body
-// into one buffer of its Content-Length; state entries are listed page by page and
-// fetched a bounded number at a time.
+// failures. An object is uploaded from its encoded bytes (a seekable reader, no
+// copy) and read from the response body into one buffer of its Content-Length.
 package s3

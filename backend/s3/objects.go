@@ -15,12 +15,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
-	"golang.org/x/sync/errgroup"
-)
 
-// errNoObject is wrapped by get and head errors for a missing key; callers turn
-// it into backend.ErrNotFound naming what was missing.
-var errNoObject = errors.New("no such object")
+	"github.com/kumoproj/kumo/backend"
+)
 
 // preconditionError is a conditional write the store refused: the object exists
 // (If-None-Match: *) or is another version (If-Match), or is gone (If-Match).
@@ -76,26 +73,21 @@ func isConditionalConflict(err error) bool {
 	return errorCode(err) == "ConditionalRequestConflict" || statusOf(err) == http.StatusConflict
 }
 
-// key joins parts under the prefix.
-func (b *Backend) key(parts ...string) string {
-	return b.prefix + strings.Join(parts, "/")
-}
-
 // where names an object in messages.
-func (b *Backend) where(key string) string {
+func (b *Driver) where(key string) string {
 	return "s3://" + b.bucket + "/" + key
 }
 
 // get returns an object's bytes and ETag; a missing key gives an error wrapping
-// errNoObject. The body is read into one buffer of its announced length.
-func (b *Backend) get(ctx context.Context, key string) ([]byte, string, error) {
+// backend.ErrNotFound. The body is read into one buffer of its announced length.
+func (b *Driver) get(ctx context.Context, key string) ([]byte, string, error) {
 	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()
 		}
 		if isNotFound(err) {
-			return nil, "", fmt.Errorf("%s: %w", b.where(key), errNoObject)
+			return nil, "", fmt.Errorf("%s: %w", b.where(key), backend.ErrNotFound)
 		}
 		return nil, "", fmt.Errorf("get %s: %w", b.where(key), err)
 	}
@@ -114,7 +106,7 @@ func (b *Backend) get(ctx context.Context, key string) ([]byte, string, error) {
 }
 
 // head returns an object's ETag and whether it exists.
-func (b *Backend) head(ctx context.Context, key string) (string, bool, error) {
+func (b *Driver) head(ctx context.Context, key string) (string, bool, error) {
 	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.bucket, Key: &key})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -137,7 +129,7 @@ const writeIDKey = "kumo-write"
 // precondition gives a *preconditionError, unless the stored object carries this
 // call's write ID: then an earlier attempt of this same put succeeded and only
 // its response was lost (the SDK retried it), and put reports success.
-func (b *Backend) put(ctx context.Context, key string, data []byte, cond condition) (string, error) {
+func (b *Driver) put(ctx context.Context, key string, data []byte, cond condition) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
@@ -159,7 +151,6 @@ func (b *Backend) put(ctx context.Context, key string, data []byte, cond conditi
 	if cond.ifMatch != "" {
 		in.IfMatch = aws.String(cond.ifMatch)
 	}
-	b.written.Add(int64(len(data)))
 	for attempt := 0; ; attempt++ {
 		// A bytes.Reader is seekable: the SDK signs the payload and rewinds it for
 		// a retry without copying it.
@@ -183,7 +174,7 @@ func (b *Backend) put(ctx context.Context, key string, data []byte, cond conditi
 }
 
 // resolveRefused looks at the object a conditional put was refused for.
-func (b *Backend) resolveRefused(ctx context.Context, key, writeID string) (string, error) {
+func (b *Driver) resolveRefused(ctx context.Context, key, writeID string) (string, error) {
 	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.bucket, Key: &key})
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -224,7 +215,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // list calls fn with every key under prefix (and, with a delimiter, every common
 // prefix, as dirs), page by page, in the store's (lexicographic) order.
-func (b *Backend) list(ctx context.Context, prefix, delimiter string, fn func(key string, dir bool) error) error {
+func (b *Driver) list(ctx context.Context, prefix, delimiter string, fn func(key string, dir bool) error) error {
 	in := &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &prefix}
 	if delimiter != "" {
 		in.Delimiter = &delimiter
@@ -253,7 +244,7 @@ func (b *Backend) list(ctx context.Context, prefix, delimiter string, fn func(ke
 }
 
 // deleteKeys removes keys, a thousand per request (the API's limit).
-func (b *Backend) deleteKeys(ctx context.Context, keys []string) error {
+func (b *Driver) deleteKeys(ctx context.Context, keys []string) error {
 	for len(keys) > 0 {
 		n := min(len(keys), 1000)
 		ids := make([]types.ObjectIdentifier, n)
@@ -277,25 +268,6 @@ func (b *Backend) deleteKeys(ctx context.Context, keys []string) error {
 			return fmt.Errorf("delete %s: %s: %s", b.where(aws.ToString(e.Key)), aws.ToString(e.Code), aws.ToString(e.Message))
 		}
 		keys = keys[n:]
-	}
-	return nil
-}
-
-// fetchLimit bounds the requests one listing makes at once.
-const fetchLimit = 16
-
-// forEach runs fn for 0..n-1, fetchLimit at a time, and returns the first error.
-func forEach(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(fetchLimit)
-	for i := range n {
-		g.Go(func() error { return fn(gctx, i) })
-	}
-	if err := g.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return err
 	}
 	return nil
 }

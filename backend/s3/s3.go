@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,15 +59,22 @@ const (
 // Backend stores kumo's records in an S3 bucket. It is safe for concurrent use by
 // goroutines and by any number of processes and machines sharing the bucket.
 type Backend struct {
+	*backend.Store
+	driver *Driver
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// Driver is the backend.Driver over an S3 bucket: one object per key, under the
+// prefix.
+type Driver struct {
 	client   *s3.Client
 	bucket   string
 	prefix   string // "" or ending in "/"
 	endpoint string // for messages
-	written  atomic.Int64
-	seen     seenReleases
 }
 
-var _ backend.Backend = (*Backend)(nil)
+var _ backend.Driver = (*Driver)(nil)
 
 // ParseURL splits a backend URL s3://bucket[/prefix] into bucket and prefix.
 func ParseURL(raw string) (bucket, prefix string, err error) {
@@ -91,6 +97,15 @@ func ParseURL(raw string) (bucket, prefix string, err error) {
 // New connects to the bucket and checks that it exists and that the credentials
 // are accepted, so that a misconfiguration is reported before any run starts.
 func New(ctx context.Context, opts Options) (*Backend, error) {
+	d, err := NewDriver(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{Store: backend.NewStore(d), driver: d}, nil
+}
+
+// NewDriver connects to the bucket as New does, and returns the driver alone.
+func NewDriver(ctx context.Context, opts Options) (*Driver, error) {
 	if opts.Bucket == "" {
 		return nil, errors.New("s3 backend: no bucket given")
 	}
@@ -133,7 +148,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
-	b := &Backend{bucket: opts.Bucket}
+	b := &Driver{bucket: opts.Bucket}
 	if p := strings.Trim(opts.Prefix, "/"); p != "" {
 		b.prefix = p + "/"
 	}
@@ -171,7 +186,7 @@ func New(ctx context.Context, opts Options) (*Backend, error) {
 }
 
 // checkBucket explains the usual ways a bucket cannot be used.
-func (b *Backend) checkBucket(ctx context.Context) error {
+func (b *Driver) checkBucket(ctx context.Context) error {
 	_, err := b.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b.bucket)})
 	if err == nil {
 		return nil
@@ -191,16 +206,12 @@ func (b *Backend) checkBucket(ctx context.Context) error {
 }
 
 // Bucket and Prefix say where the backend stores its objects.
-func (b *Backend) Bucket() string { return b.bucket }
+func (b *Backend) Bucket() string { return b.driver.bucket }
 
 // Prefix is "" or ends in "/".
-func (b *Backend) Prefix() string { return b.prefix }
-
-// BytesWritten is how many bytes this Backend has uploaded, overwrites included:
-// the figure that must stay linear in the size of an apply.
-func (b *Backend) BytesWritten() int64 { return b.written.Load() }
+func (b *Backend) Prefix() string { return b.driver.prefix }
 
 // String names the backend as a URL, for messages.
 func (b *Backend) String() string {
-	return "s3://" + b.bucket + "/" + b.prefix
+	return "s3://" + b.driver.bucket + "/" + b.driver.prefix
 }

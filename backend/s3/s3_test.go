@@ -27,21 +27,24 @@ var ctx = context.Background()
 // server; every subtest gets a bucket of its own.
 func TestConformanceVersitygw(t *testing.T) {
 	srv := s3test.Start(t)
-	backendtest.Run(t, func(t *testing.T) backend.Backend {
-		b, err := s3.New(ctx, srv.Options(srv.Bucket(t), "team/kumo"))
+	backendtest.RunDriver(t, func(t *testing.T) backend.Driver {
+		d, err := s3.NewDriver(ctx, srv.Options(srv.Bucket(t), "team/kumo"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return b
+		return d
 	})
 }
 
 // TestConformanceFake runs the suite against the in-process gofakes3, which is
 // fast enough for -short.
 func TestConformanceFake(t *testing.T) {
-	backendtest.Run(t, func(t *testing.T) backend.Backend {
-		b, _ := newFake(t, "kumo")
-		return b
+	backendtest.RunDriver(t, func(t *testing.T) backend.Driver {
+		d, err := newDriver(newFakeServer(t), "kumo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
 	})
 }
 
@@ -58,6 +61,17 @@ type fake struct {
 }
 
 func newFake(t *testing.T, prefix string) (*s3.Backend, *fake) {
+	t.Helper()
+	f := newFakeServer(t)
+	b, err := newBackend(f, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, f
+}
+
+// newFakeServer starts a gofakes3 with an empty bucket.
+func newFakeServer(t *testing.T) *fake {
 	t.Helper()
 	f := &fake{bucket: "kumo-test"}
 	next := gofakes3.New(s3mem.New(), gofakes3.WithAutoBucket(false)).Server()
@@ -77,19 +91,23 @@ func newFake(t *testing.T, prefix string) (*s3.Backend, *fake) {
 		t.Fatal(err)
 	}
 	f.raw = s3sdk.New(s3sdk.Options{Region: "us-east-1", Credentials: creds, BaseEndpoint: aws.String(f.srv.URL), UsePathStyle: true})
-	b, err := newBackend(f, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b, f
+	return f
 }
 
-func newBackend(f *fake, prefix string) (*s3.Backend, error) {
-	return s3.New(ctx, s3.Options{
+func (f *fake) options(prefix string) s3.Options {
+	return s3.Options{
 		Bucket: f.bucket, Prefix: prefix, Endpoint: f.srv.URL, Region: "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("key", "secret", ""),
 		MaxBackoff:  1, // a nanosecond: retries without waiting
-	})
+	}
+}
+
+func newBackend(f *fake, prefix string) (*s3.Backend, error) {
+	return s3.New(ctx, f.options(prefix))
+}
+
+func newDriver(f *fake, prefix string) (*s3.Driver, error) {
+	return s3.NewDriver(ctx, f.options(prefix))
 }
 
 func (f *fake) setHook(h func(w http.ResponseWriter, r *http.Request, next http.Handler) bool) {

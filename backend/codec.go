@@ -1,8 +1,9 @@
-// Package codec is how backends encode what they store, so that every backend
-// writes the same bytes for the same record and reads numbers back with the same
-// Go types: releases, specs and workspaces as YAML, state entries as JSON, and
-// names derived from content (spec hashes, state entry names).
-package codec
+package backend
+
+// How a Store encodes what it keeps, so that every driver holds the same bytes for
+// the same record and numbers read back with the same Go types: releases, specs
+// and workspaces as YAML, state entries as JSON, and names derived from content
+// (spec hashes, state entry names).
 
 import (
 	"bytes"
@@ -12,13 +13,12 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 )
 
-// ValidHash reports whether h looks like a hex sha256, the only names specs are
+// validHash reports whether h looks like a hex sha256, the only names specs are
 // stored under. Anything else is refused before it becomes a path or a key.
-func ValidHash(h string) bool {
+func validHash(h string) bool {
 	if len(h) != sha256.Size*2 {
 		return false
 	}
@@ -30,33 +30,33 @@ func ValidHash(h string) bool {
 	return true
 }
 
-// EntryName names the file or object of a state entry: resource IDs hold '/' and
+// entryName names the file or object of a state entry: resource IDs hold '/' and
 // ':', so it is named by the hash of the ID (the ID itself is inside).
-func EntryName(id string) string {
+func entryName(id string) string {
 	sum := sha256.Sum256([]byte(id))
 	return hex.EncodeToString(sum[:]) + ".json"
 }
 
-// EncodeYAML encodes a release, spec or workspace.
-func EncodeYAML(v any) ([]byte, error) { return yaml.Marshal(v) }
+// encodeYAML encodes a release, spec or workspace.
+func encodeYAML(v any) ([]byte, error) { return yaml.Marshal(v) }
 
-// EncodeJSON encodes a state entry.
-func EncodeJSON(v any) ([]byte, error) { return json.Marshal(v) }
+// encodeJSON encodes a state entry.
+func encodeJSON(v any) ([]byte, error) { return json.Marshal(v) }
 
-// DecodeYAML decodes YAML into v keeping numbers exact: free-form values
+// decodeYAML decodes YAML into v keeping numbers exact: free-form values
 // (attributes, extensions, ...) get int64 for integral numbers and float64 for the
 // rest (engine.Normalize), as Kubernetes unstructured objects need, instead of
 // float64 for all.
-func DecodeYAML(data []byte, v any) error {
+func decodeYAML(data []byte, v any) error {
 	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return err
 	}
-	return DecodeJSON(j, v)
+	return decodeJSON(j, v)
 }
 
-// DecodeJSON is DecodeYAML for JSON.
-func DecodeJSON(data []byte, v any) error {
+// decodeJSON is decodeYAML for JSON.
+func decodeJSON(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(v); err != nil {
@@ -70,7 +70,7 @@ func DecodeJSON(data []byte, v any) error {
 		}
 	case *engine.Spec:
 		normalizeSpec(x)
-	case *backend.StateEntry:
+	case *StateEntry:
 		normalizeResource(x.Resource)
 	case *engine.Workspace:
 		for name, m := range x.Modules {

@@ -1,0 +1,53 @@
+package backend
+
+import "strconv"
+
+// The layout every driver holds, as slash-separated keys (a directory tree for
+// backend/local, object keys under a prefix for backend/s3):
+//
+//	releases/<project>/<workspace>/<revision>.yaml            one engine.Release
+//	releases/<project>/<workspace>/<revision>.state/<h>.json  one StateEntry per resource of
+//	                                                          a running release (<h> = sha256
+//	                                                          of the resource ID)
+//	releases/<project>/<workspace>/.latest                    a hint: the highest revision its
+//	                                                          writer had created
+//	specs/<hash>.yaml                                         specs by content hash
+//	workspaces/<name>.yaml                                    one engine.Workspace
+//	runs/<run ID>/<part>.log                                  the parts of a run's log
+//
+// Every name is checked with ValidateName (or is a hex hash) before it becomes a
+// key segment, so no caller-supplied value adds a '/' or reaches outside.
+const (
+	releasesDir   = "releases"
+	specsDir      = "specs"
+	workspacesDir = "workspaces"
+	runsDir       = "runs"
+	yamlExt       = ".yaml"
+	stateExt      = ".state"
+	logExt        = ".log"
+	latestHint    = ".latest"
+)
+
+func workspaceDir(project, workspace string) string {
+	return releasesDir + "/" + project + "/" + workspace
+}
+
+func releaseKey(k ReleaseKey) string {
+	return workspaceDir(k.Project, k.Workspace) + "/" + strconv.Itoa(k.Revision) + yamlExt
+}
+
+func hintKey(project, workspace string) string {
+	return workspaceDir(project, workspace) + "/" + latestHint
+}
+
+func stateDir(k ReleaseKey) string {
+	return workspaceDir(k.Project, k.Workspace) + "/" + strconv.Itoa(k.Revision) + stateExt
+}
+
+func specKey(hash string) string { return specsDir + "/" + hash + yamlExt }
+
+func workspaceKey(name string) string { return workspacesDir + "/" + name + yamlExt }
+
+func runDir(runID string) string { return runsDir + "/" + runID }
+
+func runLogKey(runID, part string) string { return runDir(runID) + "/" + part + logExt }

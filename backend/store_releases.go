@@ -1,0 +1,316 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// CreateRelease stores r as revision latest+1 with a create-only write, so that of
+// concurrent creators exactly one succeeds; the others get ErrRevisionExists.
+// Releases are never deleted, so once revision N-1 exists, N leaves no gap; a
+// revision whose predecessor does not exist is refused.
+func (s *Store) CreateRelease(ctx context.Context, r *engine.Release) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	key, data, err := encodeRelease("create", r)
+	if err != nil {
+		return err
+	}
+	if key.Revision > 1 {
+		prev := key
+		prev.Revision--
+		ok, err := s.releaseExists(ctx, prev)
+		if err != nil {
+			return fmt.Errorf("create release %s: %w", key, err)
+		}
+		if !ok {
+			return s.gapError(ctx, key)
+		}
+	}
+	objKey := releaseKey(key)
+	version, err := s.write(ctx, objKey, data, Condition{CreateOnly: true})
+	if errors.Is(err, ErrExists) {
+		return fmt.Errorf("create release %s: %w (%s exists)", key, ErrRevisionExists, s.d.Where(objKey))
+	}
+	if err != nil {
+		return fmt.Errorf("create release %s: %w", key, err)
+	}
+	r.Version = version
+	s.seen.add(key)
+	// The hint only saves reads; a lost or out-of-order hint write is corrected by
+	// probing (see latestRevision), so its failure does not fail the create.
+	_, _ = s.write(ctx, hintKey(key.Project, key.Workspace), []byte(strconv.Itoa(key.Revision)), Condition{})
+	return nil
+}
+
+// gapError explains a create whose previous revision does not exist.
+func (s *Store) gapError(ctx context.Context, key ReleaseKey) error {
+	latest, err := s.latestRevision(ctx, key.Project, key.Workspace)
+	if err != nil {
+		return fmt.Errorf("create release %s: %w", key, err)
+	}
+	if key.Revision <= latest {
+		// Only reachable if a revision was removed by hand.
+		return fmt.Errorf("create release %s: %w (latest revision is %d)", key, ErrRevisionExists, latest)
+	}
+	return fmt.Errorf("create release %s: revision %d would leave a gap: the latest revision of %s/%s is %d, so the next one must be %d",
+		key, key.Revision, key.Project, key.Workspace, latest, latest+1)
+}
+
+// UpdateRelease replaces an existing revision if it is still the copy r was read
+// as (the write is conditional on r.Version). A missing release gives ErrNotFound,
+// a changed one ErrConflict.
+func (s *Store) UpdateRelease(ctx context.Context, r *engine.Release) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	key, data, err := encodeRelease("update", r)
+	if err != nil {
+		return err
+	}
+	objKey := releaseKey(key)
+	if r.Version == "" {
+		ok, err := s.d.Exists(ctx, objKey)
+		if err != nil {
+			return fmt.Errorf("update release %s: %w", key, err)
+		}
+		if !ok {
+			return fmt.Errorf("update release %s: %w", key, ErrNotFound)
+		}
+		return fmt.Errorf("update release %s: the release has no version: read it from the backend before updating it", key)
+	}
+	version, err := s.write(ctx, objKey, data, Condition{IfVersion: r.Version})
+	switch {
+	case errors.Is(err, ErrConflict):
+		return fmt.Errorf("update release %s (read as version %s): %w", key, r.Version, err)
+	case errors.Is(err, ErrNotFound):
+		return fmt.Errorf("update release %s: %w", key, ErrNotFound)
+	case err != nil:
+		return fmt.Errorf("update release %s: %w", key, err)
+	}
+	r.Version = version
+	return nil
+}
+
+// GetRelease returns one revision, or an error wrapping ErrNotFound.
+func (s *Store) GetRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := validateWorkspace(project, workspace); err != nil {
+		return nil, fmt.Errorf("get release: %w", err)
+	}
+	key := ReleaseKey{Project: project, Workspace: workspace, Revision: revision}
+	if revision < 1 {
+		return nil, fmt.Errorf("get release %s: %w", key, ErrNotFound)
+	}
+	return s.readRelease(ctx, key)
+}
+
+func (s *Store) readRelease(ctx context.Context, key ReleaseKey) (*engine.Release, error) {
+	objKey := releaseKey(key)
+	data, version, err := s.read(ctx, objKey, "release "+key.String())
+	if err != nil {
+		return nil, err
+	}
+	r, err := decodeRelease(key, s.d.Where(objKey), data)
+	if err != nil {
+		return nil, err
+	}
+	r.Version = version
+	s.seen.add(key)
+	return r, nil
+}
+
+// releaseExists reports whether a revision exists, asking the driver only about
+// releases not seen yet.
+func (s *Store) releaseExists(ctx context.Context, key ReleaseKey) (bool, error) {
+	if s.seen.has(key) {
+		return true, nil
+	}
+	ok, err := s.d.Exists(ctx, releaseKey(key))
+	if ok {
+		s.seen.add(key)
+	}
+	return ok, err
+}
+
+// LatestRelease returns the highest revision, or an error wrapping ErrNotFound
+// when there is none. It lists nothing (see latestRevision): with a current hint
+// it is three driver calls however many revisions there are.
+func (s *Store) LatestRelease(ctx context.Context, project, workspace string) (*engine.Release, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := validateWorkspace(project, workspace); err != nil {
+		return nil, fmt.Errorf("latest release: %w", err)
+	}
+	// Usually the hint is right: read the revision it names, and make sure the
+	// next one does not exist.
+	lo := 0
+	if h := s.readHint(ctx, project, workspace); h > 0 {
+		r, err := s.readRelease(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: h})
+		switch {
+		case errors.Is(err, ErrNotFound):
+			// A hint naming a revision that is not there: ignore it.
+		case err != nil:
+			return nil, fmt.Errorf("latest release of %s/%s: %w", project, workspace, err)
+		default:
+			ok, err := s.d.Exists(ctx, releaseKey(ReleaseKey{Project: project, Workspace: workspace, Revision: h + 1}))
+			if err != nil {
+				return nil, fmt.Errorf("latest release of %s/%s: %w", project, workspace, err)
+			}
+			if !ok {
+				return r, nil
+			}
+			lo = h + 1
+		}
+	}
+	latest, err := s.probeLatest(ctx, project, workspace, lo)
+	if err != nil {
+		return nil, fmt.Errorf("latest release of %s/%s: %w", project, workspace, err)
+	}
+	if latest == 0 {
+		return nil, fmt.Errorf("latest release of %s/%s: %w", project, workspace, ErrNotFound)
+	}
+	return s.readRelease(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: latest})
+}
+
+// readHint returns the revision the .latest hint names, or 0 when it is missing or
+// unreadable (it is only a starting point).
+func (s *Store) readHint(ctx context.Context, project, workspace string) int {
+	data, _, err := s.d.Read(ctx, hintKey(project, workspace))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || n < 1 {
+		return 0
+	}
+	return n
+}
+
+// latestRevision finds the highest revision (0: none) without listing, starting
+// from the hint when it names an existing revision.
+func (s *Store) latestRevision(ctx context.Context, project, workspace string) (int, error) {
+	lo := 0
+	if h := s.readHint(ctx, project, workspace); h > 0 {
+		ok, err := s.releaseExists(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: h})
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = h
+		}
+	}
+	return s.probeLatest(ctx, project, workspace, lo)
+}
+
+// probeLatest finds the highest revision given lo, a revision known to exist (0:
+// none known). Revisions are gapless, so "revision n exists" is true up to the
+// latest and false after: it gallops upward (lo+1, lo+2, lo+4, ...) until a
+// revision is missing, then bisects. That is a handful of existence checks
+// however many revisions there are, and one when lo is the latest. (Listing
+// would cost a request per thousand revisions on an object store, and reads
+// every name of a directory on a file system.)
+func (s *Store) probeLatest(ctx context.Context, project, workspace string, lo int) (int, error) {
+	exists := func(rev int) (bool, error) {
+		return s.d.Exists(ctx, releaseKey(ReleaseKey{Project: project, Workspace: workspace, Revision: rev}))
+	}
+	hi := 0 // lowest revision known to be missing
+	for step := 1; hi == 0; step *= 2 {
+		ok, err := exists(lo + step)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo += step
+		} else {
+			hi = lo + step
+		}
+	}
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := exists(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+// ListReleases returns every revision in ascending order; none gives an empty list.
+// The revisions are found without listing and read a bounded number at a time.
+func (s *Store) ListReleases(ctx context.Context, project, workspace string) ([]*engine.Release, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := validateWorkspace(project, workspace); err != nil {
+		return nil, fmt.Errorf("list releases: %w", err)
+	}
+	latest, err := s.latestRevision(ctx, project, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("list releases of %s/%s: %w", project, workspace, err)
+	}
+	out := make([]*engine.Release, latest)
+	err = forEach(ctx, latest, func(ctx context.Context, i int) error {
+		r, err := s.readRelease(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: i + 1})
+		out[i] = r
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ListProjects returns, sorted, the projects with at least one release in
+// workspace: of the project directories, those whose revision 1 exists in
+// workspace (revisions are gapless, so that is whether any does).
+func (s *Store) ListProjects(ctx context.Context, workspace string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := ValidateName("workspace", workspace); err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	ents, err := s.d.List(ctx, releasesDir)
+	if err != nil {
+		return nil, fmt.Errorf("list projects of workspace %s: %w", workspace, err)
+	}
+	var candidates []string
+	for _, e := range ents {
+		if e.Dir && ValidateName("project", e.Name) == nil {
+			candidates = append(candidates, e.Name)
+		}
+	}
+	has := make([]bool, len(candidates))
+	err = forEach(ctx, len(candidates), func(ctx context.Context, i int) error {
+		ok, err := s.releaseExists(ctx, ReleaseKey{Project: candidates[i], Workspace: workspace, Revision: 1})
+		has[i] = ok
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list projects of workspace %s: %w", workspace, err)
+	}
+	projects := []string{}
+	for i, p := range candidates {
+		if has[i] {
+			projects = append(projects, p)
+		}
+	}
+	slices.Sort(projects)
+	return projects, nil
+}

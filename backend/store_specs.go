@@ -1,0 +1,55 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// PutSpec stores spec under its content hash. A spec already stored is not written
+// again; of concurrent first puts, one writes it (create-only) and the others find
+// it there.
+func (s *Store) PutSpec(ctx context.Context, spec *engine.Spec) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if spec == nil {
+		return "", errors.New("put spec: spec is nil")
+	}
+	hash := engine.HashSpec(spec)
+	key := specKey(hash)
+	ok, err := s.d.Exists(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("put spec %s: %w", hash, err)
+	}
+	if ok {
+		return hash, nil
+	}
+	data, err := encodeYAML(spec)
+	if err != nil {
+		return "", fmt.Errorf("put spec %s: encode: %w", hash, err)
+	}
+	if _, err := s.write(ctx, key, data, Condition{CreateOnly: true}); err != nil && !errors.Is(err, ErrExists) {
+		return "", fmt.Errorf("put spec %s: %w", hash, err)
+	}
+	return hash, nil
+}
+
+// GetSpec returns the spec stored under hash. An unknown or malformed hash gives an
+// error wrapping ErrNotFound.
+func (s *Store) GetSpec(ctx context.Context, hash string) (*engine.Spec, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkSpecHash(hash); err != nil {
+		return nil, err
+	}
+	key := specKey(hash)
+	data, _, err := s.read(ctx, key, "spec "+hash)
+	if err != nil {
+		return nil, err
+	}
+	return decodeSpec(hash, s.d.Where(key), data)
+}
