@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -64,6 +65,9 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 	var refs []engine.Ref
 	readLive := func() (err error) {
 		live, err = rt.Read(ctx, target)
+		if errors.Is(err, runtime.ErrNotFound) {
+			live, err = nil, nil
+		}
 		return nodeError(err)
 	}
 	if res == nil {
@@ -182,6 +186,9 @@ func (a *Activities) readLive(spec *specIndex, in NodeInput) liveLookup {
 			return nil, err
 		}
 		live, err := rt.Read(ctx, target)
+		if errors.Is(err, runtime.ErrNotFound) {
+			return nil, nil
+		}
 		if err != nil {
 			return nil, nodeError(fmt.Errorf("read %s, referenced by %s: %w", id, in.ID, err))
 		}

@@ -199,6 +199,9 @@ func parseID(id string) (apiVersion, kind, ns, name string, err error) {
 // managedFields, selfLink, deletionTimestamp and status) are not sent: they are not
 // part of the desired state, and a stale resourceVersion would fail the apply.
 func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runtime.ApplyOptions) (*engine.Resource, error) {
+	if err := runtime.Interrupted(ctx, "apply", desired.ID); err != nil {
+		return nil, err
+	}
 	if len(desired.Attributes) == 0 {
 		return nil, runtime.Permanent(fmt.Errorf("apply %s: no attributes (the Kubernetes object)", desired.ID))
 	}
@@ -302,19 +305,23 @@ func result(like *engine.Resource, obj *unstructured.Unstructured) *engine.Resou
 	}
 }
 
-// Read returns the live object without metadata.managedFields, or nil when it does
-// not exist (including when the cluster no longer serves its kind).
+// Read returns the live object without metadata.managedFields. When it does not
+// exist (including when the cluster no longer serves its kind) the error wraps
+// runtime.ErrNotFound.
 func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resource, error) {
+	if err := runtime.Interrupted(ctx, "read", res.ID); err != nil {
+		return nil, err
+	}
 	t, err := r.resolve(res)
 	if err != nil {
 		return nil, prefix("read", err)
 	}
 	if !t.known {
-		return nil, nil
+		return nil, runtime.NotFound(res.ID)
 	}
 	out, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, nil
+		return nil, runtime.NotFound(res.ID)
 	}
 	if err != nil {
 		return nil, classify("read", t.id, err)
@@ -329,6 +336,9 @@ func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resou
 // object. An absent object, or one whose kind the cluster no longer serves, is
 // success.
 func (r *Runtime) Delete(ctx context.Context, res *engine.Resource) error {
+	if err := runtime.Interrupted(ctx, "delete", res.ID); err != nil {
+		return err
+	}
 	t, err := r.resolve(res)
 	if err != nil {
 		return prefix("delete", err)
