@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -445,10 +446,20 @@ func classify(op, id string, err error) error {
 	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsUnauthorized(err),
 		apierrors.IsAlreadyExists(err), apierrors.IsMethodNotSupported(err),
 		apierrors.IsNotAcceptable(err), apierrors.IsUnsupportedMediaType(err),
-		apierrors.IsRequestEntityTooLargeError(err):
+		apierrors.IsRequestEntityTooLargeError(err), schemaRejected(status):
 		return runtime.Permanent(wrapped)
 	}
 	return wrapped
+}
+
+// schemaRejected reports the apiserver's server-side apply refusing an object
+// that does not fit its kind's schema (a field not declared, a string where a
+// map belongs). The apiserver answers 500 for it (kubernetes/kubernetes#139253),
+// which would read as retryable, but the same object fails the same way every
+// time.
+func schemaRejected(status apierrors.APIStatus) bool {
+	st := status.Status()
+	return st.Code == http.StatusInternalServerError && strings.HasPrefix(st.Message, "failed to create typed patch object")
 }
 
 // prefix adds "<op> " to a resolve error, keeping it permanent if it was.
