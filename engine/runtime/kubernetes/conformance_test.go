@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -20,8 +21,9 @@ import (
 )
 
 // TestConformance runs the runtime conformance suite against the real
-// apiserver. The live object is observed through a client of its own, and a
-// transient failure is an apiserver answering 503 through a proxy.
+// apiserver. The live object is observed through a client of its own; a
+// transient failure is an apiserver answering 503 through a proxy, a slow apply
+// one the proxy holds unanswered.
 func TestConformance(t *testing.T) {
 	c, rt, ns := setup(t)
 	observer, err := dynamic.NewForConfig(c.RESTConfig())
@@ -57,6 +59,11 @@ func TestConformance(t *testing.T) {
 			}}
 			return []*engine.Resource{wrongType, badName, unknownKind}
 		},
+		Slow: func(t testing.TB, name string) runtimetest.Slow {
+			res := settings(name, "blue")
+			rt, started := stalled(t, c.RESTConfig(), res)
+			return runtimetest.Slow{Runtime: rt, Resource: res, Started: started}
+		},
 		Transient: func(t testing.TB, name string) runtimetest.Transient {
 			res := settings(name, "blue")
 			return runtimetest.Transient{Runtime: unavailableOnce(t, c.RESTConfig(), res), Failing: res, Retry: res}
@@ -69,6 +76,38 @@ func TestConformance(t *testing.T) {
 // (as an apiserver restarting or overloaded does, with no Retry-After, so that
 // client-go itself does not retry).
 func unavailableOnce(t testing.TB, cfg *rest.Config, res *engine.Resource) *Runtime {
+	var failed atomic.Bool
+	return throughProxy(t, cfg, res, func(w http.ResponseWriter, r *http.Request) bool {
+		if !failed.CompareAndSwap(false, true) {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is currently unable to handle the request","reason":"ServiceUnavailable","code":503}`))
+		return true
+	})
+}
+
+// stalled returns a Runtime whose writes of res go to a proxy that holds them
+// unanswered until the client gives up, and a function reporting whether one
+// is held now.
+func stalled(t testing.TB, cfg *rest.Config, res *engine.Resource) (*Runtime, func() bool) {
+	var held atomic.Int32
+	rt := throughProxy(t, cfg, res, func(w http.ResponseWriter, r *http.Request) bool {
+		// The server notices the client hanging up only once the body is read.
+		_, _ = io.Copy(io.Discard, r.Body)
+		held.Add(1)
+		defer held.Add(-1)
+		<-r.Context().Done()
+		return true
+	})
+	return rt, func() bool { return held.Load() > 0 }
+}
+
+// throughProxy returns a Runtime whose requests go through a proxy to the
+// apiserver; intercept sees the writes (PATCH) of res first and answers them
+// itself when it returns true.
+func throughProxy(t testing.TB, cfg *rest.Config, res *engine.Resource, intercept func(http.ResponseWriter, *http.Request) bool) *Runtime {
 	t.Helper()
 	transport, err := rest.TransportFor(cfg)
 	if err != nil {
@@ -80,12 +119,8 @@ func unavailableOnce(t testing.TB, cfg *rest.Config, res *engine.Resource) *Runt
 	}
 	name := res.Attributes["metadata"].(map[string]any)["name"].(string)
 	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(target) }, Transport: transport}
-	var failed atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/configmaps/"+name) && failed.CompareAndSwap(false, true) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"the server is currently unable to handle the request","reason":"ServiceUnavailable","code":503}`))
+		if r.Method == http.MethodPatch && strings.HasSuffix(r.URL.Path, "/configmaps/"+name) && intercept(w, r) {
 			return
 		}
 		proxy.ServeHTTP(w, r)

@@ -28,6 +28,7 @@ type Runtime struct {
 	transient map[string]int
 	delay     time.Duration
 	writes    int64 // counts the writes that changed an object, for versions
+	waiting   int   // calls in their delay
 }
 
 // object is one stored object. version is the runtime's write count when it was
@@ -184,6 +185,8 @@ func (r *Runtime) enter(ctx context.Context, op string, res *engine.Resource) er
 	if delay > 0 {
 		t := time.NewTimer(delay)
 		defer t.Stop()
+		r.setWaiting(+1)
+		defer r.setWaiting(-1)
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("%s %s: %w", op, res.ID, ctx.Err())
@@ -197,6 +200,19 @@ func (r *Runtime) enter(ctx context.Context, op string, res *engine.Resource) er
 		return fmt.Errorf("%s %s: %w", op, res.ID, ErrTransient)
 	}
 	return nil
+}
+
+func (r *Runtime) setWaiting(d int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.waiting += d
+}
+
+// Waiting returns how many calls are in their delay (see SetDelay) now.
+func (r *Runtime) Waiting() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.waiting
 }
 
 // with is res with other attributes.

@@ -61,6 +61,9 @@ func TestDelayEndsWithTheContext(t *testing.T) {
 		_, err := rt.Apply(ctx, widget("a", 1), runtime.ApplyOptions{})
 		done <- err
 	}()
+	for rt.Waiting() == 0 {
+		time.Sleep(time.Millisecond)
+	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("apply cancelled during its delay: %v", err)

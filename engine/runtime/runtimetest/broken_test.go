@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/kumoproj/kumo/engine"
 	kumort "github.com/kumoproj/kumo/engine/runtime"
@@ -57,6 +58,16 @@ func (b ignoresContext) Read(_ context.Context, res *engine.Resource) (*engine.R
 
 func (b ignoresContext) Delete(_ context.Context, res *engine.Resource) error {
 	return b.Runtime.Delete(context.Background(), res)
+}
+
+// checksOnEntry looks at its context when called, and no more after that.
+type checksOnEntry struct{ kumort.Runtime }
+
+func (b checksOnEntry) Apply(ctx context.Context, res *engine.Resource, opts kumort.ApplyOptions) (*engine.Resource, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return b.Runtime.Apply(context.Background(), res, opts)
 }
 
 // flattensErrors loses the permanent mark: every apply failure looks retryable.
@@ -111,6 +122,7 @@ func TestBrokenRuntimesFail(t *testing.T) {
 		{"dry-run writes", func(r kumort.Runtime) kumort.Runtime { return dryRunWrites{r} }, []string{"DryRunCreateChangesNothing", "DryRunUpdateChangesNothing"}},
 		{"read of missing is nil", func(r kumort.Runtime) kumort.Runtime { return readMissingNil{r} }, []string{"ReadMissingIsNotFound", "Delete", "DryRunCreateChangesNothing"}},
 		{"context ignored", func(r kumort.Runtime) kumort.Runtime { return ignoresContext{r} }, []string{"CancelledContext"}},
+		{"cancel ignored once under way", func(r kumort.Runtime) kumort.Runtime { return checksOnEntry{r} }, []string{"CancelledMidway"}},
 		{"invalid is retryable", func(r kumort.Runtime) kumort.Runtime { return flattensErrors{r} }, []string{"InvalidIsPermanent"}},
 		{"transient is permanent", func(r kumort.Runtime) kumort.Runtime { return everythingPermanent{r} }, []string{"TransientIsRetryable", "CancelledContext"}},
 		{"apply rewrites", func(r kumort.Runtime) kumort.Runtime { return recreates{r} }, []string{"ApplyTwiceIsNoOp"}},
@@ -119,6 +131,14 @@ func TestBrokenRuntimesFail(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			store := memory.New()
 			h := memoryHarness(c.wrap(store), store)
+			slow := h.Slow
+			h.Slow = func(t testing.TB, name string) Slow {
+				s := slow(t, name)
+				s.Runtime = c.wrap(s.Runtime)
+				return s
+			}
+			defer func(p time.Duration) { patience = p }(patience)
+			patience = time.Second // a broken runtime would keep the check waiting
 			for _, name := range c.fail {
 				rec := runCheck(t, name, h)
 				if !rec.Failed() {

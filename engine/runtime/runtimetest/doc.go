@@ -10,7 +10,9 @@
 //   - delete, and delete of a missing resource succeeds;
 //   - Read of a missing resource is an error wrapping runtime.ErrNotFound;
 //   - a cancelled or expired context ends every method with an error wrapping
-//     the context's error, not permanent, and changes nothing;
+//     the context's error, not permanent, and changes nothing; an apply
+//     cancelled while under way ends too (for runtimes whose applies can be
+//     made slow);
 //   - invalid input fails permanently (runtime.IsPermanent), a transient failure
 //     (when the runtime can have one) is retryable and a retry succeeds.
 //

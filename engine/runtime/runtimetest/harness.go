@@ -31,6 +31,12 @@ type Harness struct {
 	// that cannot have one; the check is then skipped.
 	Transient func(t testing.TB, name string) Transient
 
+	// Slow, when set, sets up an apply that takes minutes, for the suite to
+	// cancel while it is under way. Nil for a runtime whose applies cannot be
+	// made slow; the check is then skipped (a context done before the call is
+	// checked for every runtime).
+	Slow func(t testing.TB, name string) Slow
+
 	// Record, when set, returns desired as the caller hands it to the runtime
 	// after result was recorded (Terraform: carrying result's terraform state).
 	// Nil: the runtime keeps no state in the record, desired is handed as it is.
@@ -69,4 +75,14 @@ type Transient struct {
 	// is in the runtime's surroundings; the same resource with the failure
 	// removed, when it is in the resource). Its apply must succeed.
 	Retry *engine.Resource
+}
+
+// Slow is an apply that takes minutes unless cancelled.
+type Slow struct {
+	// Runtime applies Resource slowly (it may be Harness.Runtime itself).
+	Runtime  runtime.Runtime
+	Resource *engine.Resource
+	// Started reports whether the apply is under way (the provider is
+	// waiting), so the suite cancels it mid-way, not before it began.
+	Started func() bool
 }

@@ -3,6 +3,7 @@ package runtimetest
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
@@ -37,6 +38,12 @@ func memoryHarness(rt runtime.Runtime, store *memory.Runtime) Harness {
 			rejected := object("memory:"+name+"-rejected", "red")
 			store.Reject(rejected.ID)
 			return []*engine.Resource{rejected, {ID: "memory:" + name + "-empty", Type: engine.Kubernetes}}
+		},
+		Slow: func(_ testing.TB, name string) Slow {
+			// A runtime of its own: the delay holds every call.
+			slow := memory.New()
+			slow.SetDelay(time.Hour)
+			return Slow{Runtime: slow, Resource: object("memory:"+name, "blue"), Started: func() bool { return slow.Waiting() > 0 }}
 		},
 		Transient: func(_ testing.TB, name string) Transient {
 			res := object("memory:"+name, "blue")

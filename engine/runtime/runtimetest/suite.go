@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
@@ -28,6 +29,7 @@ var checks = []check{
 	{"DeleteMissing", deleteMissing},
 	{"ReadMissingIsNotFound", readMissing},
 	{"CancelledContext", cancelled},
+	{"CancelledMidway", cancelledMidway},
 	{"InvalidIsPermanent", invalid},
 	{"TransientIsRetryable", transient},
 }
@@ -289,6 +291,58 @@ func cancelled(t testing.TB, h Harness) {
 	}
 	if after := s.wantLive(t, s.fx.Create, "after an update and a delete with a cancelled context"); after.Version != before.Version {
 		t.Errorf("a cancelled call wrote the object: version %s -> %s", before.Version, after.Version)
+	}
+}
+
+// patience bounds the waits of cancelledMidway, so that a runtime that ignores
+// cancellation fails the check instead of hanging the test; it is not a
+// performance bound. A variable for the suite's own tests.
+var patience = 2 * time.Minute
+
+func cancelledMidway(t testing.TB, h Harness) {
+	if h.Slow == nil {
+		t.Skip("the runtime has no slow apply to set up")
+	}
+	slow := h.Slow(t, "slow")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	type result struct {
+		out *engine.Resource
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := slow.Runtime.Apply(ctx, slow.Resource, runtime.ApplyOptions{})
+		done <- result{out, err}
+	}()
+	cleanup := func(r result) {
+		if r.out != nil {
+			t.Cleanup(func() { _ = slow.Runtime.Delete(context.Background(), r.out) })
+		}
+	}
+	deadline := time.Now().Add(patience)
+	for !slow.Started() {
+		select {
+		case r := <-done:
+			cleanup(r)
+			t.Fatalf("the slow apply ended before it was seen under way: %v", r.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the slow apply of %s was not under way after %v", slow.Resource.ID, patience)
+		}
+	}
+	cancel()
+	select {
+	case r := <-done:
+		cleanup(r)
+		if !errors.Is(r.err, context.Canceled) {
+			t.Errorf("apply cancelled mid-way: %v, want an error wrapping context.Canceled", r.err)
+		} else if runtime.IsPermanent(r.err) {
+			t.Errorf("apply cancelled mid-way: %v is marked permanent", r.err)
+		}
+	case <-time.After(patience):
+		t.Fatalf("apply of %s still running %v after its context was cancelled", slow.Resource.ID, patience)
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 // TestConformance runs the runtime conformance suite against terraform with the
 // local provider from the offline mirror: a local_file is the resource, the file
 // itself is the live object. A transient failure is a provider whose API
-// refuses connections (the kumotest provider told to fail so).
+// refuses connections (the kumotest provider told to fail so), a slow apply a
+// kumotest object that takes minutes to create.
 func TestConformance(t *testing.T) {
 	rt, _ := newRuntime(t)
 	dir := t.TempDir()
@@ -55,6 +56,14 @@ func TestConformance(t *testing.T) {
 			unknownType.ID = engine.TerraformID("hashicorp", "local", "local_nothing", name)
 			unknownType.Extensions[engine.ExtResourceType] = "local_nothing"
 			return []*engine.Resource{unknownArg, noFilename, unknownType}
+		},
+		Slow: func(_ testing.TB, name string) runtimetest.Slow {
+			objects := filepath.Join(dir, name)
+			return runtimetest.Slow{Runtime: rt, Resource: object(name, objects, map[string]any{"content": "x", "delay": "10m"}),
+				Started: func() bool {
+					pending, _ := filepath.Glob(filepath.Join(objects, "*.pending"))
+					return len(pending) > 0
+				}}
 		},
 		Transient: func(_ testing.TB, name string) runtimetest.Transient {
 			objects := filepath.Join(dir, name)
