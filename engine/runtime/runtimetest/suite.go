@@ -145,39 +145,36 @@ func (s *subject) wantField(t testing.TB, got, res *engine.Resource, what string
 	}
 }
 
+// wantApplied fails t unless the result of applying res (got), the live object
+// and a Read all have res's value of the field.
+func (s *subject) wantApplied(t testing.TB, res, got *engine.Resource, what string) Observed {
+	t.Helper()
+	s.wantField(t, got, res, what+" result")
+	o := s.wantLive(t, res, "after the "+what)
+	read, err := s.h.Runtime.Read(context.Background(), s.target())
+	if err != nil {
+		t.Fatalf("read after the %s: %v", what, err)
+	}
+	s.wantField(t, read, res, "read after the "+what)
+	return o
+}
+
 func createAndReadBack(t testing.TB, h Harness) {
 	s := newSubject(t, h, "create")
 	s.wantAbsent(t, "before the apply")
-	got := s.apply(t, s.fx.Create)
-	s.wantField(t, got, s.fx.Create, "apply result")
-	s.wantLive(t, s.fx.Create, "after the apply")
-	read, err := h.Runtime.Read(context.Background(), s.target())
-	if err != nil {
-		t.Fatalf("read back: %v", err)
-	}
-	s.wantField(t, read, s.fx.Create, "read back")
+	s.wantApplied(t, s.fx.Create, s.apply(t, s.fx.Create), "apply")
 }
 
 func update(t testing.TB, h Harness) {
 	s := newSubject(t, h, "update")
 	s.apply(t, s.fx.Create)
-	got := s.apply(t, s.fx.Update)
-	s.wantField(t, got, s.fx.Update, "update result")
-	s.wantLive(t, s.fx.Update, "after the update")
-	read, err := h.Runtime.Read(context.Background(), s.target())
-	if err != nil {
-		t.Fatalf("read after the update: %v", err)
-	}
-	s.wantField(t, read, s.fx.Update, "read after the update")
+	s.wantApplied(t, s.fx.Update, s.apply(t, s.fx.Update), "update")
 }
 
 func applyTwice(t testing.TB, h Harness) {
 	s := newSubject(t, h, "twice")
-	s.apply(t, s.fx.Create)
-	first := s.wantLive(t, s.fx.Create, "after the first apply")
-	got := s.apply(t, s.fx.Create)
-	s.wantField(t, got, s.fx.Create, "second apply result")
-	if second := s.wantLive(t, s.fx.Create, "after the second apply"); second.Version != first.Version {
+	first := s.wantApplied(t, s.fx.Create, s.apply(t, s.fx.Create), "first apply")
+	if second := s.wantApplied(t, s.fx.Create, s.apply(t, s.fx.Create), "second apply"); second.Version != first.Version {
 		t.Errorf("applying what is live wrote the object: version %s -> %s", first.Version, second.Version)
 	}
 }
