@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -63,6 +64,9 @@ func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refres
 	var refs []engine.Ref
 	readLive := func() (err error) {
 		live, err = rt.Read(ctx, target)
+		if errors.Is(err, runtime.ErrNotFound) {
+			live, err = nil, nil
+		}
 		return nodeError(err)
 	}
 	if res == nil {
@@ -174,6 +178,9 @@ func (m *Manager) readLive(spec *specIndex, in Node) liveLookup {
 			return nil, err
 		}
 		live, err := rt.Read(ctx, target)
+		if errors.Is(err, runtime.ErrNotFound) {
+			return nil, nil
+		}
 		if err != nil {
 			return nil, nodeError(fmt.Errorf("read %s, referenced by %s: %w", id, in.ID, err))
 		}

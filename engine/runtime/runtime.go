@@ -6,12 +6,22 @@ package runtime
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/kumoproj/kumo/engine"
 )
 
 // Runtime applies, reads and deletes the resources of one engine.Type.
 // Every method is idempotent: callers retry after crashes.
+//
+// The contract every implementation keeps (engine/runtime/runtimetest checks it):
+//   - a resource that does not exist is reported by Read as an error wrapping
+//     ErrNotFound (errors.Is), never as a nil resource with no error;
+//   - errors that retrying cannot fix (an invalid object, an unknown kind, a
+//     rejected argument) are marked Permanent; errors that retrying may fix (a
+//     server overloaded or restarting, a timeout, a refused connection) are not;
+//   - a cancelled or expired context ends every method with an error that wraps
+//     the context's error, not marked Permanent.
 type Runtime interface {
 	// Apply makes the resource exist as desired and returns it as the
 	// infrastructure now has it. With DryRun nothing changes: the result is what an
@@ -19,7 +29,8 @@ type Runtime interface {
 	// with its error, the resource as the failure left it (Terraform: an object
 	// created but tainted), for the caller to record.
 	Apply(ctx context.Context, desired *engine.Resource, opts ApplyOptions) (*engine.Resource, error)
-	// Read returns the resource as it is live, or nil (and no error) when absent.
+	// Read returns the resource as it is live. When it is absent the error wraps
+	// ErrNotFound (see NotFound).
 	Read(ctx context.Context, res *engine.Resource) (*engine.Resource, error)
 	// Delete removes the resource and returns once it is gone. Deleting an absent
 	// resource succeeds.
@@ -28,7 +39,9 @@ type Runtime interface {
 
 // Previewer is implemented by runtimes that read a resource and dry-run its
 // apply in one step (Terraform: one plan refreshes and plans). live and planned
-// are what Read and Apply with DryRun would return.
+// are what Read and Apply with DryRun would return, except that an absent
+// resource is a nil live, not an ErrNotFound error: a preview of a resource
+// still to be created succeeds.
 type Previewer interface {
 	Preview(ctx context.Context, desired *engine.Resource) (live, planned *engine.Resource, err error)
 }
@@ -36,6 +49,26 @@ type Previewer interface {
 // ApplyOptions tune one Apply.
 type ApplyOptions struct {
 	DryRun bool
+}
+
+// ErrNotFound is what Read's error wraps when the resource does not exist.
+var ErrNotFound = errors.New("not found")
+
+// NotFound returns the error Read returns for an absent resource: it names the
+// resource and wraps ErrNotFound.
+func NotFound(id string) error {
+	return fmt.Errorf("read %s: %w", id, ErrNotFound)
+}
+
+// Interrupted returns nil while ctx is live, else the error a method returns
+// when its context ended before it started: "<op> <id>: <ctx.Err()>". Runtimes
+// call it on entry, so a cancelled caller is told so even by an operation that
+// would have needed no I/O.
+func Interrupted(ctx context.Context, op, id string) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s %s: %w", op, id, err)
+	}
+	return nil
 }
 
 // permanentError marks a failure that retrying cannot fix (invalid object, unknown kind).

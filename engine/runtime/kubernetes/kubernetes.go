@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -199,6 +200,9 @@ func parseID(id string) (apiVersion, kind, ns, name string, err error) {
 // managedFields, selfLink, deletionTimestamp and status) are not sent: they are not
 // part of the desired state, and a stale resourceVersion would fail the apply.
 func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runtime.ApplyOptions) (*engine.Resource, error) {
+	if err := runtime.Interrupted(ctx, "apply", desired.ID); err != nil {
+		return nil, err
+	}
 	if len(desired.Attributes) == 0 {
 		return nil, runtime.Permanent(fmt.Errorf("apply %s: no attributes (the Kubernetes object)", desired.ID))
 	}
@@ -302,19 +306,23 @@ func result(like *engine.Resource, obj *unstructured.Unstructured) *engine.Resou
 	}
 }
 
-// Read returns the live object without metadata.managedFields, or nil when it does
-// not exist (including when the cluster no longer serves its kind).
+// Read returns the live object without metadata.managedFields. When it does not
+// exist (including when the cluster no longer serves its kind) the error wraps
+// runtime.ErrNotFound.
 func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resource, error) {
+	if err := runtime.Interrupted(ctx, "read", res.ID); err != nil {
+		return nil, err
+	}
 	t, err := r.resolve(res)
 	if err != nil {
 		return nil, prefix("read", err)
 	}
 	if !t.known {
-		return nil, nil
+		return nil, runtime.NotFound(res.ID)
 	}
 	out, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil, nil
+		return nil, runtime.NotFound(res.ID)
 	}
 	if err != nil {
 		return nil, classify("read", t.id, err)
@@ -329,6 +337,9 @@ func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resou
 // object. An absent object, or one whose kind the cluster no longer serves, is
 // success.
 func (r *Runtime) Delete(ctx context.Context, res *engine.Resource) error {
+	if err := runtime.Interrupted(ctx, "delete", res.ID); err != nil {
+		return err
+	}
 	t, err := r.resolve(res)
 	if err != nil {
 		return prefix("delete", err)
@@ -435,10 +446,20 @@ func classify(op, id string, err error) error {
 	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err), apierrors.IsUnauthorized(err),
 		apierrors.IsAlreadyExists(err), apierrors.IsMethodNotSupported(err),
 		apierrors.IsNotAcceptable(err), apierrors.IsUnsupportedMediaType(err),
-		apierrors.IsRequestEntityTooLargeError(err):
+		apierrors.IsRequestEntityTooLargeError(err), schemaRejected(status):
 		return runtime.Permanent(wrapped)
 	}
 	return wrapped
+}
+
+// schemaRejected reports the apiserver's server-side apply refusing an object
+// that does not fit its kind's schema (a field not declared, a string where a
+// map belongs). The apiserver answers 500 for it (kubernetes/kubernetes#139253),
+// which would read as retryable, but the same object fails the same way every
+// time.
+func schemaRejected(status apierrors.APIStatus) bool {
+	st := status.Status()
+	return st.Code == http.StatusInternalServerError && strings.HasPrefix(st.Message, "failed to create typed patch object")
 }
 
 // prefix adds "<op> " to a resolve error, keeping it permanent if it was.

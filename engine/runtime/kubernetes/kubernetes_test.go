@@ -2,8 +2,8 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -170,8 +171,8 @@ func TestDryRunDoesNotCreate(t *testing.T) {
 	if out.Attributes["data"].(map[string]any)["k"] != "v" {
 		t.Errorf("dry-run result %v", out.Attributes)
 	}
-	if got, err := rt.Read(context.Background(), in); err != nil || got != nil {
-		t.Fatalf("after dry-run Read = %v, %v; want nil, nil", got, err)
+	if got, err := rt.Read(context.Background(), in); !errors.Is(err, runtime.ErrNotFound) || got != nil {
+		t.Fatalf("after dry-run Read = %v, %v; want nil, not found", got, err)
 	}
 }
 
@@ -230,8 +231,8 @@ func TestUnknownKindIsPermanent(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
-	if got, err := rt.Read(context.Background(), in); got != nil || err != nil {
-		t.Errorf("Read of unknown kind = %v, %v; want nil, nil", got, err)
+	if got, err := rt.Read(context.Background(), in); got != nil || !errors.Is(err, runtime.ErrNotFound) {
+		t.Errorf("Read of unknown kind = %v, %v; want nil, not found", got, err)
 	}
 	if err := rt.Delete(context.Background(), in); err != nil {
 		t.Errorf("Delete of unknown kind = %v", err)
@@ -320,8 +321,8 @@ func TestCRDCreatedInTheSameRun(t *testing.T) {
 func TestReadAndDeleteAbsent(t *testing.T) {
 	_, rt, ns := setup(t)
 	in := configMap(ns, "absent", nil)
-	if got, err := rt.Read(context.Background(), in); got != nil || err != nil {
-		t.Errorf("Read absent = %v, %v; want nil, nil", got, err)
+	if got, err := rt.Read(context.Background(), in); got != nil || !errors.Is(err, runtime.ErrNotFound) {
+		t.Errorf("Read absent = %v, %v; want nil, not found", got, err)
 	}
 	if err := rt.Delete(context.Background(), in); err != nil {
 		t.Errorf("Delete absent = %v", err)
@@ -343,7 +344,7 @@ func TestDeleteNamespaceWaitsUntilGone(t *testing.T) {
 	took := time.Since(begin)
 	t.Logf("namespace with content deleted in %v", took.Round(time.Millisecond))
 	for _, r := range []*engine.Resource{namespace(ns), cm} {
-		if got, err := rt.Read(context.Background(), r); got != nil || err != nil {
+		if got, err := rt.Read(context.Background(), r); got != nil || !errors.Is(err, runtime.ErrNotFound) {
 			t.Errorf("after Delete, Read %s = %v, %v", r.ID, got != nil, err)
 		}
 	}

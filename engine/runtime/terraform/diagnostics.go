@@ -14,7 +14,19 @@ var (
 	// the source lines and markers quoted under it.
 	sourceLine = regexp.MustCompile(`^\s+(with \S+,|on \S+ line \d+.*:|\d+: .*|├.*|\(and \d+ more similar.*\))$`)
 	spaces     = regexp.MustCompile(`\s+`)
+	// transient matches diagnostics of failures that retrying can fix: the
+	// provider's API (or the registry, during init) unreachable, overloaded,
+	// throttling or timing out, or terraform's state lock held by another run.
+	transient = regexp.MustCompile(`(?i)connection refused|connection reset|broken pipe|i/o timeout|` +
+		`tls handshake timeout|timeout awaiting|deadline exceeded|too many requests|throttl|rate exceeded|` +
+		`service unavailable|bad gateway|gateway timeout|temporarily unavailable|try again later|` +
+		`error acquiring the state lock|\b(429|502|503|504)\b`)
 )
+
+// retryable reports whether terraform's condensed diagnostics tell of a failure
+// that retrying can fix. Everything else (an invalid argument, an unknown
+// resource type, a provider's refusal) fails the same way every time.
+func retryable(diags string) bool { return transient.MatchString(diags) }
 
 // diagnostics condenses terraform's standard error to its error diagnostics, one
 // line each ("Error: summary: detail"), joined by "; ". Warnings are left out.

@@ -39,3 +39,23 @@ Error: second
 		}
 	}
 }
+
+// TestRetryable: diagnostics of a passing outage are retryable, those of a wrong
+// configuration are not.
+func TestRetryable(t *testing.T) {
+	for diags, want := range map[string]bool{
+		`Error: creating EC2 Instance: Post "https://ec2.us-east-1.amazonaws.com/": dial tcp 1.2.3.4:443: connect: connection refused`:            true,
+		"Error: reading bucket: operation error S3: HeadBucket, https response error StatusCode: 503, RequestID: x, api error ServiceUnavailable": true,
+		"Error: creating record: Too Many Requests (429): rate limited":                                                                           true,
+		"Error: Failed to install provider: could not query provider registry: i/o timeout":                                                       true,
+		"Error: Error acquiring the state lock: resource temporarily unavailable":                                                                 true,
+		`Error: Unsupported argument: An argument named "colour" is not expected here.`:                                                           false,
+		`Error: Invalid resource type: The provider hashicorp/local does not support resource type "local_nothing".`:                              false,
+		"Error: Missing required argument: The argument \"filename\" is required, but no definition was found.":                                   false,
+		"Error: creating bucket: BucketAlreadyExists: bucket 5030 exists":                                                                         false,
+	} {
+		if got := retryable(diags); got != want {
+			t.Errorf("retryable(%q) = %v, want %v", diags, got, want)
+		}
+	}
+}

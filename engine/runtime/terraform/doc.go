@@ -58,11 +58,16 @@
 //   - Read: `terraform apply -refresh-only` with a configuration that has only the
 //     provider (the resource's own arguments may hold references not resolved
 //     yet), then `terraform show -json` of the refreshed state. A resource with no
-//     recorded state does not exist for kumo, unless it has an import ID.
+//     recorded state does not exist for kumo, unless it has an import ID. A
+//     resource that does not exist, or whose object the refresh found gone, is
+//     an error wrapping runtime.ErrNotFound.
 //   - Delete: `terraform destroy` of what the recorded state holds.
 //
 // Errors name the operation and the resource, and carry terraform's own diagnostics
 // (the Error: lines and their details, one line each). Errors from terraform are
-// permanent (retrying a configuration or provider error does not help); a missing
-// binary, an invalid ID or missing extensions are too.
+// permanent (retrying a configuration or provider error does not help), unless
+// the diagnostics tell of a passing failure: the provider's API or the registry
+// unreachable, overloaded, throttling or timing out (connection refused, 503,
+// 429, ...), or terraform's state lock held. A missing binary, an invalid ID or
+// missing extensions are permanent; a cancelled context is not.
 package terraform

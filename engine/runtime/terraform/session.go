@@ -111,7 +111,8 @@ func (s *session) restore() error {
 func (s *session) address() string { return s.spec.Type + "." + s.spec.Name }
 
 // run runs one terraform command, turning its failure into an error that names
-// the operation, the resource and terraform's diagnostics.
+// the operation, the resource and terraform's diagnostics. The error is
+// permanent unless the diagnostics tell of a passing failure (see retryable).
 func (s *session) run(ctx context.Context, command string, f func(ctx context.Context) error) error {
 	s.stderr.Reset()
 	s.tf.SetStderr(&s.stderr)
@@ -134,7 +135,11 @@ func (s *session) run(ctx context.Context, command string, f func(ctx context.Co
 	if msg == "" {
 		msg = err.Error()
 	}
-	return runtime.Permanent(fmt.Errorf("%s %s: terraform %s: %s", s.op, s.res.ID, command, msg))
+	failed := fmt.Errorf("%s %s: terraform %s: %s", s.op, s.res.ID, command, msg)
+	if retryable(msg) {
+		return failed
+	}
+	return runtime.Permanent(failed)
 }
 
 // result reads the directory's state: the resource as it records it, carrying

@@ -86,6 +86,9 @@ func New(cfg Config) (*Runtime, error) {
 // returned with the error, so it can be recorded; a failure that left no object
 // returns nil.
 func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runtime.ApplyOptions) (*engine.Resource, error) {
+	if err := runtime.Interrupted(ctx, "apply", desired.ID); err != nil {
+		return nil, err
+	}
 	if opts.DryRun {
 		_, planned, err := r.Preview(ctx, desired)
 		return planned, err
@@ -125,6 +128,9 @@ func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runt
 // plan's refresh found it (nil when absent), planned what an apply would make of
 // it, with engine.KnownAfterApply for values known only after the apply.
 func (r *Runtime) Preview(ctx context.Context, desired *engine.Resource) (live, planned *engine.Resource, err error) {
+	if err := runtime.Interrupted(ctx, "preview", desired.ID); err != nil {
+		return nil, nil, err
+	}
 	s, err := r.open(ctx, "preview", desired)
 	if err != nil {
 		return nil, nil, err
@@ -139,10 +145,23 @@ func (r *Runtime) Preview(ctx context.Context, desired *engine.Resource) (live, 
 	return s.plan(ctx)
 }
 
-// Read refreshes the recorded object and returns it as it is live, or nil when it
-// is gone or was never created. A resource with an import ID and no recorded
-// state is read by importing it (which changes nothing but the returned state).
+// Read refreshes the recorded object and returns it as it is live; when it is
+// gone or was never created the error wraps runtime.ErrNotFound. A resource with
+// an import ID and no recorded state is read by importing it (which changes
+// nothing but the returned state).
 func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resource, error) {
+	live, err := r.read(ctx, res)
+	if err == nil && live == nil {
+		return nil, runtime.NotFound(res.ID)
+	}
+	return live, err
+}
+
+// read is Read with an absent resource returned as nil.
+func (r *Runtime) read(ctx context.Context, res *engine.Resource) (*engine.Resource, error) {
+	if err := runtime.Interrupted(ctx, "read", res.ID); err != nil {
+		return nil, err
+	}
 	spec, err := parse("read", res)
 	if err != nil {
 		return nil, err
@@ -186,6 +205,9 @@ func parse(op string, res *engine.Resource) (*engine.TerraformResource, error) {
 // Delete destroys what the resource's recorded state holds. A resource with no
 // recorded object is already gone.
 func (r *Runtime) Delete(ctx context.Context, res *engine.Resource) error {
+	if err := runtime.Interrupted(ctx, "delete", res.ID); err != nil {
+		return err
+	}
 	spec, err := parse("delete", res)
 	if err != nil {
 		return err

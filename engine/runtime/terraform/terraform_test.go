@@ -2,6 +2,7 @@ package terraform_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -137,8 +138,8 @@ func TestLocalFileLifecycle(t *testing.T) {
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Errorf("file still there after delete: %v", err)
 	}
-	if gone, err := rt.Read(ctx, live); err != nil || gone != nil {
-		t.Errorf("read after delete: %+v %v, want nil", gone, err)
+	if gone, err := rt.Read(ctx, live); !errors.Is(err, runtime.ErrNotFound) || gone != nil {
+		t.Errorf("read after delete: %+v %v, want not found", gone, err)
 	}
 }
 
@@ -174,8 +175,8 @@ func TestStateComesFromTheRecordNotTheDisk(t *testing.T) {
 	}
 	// A stale state on disk is replaced by the record: without the record, the
 	// resource does not exist, whatever the working directory says.
-	if live, err := second.Read(context.Background(), next); err != nil || live != nil {
-		t.Errorf("read without a recorded state: %+v %v, want nil", live, err)
+	if live, err := second.Read(context.Background(), next); !errors.Is(err, runtime.ErrNotFound) || live != nil {
+		t.Errorf("read without a recorded state: %+v %v, want not found", live, err)
 	}
 	if err := second.Delete(context.Background(), updated); err != nil {
 		t.Fatal(err)
