@@ -32,8 +32,13 @@ func deployment(o *object) Result {
 	default:
 		return result(Healthy, "%d/%d replicas available", available, want)
 	}
-	// A ReplicaFailure (quota, admission) is why pods are missing; the
-	// controller keeps retrying, so it stays Progressing, with that reason.
+	return withReplicaFailure(r, conds)
+}
+
+// withReplicaFailure adds why pods are missing, when a ReplicaFailure condition
+// (quota, admission) says: the controller keeps retrying, so r stays
+// Progressing, with that reason.
+func withReplicaFailure(r Result, conds []condition) Result {
 	if c, ok := findCondition(conds, "ReplicaFailure"); ok && c.Status == "True" {
 		r.Message += ": " + c.text()
 		r.Reason = c.Reason
@@ -48,15 +53,10 @@ func replicaSet(o *object) Result {
 	}
 	want := o.int(1, "spec", "replicas")
 	available := o.int(0, "status", "availableReplicas")
-	r := result(Healthy, "%d/%d replicas available", available, want)
 	if available < want {
-		r.Status = Progressing
-		if c, ok := findCondition(o.conditions(), "ReplicaFailure"); ok && c.Status == "True" {
-			r.Message += ": " + c.text()
-			r.Reason = c.Reason
-		}
+		return withReplicaFailure(result(Progressing, "%d/%d replicas available", available, want), o.conditions())
 	}
-	return r
+	return result(Healthy, "%d/%d replicas available", available, want)
 }
 
 // statefulSet: observed, all replicas ready, and the rollout done: with a

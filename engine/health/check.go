@@ -58,8 +58,6 @@ type object struct {
 	err error
 }
 
-func (o *object) name() string { return o.u.GetName() }
-
 func (o *object) field(path ...string) (any, bool) {
 	v, ok, _ := unstructured.NestedFieldNoCopy(o.u.Object, path...)
 	return v, ok && v != nil

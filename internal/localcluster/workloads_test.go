@@ -131,3 +131,36 @@ func rss(pid int) string {
 	}
 	return "?"
 }
+
+// BenchmarkStart measures what Workloads costs: start time (until the
+// apiserver is ready, and with Workloads the simulated Node too) and the
+// resident memory of all the cluster's processes right after.
+func BenchmarkStart(b *testing.B) {
+	for _, workloads := range []bool{false, true} {
+		name := "control-plane"
+		if workloads {
+			name = "workloads"
+		}
+		b.Run(name, func(b *testing.B) {
+			var rssKB int64
+			for i := 0; i < b.N; i++ {
+				c, err := localcluster.Start(context.Background(), localcluster.Options{Dir: b.TempDir(), UnsafeNoFsync: true, Workloads: workloads})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				time.Sleep(2 * time.Second) // let the controllers finish their first sync
+				for _, p := range c.Processes() {
+					var kb int64
+					fmt.Sscanf(rss(p.PID), "%d kB", &kb)
+					rssKB += kb
+				}
+				if err := c.Stop(); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(rssKB)/1024/float64(b.N), "MB-RSS")
+		})
+	}
+}
