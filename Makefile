@@ -29,7 +29,7 @@ quickstart: build example cluster-up
 
 # The cluster needs only the Kubernetes binaries, not everything the tests use.
 cluster-up:
-	hack/build-tools.sh etcd kube-apiserver kube-controller-manager
+	hack/build-tools.sh etcd kube-apiserver kube-controller-manager kube-scheduler kwok
 	go run ./hack/cluster up
 
 cluster-down:

@@ -2,9 +2,10 @@
 # Builds the real components kumo's quick start and tests run from the Go module
 # proxy and caches each binary by version under $HOME/.cache/kumo/bin
 # ($KUMO_TOOLS_BIN) so a warm run costs nothing:
-#   - etcd, kube-apiserver, kube-controller-manager and the versitygw S3 server,
-#     through the wrapper modules under hack/tools (etcd; kubernetes, one module for
-#     both Kubernetes commands; versitygw, whose go.mod pins it as a tool);
+#   - etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok and the
+#     versitygw S3 server, through the wrapper modules under hack/tools (etcd;
+#     kubernetes, one module for the three Kubernetes commands; kwok, which adds
+#     kwok's default stages; versitygw, whose go.mod pins it as a tool);
 #   - terraform and the terraform-provider-local provider, with go install as they are;
 #     tofu (OpenTofu, not built by default), through its wrapper module, which carries
 #     OpenTofu's replace of HCL;
@@ -17,13 +18,14 @@
 # when a binary is missing and name the binaries by the same versions (tests keep
 # them in sync).
 #
-# Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|versitygw|terraform|
+# Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kwok|versitygw|terraform|
 #                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|tofu]...
 # (default: all but tofu). Prints nothing for a tool already cached.
 set -euo pipefail
 
 ETCD_VERSION=v3.6.8
 KUBE_VERSION=v1.36.3
+KWOK_VERSION=v0.8.0
 VERSITYGW_VERSION=v1.8.0
 TERRAFORM_VERSION=v1.5.7
 TOFU_VERSION=v1.12.6
@@ -96,12 +98,13 @@ kube_ldflags() {
 }
 
 tools=("$@")
-((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager versitygw terraform terraform-mirror)
+((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok versitygw terraform terraform-mirror)
 for t in "${tools[@]}"; do
   case $t in
     etcd) build etcd "$ETCD_VERSION" etcd . "" ;;
-    kube-apiserver | kube-controller-manager)
+    kube-apiserver | kube-controller-manager | kube-scheduler)
       build "$t" "$KUBE_VERSION" kubernetes "./cmd/$t" "$(kube_ldflags)" ;;
+    kwok) build kwok "$KWOK_VERSION" kwok . "" ;;
     versitygw) build versitygw "$VERSITYGW_VERSION" versitygw github.com/versity/versitygw/cmd/versitygw "" ;;
     terraform) install terraform "$TERRAFORM_VERSION" github.com/hashicorp/terraform ;;
     terraform-provider-local)

@@ -1,5 +1,7 @@
 // Command cluster runs kumo's local Kubernetes control plane (etcd, kube-apiserver,
-// kube-controller-manager on 127.0.0.1) for the quick start, detached from the shell:
+// kube-controller-manager, kube-scheduler and kwok with one simulated Node, on
+// 127.0.0.1, so that Deployments become available) for the quick start, detached
+// from the shell:
 //
 //	go run ./hack/cluster up       # start (no-op when running); prints the kubeconfig
 //	go run ./hack/cluster status   # processes, readiness
@@ -72,15 +74,16 @@ func up(dir string) error {
 	if err != nil {
 		return err
 	}
-	opts := localcluster.Options{Dir: dir, Detach: true}
+	opts := localcluster.Options{Dir: dir, Detach: true, Workloads: true}
 	if prev != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if prev.Running() && prev.Ready(ctx) == nil {
+		if prev.Running() && prev.Workloads && prev.Ready(ctx) == nil {
 			printUsage(prev, "already running")
 			return nil
 		}
-		// Partly running or stale: stop what is left, restart on the same ports
+		// Partly running, stale or without workloads (started by an older kumo):
+		// stop what is left, restart on the same ports
 		// (etcd keeps its data and member URLs).
 		if err := prev.Stop(); err != nil {
 			return err
@@ -102,7 +105,7 @@ func up(dir string) error {
 }
 
 func printUsage(c *localcluster.Cluster, what string) {
-	fmt.Printf("local Kubernetes %s at %s (%s)\n", localcluster.KubernetesVersion, c.Server, what)
+	fmt.Printf("local Kubernetes %s at %s (%s; Pods run on simulated node %s)\n", localcluster.KubernetesVersion, c.Server, what, localcluster.NodeName)
 	fmt.Printf("kubeconfig: %s\n", c.Kubeconfig)
 	fmt.Printf("try:        kubectl --kubeconfig %s get ns\n", c.Kubeconfig)
 }

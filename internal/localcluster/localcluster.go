@@ -1,12 +1,18 @@
 // Package localcluster runs a real, minimal Kubernetes control plane on loopback:
 // etcd, kube-apiserver and kube-controller-manager (namespace and garbage-collector
-// controllers only) as child processes, for integration tests (see localclustertest)
+// controllers) as child processes, for integration tests (see localclustertest)
 // and kumo's quick start (hack/cluster, `make cluster-up`).
+//
+// With Options.Workloads it also runs kube-scheduler, the controller manager's
+// workload controllers and kwok with one simulated Node (NodeName): Deployments,
+// StatefulSets, DaemonSets and Jobs get real Pods that are scheduled and become
+// Running and Ready (or complete) without any container running. Without it
+// there is no scheduler and no kubelet: pods never run.
 //
 // The apiserver serves https://127.0.0.1:<port> with a CA generated in Options.Dir,
 // authenticates one bearer token (user kumo-admin, group system:masters) and
-// authorizes everything (AlwaysAllow). There is no scheduler and no kubelet: pods
-// never run. Binaries come from hack/build-tools.sh, built on first use.
+// authorizes everything (AlwaysAllow). Binaries come from hack/build-tools.sh,
+// built on first use.
 //
 // Only Unix-like systems are supported.
 package localcluster
@@ -51,6 +57,11 @@ type Options struct {
 	UnsafeNoFsync bool
 	// Ports on 127.0.0.1; 0 picks a free port.
 	EtcdPort, EtcdPeerPort, APIServerPort int
+	// Workloads adds kube-scheduler, the workload controllers (deployment,
+	// replicaset, statefulset, daemonset, job, cronjob, endpoints, endpointslice,
+	// pod garbage collector) and kwok with one simulated Node, so that Pods run
+	// and become Ready. Start then also waits for that Node to be Ready.
+	Workloads bool
 }
 
 // Cluster is a running (or, from Load, a recorded) local control plane.
@@ -64,6 +75,8 @@ type Cluster struct {
 	EtcdPort      int `json:"etcdPort"`
 	EtcdPeerPort  int `json:"etcdPeerPort"`
 	APIServerPort int `json:"apiServerPort"`
+	// Workloads: started with Options.Workloads (Pods run on NodeName).
+	Workloads bool `json:"workloads,omitempty"`
 
 	procs []*process
 }
@@ -75,8 +88,9 @@ type state struct {
 	Processes []*process `json:"processes"`
 }
 
-// Start starts etcd, kube-apiserver and kube-controller-manager and returns when
-// the apiserver's /readyz succeeds. On failure everything started is stopped and
+// Start starts etcd, kube-apiserver and kube-controller-manager (with
+// Options.Workloads also kube-scheduler and kwok) and returns when the
+// apiserver's /readyz succeeds (and the simulated Node is Ready). On failure everything started is stopped and
 // the error carries the tail of the failing component's log. ctx bounds the start
 // only; the processes run until Stop (or, unless Detach, the caller's exit).
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
@@ -126,6 +140,7 @@ func start(ctx context.Context, opts Options, bins Binaries, creds *credentials)
 		Kubeconfig: filepath.Join(opts.Dir, "kubeconfig"),
 		Token:      creds.token,
 		CAData:     creds.caPEM,
+		Workloads:  opts.Workloads,
 	}
 	ports, err := freePorts(opts.EtcdPort, opts.EtcdPeerPort, opts.APIServerPort)
 	if err != nil {
@@ -199,11 +214,16 @@ func start(ctx context.Context, opts Options, bins Binaries, creds *credentials)
 	// and nothing it does is needed before Start returns.
 	if _, err := run("kube-controller-manager", bins.ControllerManager, []string{
 		"--kubeconfig=" + c.Kubeconfig,
-		"--controllers=namespace-controller,garbage-collector-controller",
+		"--controllers=" + controllers(opts.Workloads),
 		"--leader-elect=false",
 		"--secure-port=0",
 	}); err != nil {
 		return nil, err
+	}
+	if opts.Workloads {
+		if err := c.startWorkloads(ctx, bins, run); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -334,9 +354,13 @@ type ProcessInfo struct {
 	Running bool
 }
 
-// Running reports whether all three processes run.
+// Running reports whether all its processes run (three, five with Workloads).
 func (c *Cluster) Running() bool {
-	if len(c.procs) != 3 {
+	want := 3
+	if c.Workloads {
+		want = 5
+	}
+	if len(c.procs) != want {
 		return false
 	}
 	for _, p := range c.procs {
@@ -347,8 +371,9 @@ func (c *Cluster) Running() bool {
 	return true
 }
 
-// Stop stops the processes (controller manager, apiserver, etcd: SIGTERM, then
-// SIGKILL after a grace period) and waits for them to exit. Data stays in Dir.
+// Stop stops the processes in reverse start order (kwok, scheduler, controller
+// manager, apiserver, etcd: SIGTERM, then SIGKILL after a grace period) and
+// waits for them to exit. Data stays in Dir.
 func (c *Cluster) Stop() error {
 	var errs []error
 	for i := len(c.procs) - 1; i >= 0; i-- {

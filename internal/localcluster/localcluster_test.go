@@ -31,6 +31,7 @@ func TestVersionsMatchBuildScript(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"ETCD_VERSION": localcluster.EtcdVersion, "KUBE_VERSION": localcluster.KubernetesVersion,
+		"KWOK_VERSION":      localcluster.KwokVersion,
 		"VERSITYGW_VERSION": s3test.VersitygwVersion,
 		"TERRAFORM_VERSION": terraformtest.TerraformVersion, "PROVIDER_LOCAL_VERSION": terraformtest.ProviderLocalVersion,
 		"PROVIDER_KUMOTEST_VERSION": terraformtest.ProviderKumotestVersion,

@@ -15,11 +15,13 @@ import (
 const (
 	EtcdVersion       = "v3.6.8"
 	KubernetesVersion = "v1.36.3"
+	KwokVersion       = "v0.8.0"
 )
 
-// Binaries are the paths of the three programs a cluster runs.
+// Binaries are the paths of the programs a cluster runs (the last two only with
+// Options.Workloads).
 type Binaries struct {
-	Etcd, APIServer, ControllerManager string
+	Etcd, APIServer, ControllerManager, Scheduler, Kwok string
 }
 
 // DefaultBinDir is where hack/build-tools.sh caches binaries: $HOME/.cache/kumo/bin
@@ -41,11 +43,16 @@ func BinariesIn(binDir string) Binaries {
 		Etcd:              filepath.Join(binDir, "etcd-"+EtcdVersion),
 		APIServer:         filepath.Join(binDir, "kube-apiserver-"+KubernetesVersion),
 		ControllerManager: filepath.Join(binDir, "kube-controller-manager-"+KubernetesVersion),
+		Scheduler:         filepath.Join(binDir, "kube-scheduler-"+KubernetesVersion),
+		Kwok:              filepath.Join(binDir, "kwok-"+KwokVersion),
 	}
 }
 
 func (b Binaries) tools() map[string]string {
-	return map[string]string{"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager}
+	return map[string]string{
+		"etcd": b.Etcd, "kube-apiserver": b.APIServer, "kube-controller-manager": b.ControllerManager,
+		"kube-scheduler": b.Scheduler, "kwok": b.Kwok,
+	}
 }
 
 // EnsureBinaries returns the binaries in binDir ("" = DefaultBinDir), building the

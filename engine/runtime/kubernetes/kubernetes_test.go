@@ -24,7 +24,7 @@ import (
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 )
 
-func TestMain(m *testing.M) { localclustertest.Main(m) }
+func TestMain(m *testing.M) { localclustertest.Main(m, localclustertest.Workloads) }
 
 var configMaps = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
 

@@ -33,19 +33,28 @@ import (
 
 var shared struct {
 	enabled bool // Main was called
+	opts    []Option
 	once    sync.Once
 	dir     string
 	c       *localcluster.Cluster
 	err     error
 }
 
-// Main runs the package's tests with one shared cluster, started on the first
-// Start call and stopped after the last test. With -short no cluster is started.
-// It builds missing binaries before the tests run, so a cold build does not count
-// against the test binary's -timeout.
-func Main(m *testing.M) {
+// Option changes how a cluster is started.
+type Option func(*localcluster.Options)
+
+// Workloads starts the cluster with localcluster.Options.Workloads: Pods are
+// scheduled onto a simulated Node and become Running and Ready.
+func Workloads(o *localcluster.Options) { o.Workloads = true }
+
+// Main runs the package's tests with one shared cluster, started with opts on
+// the first Start call and stopped after the last test. With -short no cluster
+// is started. It builds missing binaries before the tests run, so a cold build
+// does not count against the test binary's -timeout.
+func Main(m *testing.M, opts ...Option) {
 	flag.Parse()
 	shared.enabled = true
+	shared.opts = opts
 	if !testing.Short() {
 		if _, err := localcluster.EnsureBinaries(""); err != nil {
 			fmt.Fprintln(os.Stderr, "localclustertest:", err)
@@ -67,9 +76,10 @@ func Main(m *testing.M) {
 }
 
 // Start returns a running cluster: the package's shared one when TestMain calls
-// Main, else a private one stopped at the end of the test. It skips the test with
-// -short.
-func Start(t testing.TB) *localcluster.Cluster {
+// Main, else a private one started with opts and stopped at the end of the test.
+// It skips the test with -short. With Main, opts only check that the shared
+// cluster has what the test needs (Workloads); Main's options start it.
+func Start(t testing.TB, opts ...Option) *localcluster.Cluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("needs a local Kubernetes control plane; skipped with -short")
@@ -78,15 +88,18 @@ func Start(t testing.TB) *localcluster.Cluster {
 		shared.once.Do(func() {
 			shared.dir, shared.err = os.MkdirTemp("", "kumo-localcluster-")
 			if shared.err == nil {
-				shared.c, shared.err = start(shared.dir)
+				shared.c, shared.err = start(shared.dir, shared.opts)
 			}
 		})
 		if shared.err != nil {
 			t.Fatal(shared.err)
 		}
+		if want := options(opts); want.Workloads && !shared.c.Workloads {
+			t.Fatal("this test needs a cluster with workloads: pass localclustertest.Workloads to localclustertest.Main")
+		}
 		return shared.c
 	}
-	c, err := start(t.TempDir())
+	c, err := start(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,11 +111,21 @@ func Start(t testing.TB) *localcluster.Cluster {
 	return c
 }
 
-func start(dir string) (*localcluster.Cluster, error) {
+func options(opts []Option) localcluster.Options {
+	var o localcluster.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+func start(dir string, opts []Option) (*localcluster.Cluster, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	begin := time.Now()
-	c, err := localcluster.Start(ctx, localcluster.Options{Dir: dir, UnsafeNoFsync: true})
+	o := options(opts)
+	o.Dir, o.UnsafeNoFsync = dir, true
+	c, err := localcluster.Start(ctx, o)
 	if err == nil && testing.Verbose() {
 		fmt.Fprintf(os.Stderr, "localclustertest: cluster at %s started in %v\n", c.Server, time.Since(begin).Round(time.Millisecond))
 	}

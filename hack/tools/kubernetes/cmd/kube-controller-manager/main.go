@@ -1,7 +1,8 @@
 // Command kube-controller-manager is a thin wrapper that builds the upstream
 // Kubernetes controller manager from the Go module proxy. kumo's local cluster runs
-// only its namespace and garbage-collector controllers, so that deleted Namespaces
-// and owned objects actually go away.
+// its namespace and garbage-collector controllers, so that deleted Namespaces and
+// owned objects actually go away, and, with simulated nodes, the workload
+// controllers (Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs, ...).
 package main
 
 import (
