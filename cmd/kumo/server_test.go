@@ -28,6 +28,7 @@ type kumoServer struct {
 // recorded itself in server.json.
 func (e *env) startServer(args ...string) *kumoServer {
 	e.t.Helper()
+	kumoPath(e.t) // built before the clock starts
 	start := time.Now()
 	cmd, wait := e.background(nil, append([]string{"server", "--address", "127.0.0.1:0"}, args...)...)
 	s := &kumoServer{cmd: cmd, wait: wait}
