@@ -168,7 +168,7 @@ func (c *Client) temporalAddress(ctx context.Context) (string, error) {
 	srv, err := embedded.Start(ctx, embedded.Options{Dir: temporalDir(home), Namespace: c.opts.Namespace, Logger: c.opts.Logger})
 	var locked *embedded.LockedError
 	if errors.As(err, &locked) {
-		return "", &homeBusyError{home: home, pid: locked.PID, err: err}
+		return "", &homeBusyError{home: home, locked: locked}
 	}
 	if err != nil {
 		return "", err
@@ -201,21 +201,16 @@ func backendName(backend, home string) string {
 // homeBusyError: without a kumo server, one kumo command at a time may use a
 // home's Temporal database.
 type homeBusyError struct {
-	home string
-	pid  int
-	err  error
+	home   string
+	locked *embedded.LockedError
 }
 
 func (e *homeBusyError) Error() string {
-	holder := ""
-	if e.pid > 0 {
-		holder = fmt.Sprintf(" (pid %d)", e.pid)
-	}
 	return fmt.Sprintf("another kumo command%s is using %s; wait for it to finish, or start `kumo server --home %s` so that any number of kumo commands can use it at once",
-		holder, e.home, e.home)
+		e.locked.Holder(), e.home, e.home)
 }
 
-func (e *homeBusyError) Unwrap() error { return e.err }
+func (e *homeBusyError) Unwrap() error { return e.locked }
 
 func absHome(home string) string {
 	if a, err := filepath.Abs(home); err == nil {

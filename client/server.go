@@ -95,7 +95,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (_ *Server
 	if err != nil {
 		var locked *embedded.LockedError
 		if errors.As(err, &locked) {
-			return nil, fmt.Errorf("another kumo command (pid %d) is using %s; start kumo server when it has finished", locked.PID, home)
+			return nil, fmt.Errorf("another kumo command%s is using %s; start kumo server when it has finished", locked.Holder(), home)
 		}
 		return nil, err
 	}

@@ -19,11 +19,15 @@ type LockedError struct {
 }
 
 func (e *LockedError) Error() string {
-	holder := ""
+	return fmt.Sprintf("another kumo process%s is using the Temporal database at %s; wait for it to finish or stop it", e.Holder(), e.Dir)
+}
+
+// Holder is " (pid N)", or "" if the pid is unknown, for messages.
+func (e *LockedError) Holder() string {
 	if e.PID > 0 {
-		holder = fmt.Sprintf(" (pid %d)", e.PID)
+		return fmt.Sprintf(" (pid %d)", e.PID)
 	}
-	return fmt.Sprintf("another kumo process%s is using the Temporal database at %s; wait for it to finish or stop it", holder, e.Dir)
+	return ""
 }
 
 // Is makes errors.Is(err, ErrLocked) hold.
