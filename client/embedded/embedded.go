@@ -5,7 +5,9 @@
 // kumo processes from sharing that database, loopback ports, the namespace and
 // kumo's search attributes, a quiet logger, and the dynamic configuration that
 // makes one machine fast (see tuning.go). Everything else in kumo talks to the
-// server through its Address like any other Temporal frontend.
+// server through its Address like any other Temporal frontend. StartUI serves
+// the Temporal Web UI for it (ui.go); Holder tells other processes whether a
+// server holds a directory (holder.go).
 package embedded
 
 import (
