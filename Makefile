@@ -26,6 +26,10 @@ quickstart: build example cluster-up
 	@echo
 	@echo "Look with kubectl: kubectl --kubeconfig $(KUBECONFIG_LOCAL) -n shop get all,configmaps"
 	@echo "The spec it generated: bin/kumo generate --stack examples/shop/dev"
+	@echo
+	@echo "Keep Temporal and its Web UI running for this home (runs made so far included):"
+	@echo "  bin/kumo --home $(KUMO_HOME) server"
+	@echo "then open http://127.0.0.1:8233/namespaces/default/workflows?query=KumoProject%3D%22shop%22"
 
 # The cluster needs only the Kubernetes binaries, not everything the tests use.
 cluster-up:

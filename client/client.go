@@ -1,7 +1,9 @@
 // Package client is kumo's Go API: start preview/apply/destroy runs, follow their
 // progress, approve them, resume unfinished ones, and read releases. With no
-// Temporal address it starts an embedded Temporal server (SQLite under
+// Temporal address it attaches to the `kumo server` running on $KUMO_HOME, if
+// any (attach.go), else starts an embedded Temporal server (SQLite under
 // $KUMO_HOME/temporal) and an in-process worker for the life of the Client.
+// StartServer runs that server.
 package client
 
 import (
@@ -32,7 +34,8 @@ type Options struct {
 	// OpenBackend). Workers must use the same.
 	Backend string
 	S3      S3Options
-	// TemporalAddress of an existing cluster; empty starts the embedded server.
+	// TemporalAddress of an existing cluster; empty attaches to the home's
+	// kumo server, else starts the embedded one.
 	TemporalAddress string
 	Namespace       string
 	// Logger receives Temporal's logs; nil discards them.
@@ -47,6 +50,9 @@ type Client struct {
 	temporal sdkclient.Client
 	server   *embedded.Server
 	worker   sdkworker.Worker
+
+	attached      *ServerInfo // the kumo server dialled, if any
+	requireServer bool
 }
 
 // DefaultHome is $KUMO_HOME, else ~/.kumo.
@@ -88,8 +94,9 @@ func OpenContext(ctx context.Context, opts Options) (*Client, error) {
 // Backend is where releases live.
 func (c *Client) Backend() backend.Backend { return c.backend }
 
-// Embedded reports whether runs execute in this process.
-func (c *Client) Embedded() bool { return c.opts.TemporalAddress == "" }
+// Embedded reports whether runs execute in this process: no address was
+// given and the client did not attach to a kumo server.
+func (c *Client) Embedded() bool { return c.opts.TemporalAddress == "" && c.attached == nil }
 
 // connect dials Temporal, first starting the embedded server and worker if no
 // address was given. Unfinished runs in the embedded database resume as soon as
@@ -107,22 +114,16 @@ func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
 	return tc, nil
 }
 
-// dial connects to Temporal, starting the embedded server if no address was
-// given, but no worker: for looking at runs without moving them on.
+// dial connects to Temporal (see temporalAddress), starting the embedded
+// server if that is the one to use, but no worker: for looking at runs
+// without moving them on.
 func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
 	if c.temporal != nil {
 		return c.temporal, nil
 	}
-	address := c.opts.TemporalAddress
-	if address == "" {
-		srv, err := embedded.Start(ctx, embedded.Options{
-			Dir: filepath.Join(c.opts.Home, "temporal"), Namespace: c.opts.Namespace, Logger: c.opts.Logger,
-		})
-		if err != nil {
-			return nil, err
-		}
-		c.server = srv
-		address = srv.Address()
+	address, err := c.temporalAddress(ctx)
+	if err != nil {
+		return nil, err
 	}
 	tc, err := sdkclient.DialContext(ctx, sdkclient.Options{
 		HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger),
@@ -174,7 +175,7 @@ var ErrBusy = errors.New("another run is in progress")
 // existing Temporal cluster, so its runs are filterable in the Web UI. The
 // embedded server does this by itself.
 func (c *Client) SetupTemporal(ctx context.Context) ([]embedded.SearchAttribute, error) {
-	if c.Embedded() {
+	if c.opts.TemporalAddress == "" {
 		return nil, errors.New("kumo temporal setup is for an existing Temporal cluster: pass --temporal-address (the embedded server sets itself up)")
 	}
 	tc, err := c.dial(ctx)

@@ -121,7 +121,8 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 		// Without this the SDK quietly hands back the running execution, and a second
 		// apply would follow (and could answer the approval of) the first one.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		StaticSummary:                            fmt.Sprintf("%s %s/%s", operation, req.Project, req.Workspace),
+		StaticSummary:                            staticSummary(operation, req),
+		StaticDetails:                            staticDetails(operation, req, in),
 		TypedSearchAttributes: temporal.NewSearchAttributes(
 			workflows.ProjectAttr.ValueSet(req.Project),
 			workflows.StackAttr.ValueSet(req.Stack),

@@ -27,7 +27,12 @@ import (
 
 // New returns a worker (not yet started) for kumo's task queue.
 func New(c client.Client, b backend.Backend) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
+	return NewWithOptions(c, b, Options{})
+}
+
+// NewWithOptions is New for a long-lived worker (kumo server, kumo worker).
+func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Worker {
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout})
 	workflows.Register(w)
 	activities.Register(w, activities.New(b, NewRuntimes(), RunChecker(c)))
 	return w

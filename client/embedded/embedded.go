@@ -5,7 +5,9 @@
 // kumo processes from sharing that database, loopback ports, the namespace and
 // kumo's search attributes, a quiet logger, and the dynamic configuration that
 // makes one machine fast (see tuning.go). Everything else in kumo talks to the
-// server through its Address like any other Temporal frontend.
+// server through its Address like any other Temporal frontend. StartUI serves
+// the Temporal Web UI for it (ui.go); Holder tells other processes whether a
+// server holds a directory (holder.go).
 package embedded
 
 import (
@@ -59,7 +61,10 @@ type Options struct {
 	Dir string
 	// Namespace is registered if missing. Default "default".
 	Namespace string
-	// Port is the frontend gRPC port on 127.0.0.1; 0 picks a free one.
+	// Host is the address the frontend binds to; default 127.0.0.1. The
+	// other services always stay on loopback.
+	Host string
+	// Port is the frontend gRPC port; 0 picks a free one.
 	Port int
 	// Logger receives the server's logs; nil discards them. The server never
 	// writes to stdout or stderr itself.
@@ -148,7 +153,10 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		}
 	}()
 
-	ports, err := pickPorts(opts.Port)
+	if opts.Host == "" {
+		opts.Host = host
+	}
+	ports, err := pickPorts(opts.Host, opts.Port)
 	if err != nil {
 		return nil, err
 	}
@@ -161,12 +169,14 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		return nil, err
 	}
 
-	cfg := serverConfig(sqlCfg, ports)
+	address := net.JoinHostPort(dialHost(opts.Host), strconv.Itoa(ports.frontend))
+	cfg := serverConfig(sqlCfg, ports, opts.Host)
 	srvLogger := newServerLogger(logger)
 	hosts := map[primitives.ServiceName]static.Hosts{}
 	for svc, port := range ports.byService() {
 		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
 	}
+	hosts[primitives.FrontendService] = static.SingleLocalHost(address)
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(cfg),
 		temporal.ForServices(temporal.DefaultServices),
@@ -184,7 +194,7 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		return nil, fmt.Errorf("embedded temporal: start server: %w", err)
 	}
 	s := &Server{
-		address:   net.JoinHostPort(host, strconv.Itoa(ports.frontend)),
+		address:   address,
 		namespace: opts.Namespace,
 		dir:       dir,
 		srv:       srv,
@@ -247,16 +257,10 @@ func lockDir(dir string) (*os.File, error) {
 		}
 	}
 	if err != nil {
-		holder := ""
-		if b, rerr := os.ReadFile(path); rerr == nil {
-			if pid := strings.TrimSpace(string(b)); pid != "" {
-				holder = " (pid " + pid + ")"
-			}
-		}
+		holder := lockHolderPID(path)
 		_ = f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("%w: another kumo process%s is using the Temporal database at %s; wait for it to finish or stop it",
-				ErrLocked, holder, dir)
+			return nil, &LockedError{Dir: dir, PID: holder}
 		}
 		return nil, fmt.Errorf("embedded temporal: lock %s: %w", path, err)
 	}
@@ -291,16 +295,16 @@ func (p servicePorts) byService() map[primitives.ServiceName]int {
 
 // pickPorts checks the frontend port is free (the server panics on a taken
 // port instead of returning an error) and picks free ports for the internal
-// services. All listeners are held until every port is chosen so the ports
-// are distinct.
-func pickPorts(frontend int) (servicePorts, error) {
+// services on loopback. All listeners are held until every port is chosen so
+// the ports are distinct.
+func pickPorts(frontendHost string, frontend int) (servicePorts, error) {
 	var ls []net.Listener
 	defer func() {
 		for _, l := range ls {
 			_ = l.Close()
 		}
 	}()
-	listen := func(port int) (int, error) {
+	listen := func(host string, port int) (int, error) {
 		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		if err != nil {
 			return 0, err
@@ -310,15 +314,25 @@ func pickPorts(frontend int) (servicePorts, error) {
 	}
 	var p servicePorts
 	var err error
-	if p.frontend, err = listen(frontend); err != nil {
-		return p, fmt.Errorf("embedded temporal: frontend port %s:%d is not available (in use by another program?): %w", host, frontend, err)
+	if p.frontend, err = listen(frontendHost, frontend); err != nil {
+		return p, fmt.Errorf("embedded temporal: frontend address %s is not available (in use by another program?): %w",
+			net.JoinHostPort(frontendHost, strconv.Itoa(frontend)), err)
 	}
 	for _, dst := range []*int{&p.history, &p.matching, &p.worker} {
-		if *dst, err = listen(0); err != nil {
+		if *dst, err = listen(host, 0); err != nil {
 			return p, fmt.Errorf("embedded temporal: pick a free port: %w", err)
 		}
 	}
 	return p, nil
+}
+
+// dialHost is where clients reach a frontend bound to host: loopback when it
+// binds every interface.
+func dialHost(h string) string {
+	if ip := net.ParseIP(h); ip != nil && ip.IsUnspecified() {
+		return host
+	}
+	return h
 }
 
 // sqlConfig is the SQLite store used for both default and visibility
@@ -352,8 +366,8 @@ func sqlConfig(dbPath string, wal bool) *config.SQL {
 	return cfg
 }
 
-func serverConfig(sqlCfg *config.SQL, ports servicePorts) *config.Config {
-	frontendAddr := net.JoinHostPort(host, strconv.Itoa(ports.frontend))
+func serverConfig(sqlCfg *config.SQL, ports servicePorts, frontendHost string) *config.Config {
+	frontendAddr := net.JoinHostPort(dialHost(frontendHost), strconv.Itoa(ports.frontend))
 	const store = "sqlite-default"
 	cfg := &config.Config{}
 	cfg.Global.Membership = config.Membership{MaxJoinDuration: 30 * time.Second, BroadcastAddress: host}
@@ -380,6 +394,7 @@ func serverConfig(sqlCfg *config.SQL, ports servicePorts) *config.Config {
 		// HTTPPort stays 0: the frontend's HTTP API is off.
 		cfg.Services[string(svc)] = config.Service{RPC: config.RPC{GRPCPort: port, BindOnIP: host}}
 	}
+	cfg.Services[string(primitives.FrontendService)] = config.Service{RPC: config.RPC{GRPCPort: ports.frontend, BindOnIP: frontendHost}}
 	cfg.Archival.History.State = "disabled"
 	cfg.Archival.Visibility.State = "disabled"
 	cfg.NamespaceDefaults.Archival.History.State = "disabled"

@@ -260,6 +260,12 @@ func TestSecondKumoIsRefusedWhileOneApplies(t *testing.T) {
 	})
 	runID, _ := e.release(1)["runID"].(string)
 	e.fails([]string{"apply", "--yes", "-f", spec}, "another run is in progress", runID)
+	// Any other command that needs Temporal says who holds the home and what
+	// lets several run at once.
+	busy := e.fails([]string{"resume"}, "another kumo command (pid ", "is using "+e.home, "kumo server")
+	if strings.Contains(busy.stderr, "database is locked") {
+		t.Errorf("the refusal is about a database, not a kumo command: %s", busy.stderr)
+	}
 	fmt.Fprintln(answerWriter, "no")
 	answerWriter.Close()
 	if r := wait(); r.code == 0 || !strings.Contains(r.stderr, "not approved") {

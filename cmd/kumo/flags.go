@@ -22,7 +22,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "target workspace (default: the one `kumo workspace switch` chose, else default)", EnvVars: []string{"KUMO_WORKSPACE"}},
 		&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
 		&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
-		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: run an embedded server)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
+		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: the kumo server running on --home, else an embedded server for this command)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
 		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "Temporal namespace", EnvVars: []string{"TEMPORAL_NAMESPACE"}},
 		&cli.StringFlag{Name: "home", Usage: "kumo's data directory (default: $KUMO_HOME, else ~/.kumo)", EnvVars: []string{"KUMO_HOME"}},
 		&cli.StringFlag{Name: "backend", Usage: "where releases, state, workspaces and run logs live: s3://bucket[/prefix] or file:///dir (default: backend in the nearest project.yaml, else --home)", EnvVars: []string{"KUMO_BACKEND"}},

@@ -106,7 +106,7 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "apply",
 		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
-		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(),
+		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(),
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
@@ -119,7 +119,7 @@ func applyCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return follow(ctx, run, !req.AutoApprove)
+				return followOrDetach(ctx, c, kc, run, !req.AutoApprove)
 			})
 		},
 	}
@@ -129,7 +129,7 @@ func destroyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "destroy",
 		Usage: "delete everything the latest release recorded, dependents first",
-		Flags: []cli.Flag{parallelismFlag(), yesFlag()},
+		Flags: []cli.Flag{parallelismFlag(), yesFlag(), detachFlag()},
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				req.AutoApprove = c.Bool("yes")
@@ -137,7 +137,7 @@ func destroyCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return follow(ctx, run, !req.AutoApprove)
+				return followOrDetach(ctx, c, kc, run, !req.AutoApprove)
 			})
 		},
 	}
@@ -150,7 +150,7 @@ func rollbackCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "revision", Usage: "revision to restore (default: the last succeeded one before the latest)"},
 			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
-			parallelismFlag(), yesFlag(),
+			parallelismFlag(), yesFlag(), detachFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
@@ -159,7 +159,7 @@ func rollbackCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				return follow(ctx, run, !req.AutoApprove)
+				return followOrDetach(ctx, c, kc, run, !req.AutoApprove)
 			})
 		},
 	}
@@ -187,9 +187,13 @@ func resumeCommand() *cli.Command {
 }
 
 // withRun builds the request from the flags, opens a client and closes it (and
-// the embedded server) when the command ends.
+// the embedded server) when the command ends. A detached run needs a Temporal
+// that outlives the command: a kumo server or --temporal-address.
 func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Request) error) error {
 	return withClient(c, func(kc *client.Client, t target) error {
+		if c.Bool("detach") {
+			kc.RequireServer()
+		}
 		s, err := kc.Settings(c.Context, t.Workspace, settings(c))
 		if err != nil {
 			return err
@@ -202,6 +206,10 @@ func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Req
 		}
 		if errors.Is(c.Context.Err(), context.Canceled) && kc.Embedded() {
 			fmt.Fprintln(os.Stderr, "Interrupted: the run is recorded and continues the next time kumo starts; `kumo resume` follows it.")
+			return &exitError{code: 130, err: err}
+		}
+		if errors.Is(c.Context.Err(), context.Canceled) && kc.Server() != nil {
+			fmt.Fprintln(os.Stderr, "Interrupted: the run goes on in kumo server; `kumo resume` follows it.")
 			return &exitError{code: 130, err: err}
 		}
 		return err

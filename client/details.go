@@ -1,0 +1,73 @@
+package client
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"strings"
+
+	"github.com/kumoproj/kumo/workflows"
+)
+
+// staticSummary is the one line the Web UI shows for a run in its list: what
+// is known when the run starts ("apply shop/dev", "rollback shop/dev to
+// revision 3"). How it ends is the run's own to tell (current details).
+func staticSummary(operation string, req Request) string {
+	s := fmt.Sprintf("%s %s/%s", operation, req.Project, req.Workspace)
+	if req.rollbackOf > 0 {
+		s += fmt.Sprintf(" to revision %d", req.rollbackOf)
+	}
+	return s
+}
+
+// staticDetails is the markdown the Web UI shows on a run's page: where the
+// desired state comes from and how the run was asked to go, so a reader
+// understands the run without the command line that started it.
+func staticDetails(operation string, req Request, in any) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**kumo %s** of project `%s`, workspace `%s`", operation, req.Project, req.Workspace)
+	if req.Stack != "" {
+		fmt.Fprintf(&b, ", stack `%s`", req.Stack)
+	}
+	b.WriteString("\n\n")
+	line := func(name, format string, args ...any) {
+		fmt.Fprintf(&b, "- %s: %s\n", name, fmt.Sprintf(format, args...))
+	}
+	run, _ := in.(workflows.RunInput)
+	switch {
+	case req.rollbackOf > 0:
+		line("spec", "revision %d's, `%s`", req.rollbackOf, run.SpecHash)
+	case run.SpecHash != "":
+		line("spec", "`%s`, from a spec file", run.SpecHash)
+	case req.StackDir != "":
+		line("spec", "generated from the stack directory `%s`", req.StackDir)
+	case operation == "destroy":
+		line("spec", "none: deletes what the latest release recorded")
+	}
+	if run.Project != "" {
+		line("parallelism", "%d", run.Parallelism)
+		if run.AutoApprove {
+			line("approval", "given at start (`--yes`)")
+		} else {
+			line("approval", "asked after the preview")
+		}
+		if run.RollbackOnFailure {
+			line("on failure", "undo this run's changes (`--rollback-on-failure`)")
+		}
+	}
+	line("started by", "%s", startedBy())
+	return b.String()
+}
+
+// startedBy is user@host, as far as they are known.
+func startedBy() string {
+	name := "?"
+	if u, err := user.Current(); err == nil {
+		name = u.Username
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		return name
+	}
+	return name + "@" + host
+}

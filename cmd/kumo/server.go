@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kumoproj/kumo/client"
+)
+
+func serverCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "server",
+		Usage: "keep Temporal, the Web UI and a worker running for this home; other kumo commands attach to it",
+		Description: "Runs in the foreground until interrupted. While it runs, every kumo command on the same home\n" +
+			"uses it (any number at once), runs can be started with --detach, and the Web UI shows every run\n" +
+			"this home's database holds, those made before the server started included.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "address", Value: client.DefaultServerAddress, Usage: "host:port of the Temporal frontend"},
+			&cli.StringFlag{Name: "ui-address", Usage: "host:port of the Web UI (default: the frontend's host, port + 1000)"},
+			&cli.BoolFlag{Name: "headless", Usage: "serve no Web UI"},
+			&cli.BoolFlag{Name: "ui-write", Usage: "let the Web UI terminate, cancel, signal and start workflows (default: read-only)"},
+			&cli.DurationFlag{Name: "shutdown-grace", Value: 10 * time.Second, Usage: "on shutdown, how long activities in flight may take to finish"},
+		},
+		Action: runServer,
+	}
+}
+
+func runServer(c *cli.Context) error {
+	if a := global(c, "temporal-address"); a != "" {
+		return fmt.Errorf("kumo server runs its own Temporal; --temporal-address (or TEMPORAL_ADDRESS) %s is for commands that use an existing one", a)
+	}
+	opts := backendFlags(c)
+	opts.Namespace = global(c, "namespace")
+	if globalBool(c, "debug") {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if opts.Home == "" {
+		opts.Home = client.DefaultHome()
+	}
+	start := time.Now()
+	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
+		Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
+		UIWrite: c.Bool("ui-write"), ShutdownGrace: c.Duration("shutdown-grace"),
+	})
+	if err != nil {
+		if errors.Is(c.Context.Err(), context.Canceled) {
+			return &exitError{code: 130, err: err}
+		}
+		return err
+	}
+	info := srv.Info()
+	fmt.Printf("kumo server (pid %d) on %s, started in %s\n", info.PID, opts.Home, time.Since(start).Round(10*time.Millisecond))
+	fmt.Printf("Temporal: %s (namespace %s)\n", info.Address, info.Namespace)
+	if info.UIURL != "" {
+		mode := "read-only"
+		if c.Bool("ui-write") {
+			mode = "with write actions"
+		}
+		fmt.Printf("Web UI:   %s (%s)\n", info.WorkflowsURL(""), mode)
+	}
+	fmt.Println("kumo commands on this home now run here, any number at once; Ctrl-C stops the server.")
+
+	<-c.Context.Done()
+	fmt.Fprintf(os.Stderr, "Stopping: activities in flight get up to %s; runs not finished continue when kumo server (or a worker) is back. Interrupt again to exit at once.\n",
+		c.Duration("shutdown-grace"))
+	again := make(chan os.Signal, 1)
+	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-again
+		os.Exit(130)
+	}()
+	return srv.Stop()
+}
