@@ -24,6 +24,11 @@ const (
 	ApprovalSignal = "approval"
 	// ProgressQuery returns a Progress.
 	ProgressQuery = "progress"
+	// CancelSignal carries a Cancel: the reason, sent just before Temporal's
+	// cancel request.
+	CancelSignal = "cancel"
+	// ChangesMemo is the memo field holding a run's ChangeCounts.
+	ChangesMemo = "kumoChanges"
 )
 
 // Search attributes set on every run, so runs are filterable in the Web UI.
@@ -33,6 +38,8 @@ var (
 	WorkspaceAttr = temporal.NewSearchAttributeKeyKeyword("KumoWorkspace")
 	OperationAttr = temporal.NewSearchAttributeKeyKeyword("KumoOperation")
 	RevisionAttr  = temporal.NewSearchAttributeKeyInt64("KumoRevision")
+	// StatusAttr holds a Status, kept current as the run goes.
+	StatusAttr = temporal.NewSearchAttributeKeyKeyword("KumoStatus")
 )
 
 // MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:

@@ -21,13 +21,14 @@ type SearchAttribute struct {
 
 // SearchAttributes are registered in the namespace on every Start, and by
 // RegisterSearchAttributes for an external cluster, so runs can be filtered
-// (CLI, Web UI) by project, stack, workspace, operation and revision.
+// (CLI, Web UI) by project, stack, workspace, operation, revision and status.
 var SearchAttributes = []SearchAttribute{
 	{Name: "KumoProject", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: "KumoStack", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: "KumoWorkspace", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: "KumoOperation", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: "KumoRevision", Type: enumspb.INDEXED_VALUE_TYPE_INT},
+	{Name: "KumoStatus", Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: "KumoDrifted", Type: enumspb.INDEXED_VALUE_TYPE_BOOL},
 }
 
