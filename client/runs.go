@@ -126,6 +126,7 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 			workflows.StackAttr.ValueSet(req.Stack),
 			workflows.WorkspaceAttr.ValueSet(req.Workspace),
 			workflows.OperationAttr.ValueSet(operation),
+			workflows.StatusAttr.ValueSet(string(workflows.StatusRunning)),
 		),
 	}, workflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
@@ -239,8 +240,14 @@ func (r *Run) Approve(ctx context.Context, approved bool) error {
 func (r *Run) Wait(ctx context.Context) (workflows.Result, error) {
 	var res workflows.Result
 	err := r.wait(ctx, &res)
+	if errors.Is(err, errCancelled) && res.Error != "" {
+		err = fmt.Errorf("revision %d failed: %s", res.Revision, res.Error)
+	}
 	return res, err
 }
+
+// errCancelled is wait's error for a run that ended cancelled.
+var errCancelled = errors.New("the run was cancelled")
 
 // wait blocks until the run ends and decodes its result (or, for a failed
 // release, the result carried by its error) into res.
@@ -255,6 +262,13 @@ func (r *Run) wait(ctx context.Context, res any) error {
 			_ = app.Details(res)
 		}
 		return errors.New(app.Message())
+	}
+	var cancelled *temporal.CanceledError
+	if errors.As(err, &cancelled) {
+		if cancelled.HasDetails() {
+			_ = cancelled.Details(res)
+		}
+		return errCancelled
 	}
 	return err
 }
