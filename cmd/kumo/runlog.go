@@ -27,24 +27,15 @@ func runLogsCommand() *cli.Command {
 		ArgsUsage: "RUN_ID",
 		Flags:     []cli.Flag{&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing, resource by resource, until the run ends"}},
 		Action: func(c *cli.Context) error {
-			if !c.Bool("follow") {
-				runID, err := runArg(c)
-				if err != nil {
-					return err
-				}
-				kc, err := open(c)
-				if err != nil {
-					return err
-				}
-				defer kc.CloseBeforeExit()
-				log, err := kc.RunLog(c.Context, runID)
-				if err != nil {
-					return err
-				}
-				_, err = os.Stdout.Write(log)
-				return err
-			}
 			return withRunClient(c, func(kc *client.Client, project, runID string) error {
+				if !c.Bool("follow") {
+					log, err := kc.RunLog(c.Context, runID)
+					if err != nil {
+						return err
+					}
+					_, err = os.Stdout.Write(log)
+					return err
+				}
 				run, _, err := kc.OpenRun(c.Context, project, runID)
 				if err != nil {
 					return err

@@ -92,37 +92,31 @@ func runList(c *cli.Context) error {
 	if err := checkOutput(c); err != nil {
 		return err
 	}
-	project, err := projectName(c)
-	if err != nil {
-		return err
-	}
 	// Only a workspace asked for narrows the list; the current one does not.
-	filter := client.RunFilter{Project: project, Workspace: global(c, "workspace"), Operation: c.String("operation"), Status: c.String("status"), Limit: c.Int("limit")}
+	filter := client.RunFilter{Workspace: global(c, "workspace"), Operation: c.String("operation"), Status: c.String("status"), Limit: c.Int("limit")}
 	if _, err := filter.Query(); err != nil {
 		return err
 	}
-	kc, err := open(c)
-	if err != nil {
-		return err
-	}
-	defer kc.CloseBeforeExit()
-	runs, err := kc.ListRuns(c.Context, filter)
-	if err != nil {
-		return explainLocked(err)
-	}
-	now := time.Now()
-	if c.String("output") == "json" {
-		rows := make([]runRow, len(runs))
-		for i, r := range runs {
-			rows[i] = runRow{r, r.Duration(now)}
+	return withClient(c, func(kc *client.Client, t target) error {
+		filter.Project = t.Project
+		runs, err := kc.ListRuns(c.Context, filter)
+		if err != nil {
+			return explainLocked(err)
 		}
-		return printJSON(rows)
-	}
-	if len(runs) == 0 {
-		fmt.Printf("No runs of project %s match.\n", project)
-		return nil
-	}
-	return printRuns(os.Stdout, runs, now)
+		now := time.Now()
+		if c.String("output") == "json" {
+			rows := make([]runRow, len(runs))
+			for i, r := range runs {
+				rows[i] = runRow{r, r.Duration(now)}
+			}
+			return printJSON(rows)
+		}
+		if len(runs) == 0 {
+			fmt.Printf("No runs of project %s match.\n", t.Project)
+			return nil
+		}
+		return printRuns(os.Stdout, runs, now)
+	})
 }
 
 // printRuns renders runs as `run list` does.
@@ -183,16 +177,9 @@ func withRunClient(c *cli.Context, fn func(kc *client.Client, project, runID str
 	if err != nil {
 		return err
 	}
-	project, err := projectName(c)
-	if err != nil {
-		return err
-	}
-	kc, err := open(c)
-	if err != nil {
-		return err
-	}
-	defer kc.CloseBeforeExit()
-	return explainLocked(fn(kc, project, runID))
+	return withClient(c, func(kc *client.Client, t target) error {
+		return explainLocked(fn(kc, t.Project, runID))
+	})
 }
 
 // explainLocked adds what to do to the error of a home whose embedded
