@@ -98,7 +98,7 @@ func TestRunListShowWait(t *testing.T) {
 	id := func(name string) string { return "v1:ConfigMap:" + ns + ":" + name }
 	applied := runIDIn(t, e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", versioned(ns, "a", "1", "b", "1"))).stdout)
 	e.ok("preview", "-f", e.writeSpec("v2.yaml", versioned(ns, "a", "2", "b", "1", "c", "1")))
-	broken := versioned(ns, "a", "1", "b", "1", "n", "1") + brokenAfter(ns, id("n"))
+	broken := versioned(ns, "a", "1", "b", "1", "new", "1") + brokenAfter(ns, id("new"))
 	failed := runIDIn(t, e.fails([]string{"apply", "--yes", "-f", e.writeSpec("v3.yaml", broken)}, "data.nope").stderr)
 
 	rows := e.runList()
@@ -155,7 +155,7 @@ func TestRunListShowWait(t *testing.T) {
 	for _, r := range d.Resources {
 		outcome[r.ID] = r.Result + " " + r.Error
 	}
-	if d.Status != "failed" || !strings.Contains(d.Error, "data.nope") || outcome[id("n")] != "succeeded " || !strings.HasPrefix(outcome[id("broken")], "failed ") {
+	if d.Status != "failed" || !strings.Contains(d.Error, "data.nope") || outcome[id("new")] != "succeeded " || !strings.HasPrefix(outcome[id("broken")], "failed ") {
 		t.Errorf("run show of the failed run: %+v", d)
 	}
 	text := e.ok("run", "show", applied, "--ui-url", "http://127.0.0.1:8233").stdout
