@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -133,6 +134,10 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 	if errors.As(err, &started) {
 		return nil, fmt.Errorf("%w on %s/%s: run %s (workflow %s) has not finished; wait for it, or run `kumo resume` if the kumo that started it was killed",
 			ErrBusy, req.Project, req.Workspace, started.RunId, id)
+	}
+	var invalid *serviceerror.InvalidArgument
+	if errors.As(err, &invalid) && strings.Contains(invalid.Error(), "search attribute") {
+		return nil, fmt.Errorf("start %s: %w (register kumo's search attributes in namespace %s with `kumo temporal setup`)", operation, err, c.opts.Namespace)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", operation, err)
