@@ -207,13 +207,17 @@ func TestRunCancel(t *testing.T) {
 		waitFor(t, fmt.Sprintf("%d ConfigMaps", started), 2*time.Minute, func() bool { return len(e.configMapNames()) > started })
 		runID, _ := e.release(revision)["runID"].(string)
 		_, waitDone := e.background(nil, "run", "wait", runID)
+		before, start := len(e.configMapNames()), time.Now()
 		r := e.ok("run", "cancel", runID, "--reason", "maintenance window")
 		if !strings.Contains(r.stdout, "Cancelling apply run "+runID) {
 			t.Errorf("run cancel: %s", r)
 		}
-		if live := len(e.configMapNames()); live >= n {
+		live := len(e.configMapNames())
+		if live >= n {
 			t.Fatalf("the apply had created all %d ConfigMaps before the cancel", live)
 		}
+		t.Logf("revision %d: `run cancel` with %d ConfigMaps live returned after %s (run ended, compensation included), %d live then",
+			revision, before, time.Since(start).Round(time.Millisecond), live)
 		return applyDone(), waitDone()
 	}
 	checkCancelled := func(revision int, apply, wait result) map[string]any {
