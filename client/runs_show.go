@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	sdkworker "go.temporal.io/sdk/worker"
-
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/worker"
 	"github.com/kumoproj/kumo/workflows"
@@ -116,7 +114,7 @@ func (c *Client) answerQueries() error {
 	if c.server == nil || c.worker != nil {
 		return nil
 	}
-	w := worker.NewWithOptions(c.temporal, c.backend, sdkworker.Options{LocalActivityWorkerOnly: true})
+	w := worker.NewQueryOnly(c.temporal, c.backend)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the in-process worker: %w", err)
 	}

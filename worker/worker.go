@@ -25,14 +25,7 @@ import (
 
 // New returns a worker (not yet started) for kumo's task queue.
 func New(c client.Client, b backend.Backend) sdkworker.Worker {
-	return NewWithOptions(c, b, sdkworker.Options{})
-}
-
-// NewWithOptions is New with the SDK's worker options; e.g. a worker with
-// LocalActivityWorkerOnly answers queries (closed runs are replayed for them)
-// without taking on the activities of runs in flight.
-func NewWithOptions(c client.Client, b backend.Backend, opts sdkworker.Options) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, opts)
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{})
 	workflows.Register(w)
 	w.RegisterActivity(activities.New(b, NewRuntimes(), RunChecker(c)))
 	return w
