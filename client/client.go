@@ -40,6 +40,9 @@ type Options struct {
 	Namespace       string
 	// Logger receives Temporal's logs; nil discards them.
 	Logger *slog.Logger
+	// UIBaseURL is the Temporal Web UI's address, for links to runs; empty
+	// when none is known.
+	UIBaseURL string
 }
 
 // Client talks to the backend and, once a run needs it, to Temporal.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -128,12 +129,17 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 			workflows.StackAttr.ValueSet(req.Stack),
 			workflows.WorkspaceAttr.ValueSet(req.Workspace),
 			workflows.OperationAttr.ValueSet(operation),
+			workflows.StatusAttr.ValueSet(string(workflows.StatusRunning)),
 		),
 	}, workflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return nil, fmt.Errorf("%w on %s/%s: run %s (workflow %s) has not finished; wait for it, or run `kumo resume` if the kumo that started it was killed",
 			ErrBusy, req.Project, req.Workspace, started.RunId, id)
+	}
+	var invalid *serviceerror.InvalidArgument
+	if errors.As(err, &invalid) && strings.Contains(invalid.Error(), "search attribute") {
+		return nil, fmt.Errorf("start %s: %w (register kumo's search attributes in namespace %s with `kumo temporal setup`)", operation, err, c.opts.Namespace)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", operation, err)
@@ -218,8 +224,14 @@ func (r *Run) Approve(ctx context.Context, approved bool) error {
 func (r *Run) Wait(ctx context.Context) (workflows.Result, error) {
 	var res workflows.Result
 	err := r.wait(ctx, &res)
+	if errors.Is(err, errCancelled) && res.Error != "" {
+		err = fmt.Errorf("revision %d failed: %s", res.Revision, res.Error)
+	}
 	return res, err
 }
+
+// errCancelled is wait's error for a run that ended cancelled.
+var errCancelled = errors.New("the run was cancelled")
 
 // wait blocks until the run ends and decodes its result (or, for a failed
 // release, the result carried by its error) into res.
@@ -234,6 +246,13 @@ func (r *Run) wait(ctx context.Context, res any) error {
 			_ = app.Details(res)
 		}
 		return errors.New(app.Message())
+	}
+	var cancelled *temporal.CanceledError
+	if errors.As(err, &cancelled) {
+		if cancelled.HasDetails() {
+			_ = cancelled.Details(res)
+		}
+		return errCancelled
 	}
 	return err
 }

@@ -8,5 +8,7 @@ const (
 	AttrWorkspace = "KumoWorkspace"
 	AttrOperation = "KumoOperation"
 	AttrRevision  = "KumoRevision"
-	AttrDrifted   = "KumoDrifted"
+	// AttrStatus is where a run is (running, awaiting-approval, ..., succeeded), kept current.
+	AttrStatus  = "KumoStatus"
+	AttrDrifted = "KumoDrifted"
 )

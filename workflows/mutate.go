@@ -37,28 +37,38 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	// Activities run on r.work: a cancel stops the run between resources
+	// instead of abandoning the ones in flight.
+	work := r.work
 	// Generating comes before the release: a stack that does not generate
-	// records nothing.
-	if err := r.generateSpec(ctx); err != nil {
-		return Result{}, err
+	// records nothing; neither does a run cancelled before it has a release.
+	if err := r.generateSpec(work); err != nil {
+		return r.end(ctx, Result{}, r.finalStatus(err), err)
+	}
+	if err := r.checkStop(); err != nil {
+		return r.end(ctx, Result{}, StatusCancelled, err)
 	}
 	in = r.in
 	info := workflow.GetInfo(ctx)
 	var rel activities.ReleaseInfo
-	err = workflow.ExecuteActivity(step(ctx, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
+	err = workflow.ExecuteActivity(step(work, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
 		RollbackOf: in.RollbackOf, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
-	}).Get(ctx, &rel)
+	}).Get(work, &rel)
 	if err != nil {
-		return Result{}, err
+		return r.end(ctx, Result{}, r.finalStatus(err), err)
 	}
 	r.progress.Revision = rel.Key.Revision
 
 	// From here on a release exists, and every way out must finish it.
 	var changes []engine.Change
-	runErr := workflow.UpsertTypedSearchAttributes(ctx, RevisionAttr.ValueSet(int64(rel.Key.Revision)))
+	runErr := workflow.UpsertTypedSearchAttributes(work, RevisionAttr.ValueSet(int64(rel.Key.Revision)))
 	if runErr == nil {
-		changes, runErr = r.change(ctx, rel, op)
+		changes, runErr = r.change(work, rel, op)
+	}
+	status := r.finalStatus(runErr)
+	if status == StatusCancelled && r.stopped {
+		runErr = r.stopErr() // the reason, whichever step noticed the cancel
 	}
 	phase := engine.PhaseSucceeded
 	msg := ""
@@ -70,16 +80,18 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
 		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation,
 	}).Get(finishCtx, nil)
-	r.progress.Stage = StageDone
 	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Error: msg, Compensation: r.compensation}
 	if err != nil {
-		return result, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err)
+		return r.end(ctx, result, StatusFailed, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err))
+	}
+	if r.tracked {
+		result.Status = status
 	}
 	if runErr != nil {
 		// The workflow fails too, so failed runs stand out in the Web UI.
-		return result, temporal.NewNonRetryableApplicationError(fmt.Sprintf("revision %d failed: %s", rel.Key.Revision, msg), activities.ErrTypeNode, nil, result)
+		return r.end(ctx, result, status, temporal.NewNonRetryableApplicationError(fmt.Sprintf("revision %d failed: %s", rel.Key.Revision, msg), activities.ErrTypeNode, nil, result))
 	}
-	return result, nil
+	return r.end(ctx, result, status, nil)
 }
 
 // change runs plan, preview, approval and the DAG walk of one release.
@@ -91,6 +103,9 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		n := r.plan.Nodes[i]
 		return activities.NodeInput{Key: rel.Key, SpecHash: rel.SpecHash, PriorRevision: rel.PriorRevision, ID: n.ID, Delete: n.Delete, Settings: r.in.Settings}
 	}
+	if err := r.checkStop(); err != nil {
+		return nil, err
+	}
 	changes, err := r.preview(ctx, nodeInput)
 	if err != nil {
 		return nil, err
@@ -99,7 +114,11 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		r.progress.Nodes[i].Action = changes[i].Action
 	}
 	r.progress.Changes = changes
-	if err := r.awaitApproval(ctx); err != nil {
+	// A cancel interrupts the wait for approval (r.wait), not the work.
+	if err := r.awaitApproval(r.wait); err != nil {
+		return changes, err
+	}
+	if err := r.checkStop(); err != nil {
 		return changes, err
 	}
 
@@ -107,7 +126,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	if op == engine.OperationDestroy {
 		phase, stage = engine.PhaseDestroying, StageDestroying
 	}
-	r.progress.Stage = stage
+	r.setStage(stage, len(r.plan.Nodes))
 	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase}).Get(ctx, nil); err != nil {
 		return changes, err
 	}
@@ -128,24 +147,27 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		deps[i] = n.Deps
 	}
 	var failures nodeErrors
-	notStarted := walk(ctx, deps, r.in.Parallelism, func(i int) workflow.Future {
+	notStarted := walk(ctx, deps, r.in.Parallelism, r.isStopped, func(i int) workflow.Future {
 		in := nodeInput(i)
+		node := &r.progress.Nodes[i]
 		switch changes[i].Action {
 		case engine.UnChanged:
 			return nil
 		case engine.Delete:
-			r.progress.Nodes[i].Status = NodeRunning
+			node.Status, node.Started = NodeRunning, workflow.Now(ctx)
 			return workflow.ExecuteActivity(deleteStep(ctx, changes[i].Type, "delete "+in.ID), acts.DeleteResource, in)
 		default:
-			r.progress.Nodes[i].Status = NodeRunning
+			node.Status, node.Started = NodeRunning, workflow.Now(ctx)
 			return workflow.ExecuteActivity(applyStep(ctx, changes[i].Type, "apply "+in.ID), acts.ApplyResource, in)
 		}
 	}, func(i int, f workflow.Future) error {
 		node := &r.progress.Nodes[i]
+		defer r.stepDone()
 		if f == nil {
 			node.Status = NodeUnchanged
 			return nil
 		}
+		node.Finished = workflow.Now(ctx)
 		if err := f.Get(ctx, nil); err != nil {
 			node.Status, node.Error = NodeFailed, rootMessage(err)
 			failures.add(node.ID, err)
@@ -158,7 +180,13 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	for _, i := range notStarted {
 		r.progress.Nodes[i].Status = NodeSkipped
 	}
-	return applied, failures.err(string(r.progress.Stage))
+	if err := failures.err(string(r.progress.Stage)); err != nil {
+		return applied, err
+	}
+	if len(notStarted) > 0 { // stopped by a cancel: the resources in flight finished
+		return applied, r.stopErr()
+	}
+	return applied, nil
 }
 
 // compensate undoes the applied nodes of a failed apply: dependents before what
@@ -166,7 +194,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 // that still fails after its retries is reported and the others go on; the
 // original failure stays the release's error.
 func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.Change, nodeInput func(int) activities.NodeInput) {
-	r.progress.Stage = StageCompensating
+	r.setStage(StageCompensating, len(applied))
 	r.compensation = &engine.Compensation{}
 	pos := make(map[int32]int32, len(applied))
 	for k, i := range applied {
@@ -181,7 +209,7 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 			}
 		}
 	}
-	walk(ctx, waitFor, r.in.Parallelism, func(k int) workflow.Future {
+	walk(ctx, waitFor, r.in.Parallelism, nil, func(k int) workflow.Future {
 		i := applied[k]
 		in := activities.CompensateInput{NodeInput: nodeInput(i), Action: changes[i].Action}
 		if in.Action == engine.Create {
@@ -190,6 +218,7 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 		return workflow.ExecuteActivity(applyStep(ctx, changes[i].Type, "undo "+strings.ToLower(string(in.Action))+" "+in.ID), acts.CompensateResource, in)
 	}, func(k int, f workflow.Future) error {
 		node := &r.progress.Nodes[applied[k]]
+		defer r.stepDone()
 		if err := f.Get(ctx, nil); err != nil {
 			r.compensation.Errors = append(r.compensation.Errors, node.ID+": "+rootMessage(err))
 			return nil
@@ -206,7 +235,7 @@ func (r *run) awaitApproval(ctx workflow.Context) error {
 	if r.in.AutoApprove || !anyChange(r.progress.Changes) {
 		return nil
 	}
-	r.progress.Stage = StageApproval
+	r.setStage(StageApproval, 0)
 	var a Approval
 	ch := workflow.GetSignalChannel(ctx, ApprovalSignal)
 	received, _ := ch.ReceiveWithTimeout(ctx, approvalTimeout, &a)
@@ -216,7 +245,7 @@ func (r *run) awaitApproval(ctx workflow.Context) error {
 	case !received:
 		return fmt.Errorf("not approved within %s", approvalTimeout)
 	case !a.Approved:
-		return errors.New("cancelled: the preview was not approved")
+		return errRejected
 	}
 	return nil
 }

@@ -26,6 +26,11 @@ const (
 	ApprovalSignal = "approval"
 	// ProgressQuery returns a Progress.
 	ProgressQuery = "progress"
+	// CancelSignal carries a Cancel: the reason, sent just before Temporal's
+	// cancel request.
+	CancelSignal = "cancel"
+	// ChangesMemo is the memo field holding a run's ChangeCounts.
+	ChangesMemo = "kumoChanges"
 )
 
 // Search attributes set on every run, so runs are filterable in the Web UI.
@@ -35,6 +40,8 @@ var (
 	WorkspaceAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrWorkspace)
 	OperationAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrOperation)
 	RevisionAttr  = temporal.NewSearchAttributeKeyInt64(runspec.AttrRevision)
+	// StatusAttr holds a Status, kept current as the run goes.
+	StatusAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrStatus)
 )
 
 // MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:

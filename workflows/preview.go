@@ -5,6 +5,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
 )
 
 // Preview diffs the spec against what is live and the latest finished release,
@@ -14,19 +15,28 @@ func Preview(ctx workflow.Context, in RunInput) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := r.generateSpec(ctx); err != nil {
-		return Result{}, err
+	changes, err := r.previewOnly(r.work)
+	res := Result{Changes: changes}
+	if r.tracked {
+		res.Status = r.finalStatus(err)
 	}
-	in = r.in
+	return r.end(ctx, res, r.finalStatus(err), err)
+}
+
+func (r *run) previewOnly(ctx workflow.Context) ([]engine.Change, error) {
+	if err := r.generateSpec(ctx); err != nil {
+		return nil, err
+	}
+	in := r.in
 	var prior int
-	err = workflow.ExecuteActivity(step(ctx, "latest release"), acts.LatestFinalRevision, activities.LatestFinalInput{
+	err := workflow.ExecuteActivity(step(ctx, "latest release"), acts.LatestFinalRevision, activities.LatestFinalInput{
 		Project: in.Project, Workspace: in.Workspace,
 	}).Get(ctx, &prior)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	if err := r.planGraph(ctx, in.SpecHash, prior); err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	// Revision 0 in the key: a preview has no release to record state in.
 	key := backend.ReleaseKey{Project: in.Project, Workspace: in.Workspace}
@@ -34,10 +44,9 @@ func Preview(ctx workflow.Context, in RunInput) (Result, error) {
 		n := r.plan.Nodes[i]
 		return activities.NodeInput{Key: key, SpecHash: in.SpecHash, PriorRevision: prior, ID: n.ID, Delete: n.Delete, Settings: in.Settings}
 	})
-	r.progress.Stage = StageDone
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
 	r.progress.Changes = changes
-	return Result{Changes: changes}, nil
+	return changes, nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
@@ -44,7 +45,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 
 // recordHistories runs Apply (create, a rejected node), Apply (update, delete,
 // unchanged, a reference), Preview, Destroy, Rollback and an Apply that fails and compensates, against a real embedded server
-// with an in-memory runtime, and saves each history.
+// with an in-memory runtime, and saves each history. Runs of the current
+// version (v2-*: KumoStatus, the changes memo, cancel) add an apply that waits
+// for approval and one cancelled half-way. Histories already in testdata are
+// kept: they are what earlier versions recorded.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
 	srv, err := embedded.Start(ctx, embedded.Options{Dir: t.TempDir()})
@@ -62,6 +66,20 @@ func recordHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}
+	// The cancelled run is cancelled while its second resource applies, the
+	// way `kumo run cancel` does it: the reason, then Temporal's cancel request.
+	rt.onApply = func(id string) {
+		if id != "v1:ConfigMap:ns:cancel-here" {
+			return
+		}
+		wid := "kumo/p/w/v2-apply-cancel"
+		if err := tc.SignalWorkflow(ctx, wid, "", CancelSignal, Cancel{Reason: "recorded"}); err != nil {
+			t.Error(err)
+		}
+		if err := tc.CancelWorkflow(ctx, wid, ""); err != nil {
+			t.Error(err)
+		}
+	}
 	w := worker.New(tc, TaskQueue, worker.Options{})
 	Register(w)
 	activities.Register(w, activities.New(b, rt, notRunning{}))
@@ -102,13 +120,19 @@ func recordHistories(t *testing.T) {
 		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}}},
 		{"generate", GenerateWorkflow, nil},
 		{"apply-from-stack", ApplyWorkflow, nil},
+		{"v2-apply-approved", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}}},
+		{"v2-preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("c")}}},
+		{"v2-apply-cancel", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+			cm("a"), cm("cancel-here", "v1:ConfigMap:ns:a"), cm("never", "v1:ConfigMap:ns:cancel-here"),
+		}}},
 	}
 	for _, run := range runs {
 		in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 2}
 		if run.workflow == RollbackWorkflow {
 			in.RollbackOf = 1
 		}
-		in.RollbackOnFailure = run.name == "apply-compensate"
+		in.RollbackOnFailure = run.name == "apply-compensate" || run.name == "v2-apply-cancel"
+		in.AutoApprove = run.name != "v2-apply-approved"
 		if run.spec != nil {
 			if in.SpecHash, err = b.PutSpec(ctx, run.spec); err != nil {
 				t.Fatal(err)
@@ -126,6 +150,9 @@ func recordHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !in.AutoApprove {
+			approve(t, tc, wr)
+		}
 		_ = wr.Get(ctx, nil) // the first run fails on purpose
 		var events []*historypb.HistoryEvent
 		it := tc.GetWorkflowHistory(ctx, wr.GetID(), wr.GetRunID(), false, 0)
@@ -140,8 +167,28 @@ func recordHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join("testdata", run.name+".json"), data, 0o644); err != nil {
+		path := filepath.Join("testdata", run.name+".json")
+		if _, err := os.Stat(path); err == nil {
+			continue // recorded by an earlier version: keep it
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// approve waits until the run awaits approval, then approves it.
+func approve(t *testing.T, tc client.Client, wr client.WorkflowRun) {
+	ctx := context.Background()
+	for {
+		var p Progress
+		v, err := tc.QueryWorkflow(ctx, wr.GetID(), wr.GetRunID(), ProgressQuery)
+		if err == nil && v.Get(&p) == nil && p.Stage == StageApproval {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := tc.SignalWorkflow(ctx, wr.GetID(), wr.GetRunID(), ApprovalSignal, Approval{Approved: true}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -20,6 +20,7 @@ type run struct {
 	plan     activities.Plan
 	// compensation is set once a failed apply has been undone.
 	compensation *engine.Compensation
+	control
 }
 
 func newRun(ctx workflow.Context, in RunInput) (*run, error) {
@@ -27,6 +28,7 @@ func newRun(ctx workflow.Context, in RunInput) (*run, error) {
 		in.Parallelism = defaultParallel
 	}
 	r := &run{in: in, progress: Progress{Stage: StagePlanning}}
+	r.init(ctx)
 	err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil })
 	return r, err
 }
@@ -47,22 +49,27 @@ func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error 
 
 // preview diffs every node (they are independent reads, so no DAG order).
 func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInput) ([]engine.Change, error) {
-	r.progress.Stage = StagePreview
+	r.setStage(StagePreview, len(r.plan.Nodes))
 	changes := make([]engine.Change, len(r.plan.Nodes))
 	var failures nodeErrors
 	noDeps := make([][]int32, len(r.plan.Nodes))
-	walk(ctx, noDeps, r.in.Parallelism, func(i int) workflow.Future {
+	walk(ctx, noDeps, r.in.Parallelism, r.isStopped, func(i int) workflow.Future {
 		in := node(i)
 		return workflow.ExecuteLocalActivity(readStep(ctx, r.plan.Nodes[i].Type, "preview "+in.ID), acts.PreviewResource, in)
 	}, func(i int, f workflow.Future) error {
 		err := f.Get(ctx, &changes[i])
 		failures.add(r.plan.Nodes[i].ID, err)
+		r.stepDone()
 		return nil // keep previewing: the user sees every rejected resource at once
 	})
+	if err := r.checkStop(); err != nil {
+		return nil, err
+	}
 	if err := failures.err("preview"); err != nil {
 		return nil, err
 	}
 	r.markReferenceChanges(changes)
+	r.recordChanges(changes)
 	return changes, nil
 }
 

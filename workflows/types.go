@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"fmt"
+	"time"
+
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -31,10 +34,19 @@ type Approval struct {
 	Approved bool `json:"approved"`
 }
 
+// Cancel carries the reason a run is being cancelled (CancelSignal). It comes
+// before Temporal's cancel request, which carries no reason to the workflow.
+type Cancel struct {
+	Reason string `json:"reason,omitempty"`
+}
+
 // Result is how a run ended.
 type Result struct {
 	Revision int          `json:"revision,omitempty"`
 	Phase    engine.Phase `json:"phase,omitempty"`
+	// Status is succeeded, failed or cancelled (a cancel request, or an apply
+	// whose preview was not approved). Empty from runs older than it.
+	Status Status `json:"status,omitempty"`
 	// Changes is the preview, one entry per node.
 	Changes      []engine.Change      `json:"changes"`
 	Error        string               `json:"error,omitempty"`
@@ -84,4 +96,61 @@ type Node struct {
 	Action engine.Action `json:"action,omitempty"`
 	Status NodeStatus    `json:"status"`
 	Error  string        `json:"error,omitempty"`
+	// Started and Finished bound the node's apply or delete, in workflow time
+	// (the time of the workflow task that saw it start or end).
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
+}
+
+// Status is a run's KumoStatus search attribute: where it is, in the words of
+// `kumo run list`, kept current by the workflow.
+type Status string
+
+const (
+	// StatusRunning: generating, planning or previewing (set when the run starts).
+	StatusRunning          Status = "running"
+	StatusAwaitingApproval Status = "awaiting-approval"
+	StatusApplying         Status = "applying"
+	StatusDestroying       Status = "destroying"
+	StatusCompensating     Status = "compensating"
+	StatusSucceeded        Status = "succeeded"
+	StatusFailed           Status = "failed"
+	StatusCancelled        Status = "cancelled"
+)
+
+// Final reports whether a run with this status has ended.
+func (s Status) Final() bool {
+	return s == StatusSucceeded || s == StatusFailed || s == StatusCancelled
+}
+
+// ChangeCounts is the preview in numbers, kept in the run's memo (ChangesMemo)
+// so a list of runs shows them without asking each run.
+type ChangeCounts struct {
+	Create    int `json:"create"`
+	Update    int `json:"update"`
+	Delete    int `json:"delete"`
+	Unchanged int `json:"unchanged"`
+}
+
+// String is the counts as `+create ~update -delete`.
+func (c ChangeCounts) String() string {
+	return fmt.Sprintf("+%d ~%d -%d", c.Create, c.Update, c.Delete)
+}
+
+// CountChanges counts a preview's changes per action.
+func CountChanges(changes []engine.Change) ChangeCounts {
+	var c ChangeCounts
+	for _, ch := range changes {
+		switch ch.Action {
+		case engine.Create:
+			c.Create++
+		case engine.Update:
+			c.Update++
+		case engine.Delete:
+			c.Delete++
+		default:
+			c.Unchanged++
+		}
+	}
+	return c
 }

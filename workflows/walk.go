@@ -6,9 +6,10 @@ import "go.temporal.io/sdk/workflow"
 // successfully, at most limit at a time. start returns the node's activity future,
 // or nil when the node needs no work. done is called with that (ready or nil)
 // future and decides, by returning an error, whether the node failed. After the
-// first failure no new node starts, in-flight ones run to completion, and walk
-// returns the nodes that never started, in index order.
-func walk(ctx workflow.Context, deps [][]int32, limit int, start func(i int) workflow.Future, done func(i int, f workflow.Future) error) (notStarted []int) {
+// first failure, or once stopped (nil: never) reports true, no new node starts,
+// in-flight ones run to completion, and walk returns the nodes that never
+// started, in index order.
+func walk(ctx workflow.Context, deps [][]int32, limit int, stopped func() bool, start func(i int) workflow.Future, done func(i int, f workflow.Future) error) (notStarted []int) {
 	n := len(deps)
 	waiting := make([]int, n)
 	dependents := make([][]int, n)
@@ -42,7 +43,7 @@ func walk(ctx workflow.Context, deps [][]int32, limit int, start func(i int) wor
 	completions := workflow.NewBufferedChannel(ctx, limit)
 	inflight := 0
 	for {
-		for !failed && inflight < limit && len(ready) > 0 {
+		for !failed && inflight < limit && len(ready) > 0 && (stopped == nil || !stopped()) {
 			i := ready[0]
 			ready = ready[1:]
 			started[i] = true

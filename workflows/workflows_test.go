@@ -32,9 +32,14 @@ type fakeRuntime struct {
 	objects map[string]map[string]any
 	applied []string
 	reject  map[string]bool
+	// onApply, if set, is called at the start of each (non-dry-run) apply.
+	onApply func(id string)
 }
 
 func (f *fakeRuntime) Apply(_ context.Context, r *engine.Resource, opts runtime.ApplyOptions) (*engine.Resource, error) {
+	if f.onApply != nil && !opts.DryRun {
+		f.onApply(r.ID)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.reject[r.ID] && !opts.DryRun {
@@ -237,7 +242,7 @@ func TestWalkRespectsTheParallelismBound(t *testing.T) {
 	}
 	var notStarted []int
 	env.ExecuteWorkflow(func(ctx workflow.Context) error {
-		notStarted = walk(ctx, deps, limit, func(i int) workflow.Future {
+		notStarted = walk(ctx, deps, limit, nil, func(i int) workflow.Future {
 			return workflow.ExecuteActivity(step(ctx, "node"), "node", i)
 		}, func(i int, f workflow.Future) error { return f.Get(ctx, nil) })
 		return nil

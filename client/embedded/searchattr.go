@@ -23,13 +23,14 @@ type SearchAttribute struct {
 
 // SearchAttributes are registered in the namespace on every Start, and by
 // RegisterSearchAttributes for an external cluster, so runs can be filtered
-// (CLI, Web UI) by project, stack, workspace, operation and revision.
+// (CLI, Web UI) by project, stack, workspace, operation, revision and status.
 var SearchAttributes = []SearchAttribute{
 	{Name: runspec.AttrProject, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: runspec.AttrStack, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: runspec.AttrWorkspace, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: runspec.AttrOperation, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: runspec.AttrRevision, Type: enumspb.INDEXED_VALUE_TYPE_INT},
+	{Name: runspec.AttrStatus, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: runspec.AttrDrifted, Type: enumspb.INDEXED_VALUE_TYPE_BOOL},
 }
 

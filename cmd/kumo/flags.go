@@ -24,6 +24,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
 		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: the kumo server running on --home, else an embedded server for this command)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
 		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "Temporal namespace", EnvVars: []string{"TEMPORAL_NAMESPACE"}},
+		&cli.StringFlag{Name: "ui-url", Usage: "address of the Temporal Web UI, for links to runs (e.g. http://localhost:8233)", EnvVars: []string{"KUMO_UI_URL"}},
 		&cli.StringFlag{Name: "home", Usage: "kumo's data directory (default: $KUMO_HOME, else ~/.kumo)", EnvVars: []string{"KUMO_HOME"}},
 		&cli.StringFlag{Name: "backend", Usage: "where releases, state, workspaces and run logs live: s3://bucket[/prefix] or file:///dir (default: backend in the nearest project.yaml, else --home)", EnvVars: []string{"KUMO_BACKEND"}},
 		&cli.StringFlag{Name: "s3-endpoint", Usage: "endpoint of an S3-compatible server (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)"},
@@ -94,6 +95,7 @@ func open(c *cli.Context) (*client.Client, error) {
 	}
 	opts.TemporalAddress = global(c, "temporal-address")
 	opts.Namespace = global(c, "namespace")
+	opts.UIBaseURL = global(c, "ui-url")
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

@@ -16,8 +16,10 @@ import (
 
 const pollInterval = 200 * time.Millisecond
 
-// follow renders a run's preview and per-resource progress until it ends, asking
-// for approval when the run waits for it. It fails when the release failed.
+// follow renders a run's preview and per-resource progress until it ends. When
+// the run waits for approval, interactive asks for it; otherwise follow waits
+// for someone else to answer. It fails when the release failed (exit code 2
+// when it was cancelled or not approved).
 func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	start := time.Now()
 	type outcome struct {
@@ -56,10 +58,14 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			printChanges(os.Stdout, o.res.Changes)
 		}
 		printSummary(os.Stdout, run, o.res, nodes, time.Since(start))
-		if o.err != nil {
-			return runFailed(ctx, run, o.err)
+		if o.err == nil {
+			return nil
 		}
-		return nil
+		err := runFailed(ctx, run, o.err)
+		if ee, ok := err.(*exitError); ok && o.res.Status == workflows.StatusCancelled {
+			ee.code = exitCancelled // cancelled, or the preview was not approved
+		}
+		return err
 	}
 	ticker := time.NewTicker(pollInterval)
 	defer ticker.Stop()
@@ -83,9 +89,13 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			continue
 		}
 		answered = true
+		if !interactive {
+			fmt.Printf("The %s awaits approval.\n", run.Operation)
+			continue
+		}
 		answer := make(chan bool, 1)
 		go func() {
-			answer <- interactive && confirm(os.Stdin, os.Stdout, fmt.Sprintf("Do you want to %s these changes? [y/N] ", run.Operation))
+			answer <- confirm(os.Stdin, os.Stdout, fmt.Sprintf("Do you want to %s these changes? [y/N] ", run.Operation))
 		}()
 		select {
 		case approved := <-answer:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -10,40 +11,79 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/workflows"
 )
 
 // logTailLines is how much of the run log a failed command prints.
 const logTailLines = 20
 
-func runCommand() *cli.Command {
+// logPollInterval is how often `run logs --follow` looks for more.
+const logPollInterval = 500 * time.Millisecond
+
+func runLogsCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "run",
-		Usage: "inspect runs",
-		Subcommands: []*cli.Command{{
-			Name:      "logs",
-			Usage:     "print the log a run kept: generator output, per-resource outcomes, errors",
-			ArgsUsage: "RUN_ID",
-			Action: func(c *cli.Context) error {
-				args, err := positionalArgs(c)
+		Name:      "logs",
+		Usage:     "print the log a run kept: generator output, per-resource outcomes, errors",
+		ArgsUsage: "RUN_ID",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "follow", Aliases: []string{"f"}, Usage: "keep printing, resource by resource, until the run ends"}},
+		Action: func(c *cli.Context) error {
+			return withRunClient(c, func(kc *client.Client, project, runID string) error {
+				if !c.Bool("follow") {
+					log, err := kc.RunLog(c.Context, runID)
+					if err != nil {
+						return err
+					}
+					_, err = os.Stdout.Write(log)
+					return err
+				}
+				run, _, err := kc.OpenRun(c.Context, project, runID)
 				if err != nil {
 					return err
 				}
-				if len(args) != 1 {
-					return fmt.Errorf("want one RUN_ID (printed by the command that started the run), got %d arguments", len(args))
+				return followLog(c.Context, kc, run)
+			})
+		},
+	}
+}
+
+// followLog prints the run's log as it grows and, while the run goes, each
+// resource as it finishes, until the run ends.
+func followLog(ctx context.Context, kc *client.Client, run *client.Run) error {
+	var printed []byte
+	nodes := map[string]workflows.NodeStatus{}
+	printNew := func() {
+		log, err := kc.Backend().RunLog(ctx, run.RunID)
+		if err != nil || !bytes.HasPrefix(log, printed) {
+			return // none yet; a part is only ever added after the ones before it
+		}
+		os.Stdout.Write(log[len(printed):])
+		printed = log
+	}
+	ticker := time.NewTicker(logPollInterval)
+	defer ticker.Stop()
+	for {
+		printNew()
+		info, err := run.Info(ctx)
+		if err != nil {
+			return err
+		}
+		if !info.Running() {
+			printNew() // the last part is written as the run ends
+			return nil
+		}
+		if p, err := run.Progress(ctx); err == nil {
+			for _, n := range p.Nodes {
+				if nodes[n.ID] != n.Status {
+					nodes[n.ID] = n.Status
+					printNode(os.Stdout, n)
 				}
-				kc, err := open(c)
-				if err != nil {
-					return err
-				}
-				defer kc.CloseBeforeExit()
-				log, err := kc.RunLog(c.Context, args[0])
-				if err != nil {
-					return err
-				}
-				_, err = os.Stdout.Write(log)
-				return err
-			},
-		}},
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ticker.C:
+		}
 	}
 }
 
@@ -55,7 +95,7 @@ func runFailed(ctx context.Context, run *client.Run, err error) error {
 	log, lerr := run.Log(qctx)
 	if lerr != nil || len(log) == 0 {
 		fmt.Fprintf(os.Stderr, "Run %s failed.\n", run.RunID)
-		return &exitError{code: 1, err: err}
+		return &exitError{code: exitFailed, err: err}
 	}
 	lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
 	if len(lines) > logTailLines {
@@ -63,5 +103,5 @@ func runFailed(ctx context.Context, run *client.Run, err error) error {
 	}
 	fmt.Fprintf(os.Stderr, "Run log (last %d lines):\n  %s\n", len(lines), strings.Join(lines, "\n  "))
 	fmt.Fprintf(os.Stderr, "Run %s failed; the whole log: kumo run logs %s\n", run.RunID, run.RunID)
-	return &exitError{code: 1, err: err}
+	return &exitError{code: exitFailed, err: err}
 }

@@ -52,7 +52,7 @@ func TestTemporalSetupRegistersSearchAttributes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"KumoProject", "KumoStack", "KumoWorkspace", "KumoOperation", "KumoRevision"} {
+	for _, name := range []string{"KumoProject", "KumoStack", "KumoWorkspace", "KumoOperation", "KumoRevision", "KumoStatus"} {
 		if _, ok := resp.CustomAttributes[name]; !ok {
 			t.Errorf("namespace team-a lacks %s after setup: %v", name, resp.CustomAttributes)
 		}

@@ -1,0 +1,166 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/worker"
+	"github.com/kumoproj/kumo/workflows"
+)
+
+// queryTimeout bounds asking a run for its progress: with an external
+// Temporal and no worker running, nobody answers.
+const queryTimeout = 10 * time.Second
+
+// RunDetails is everything `kumo run show` says about a run.
+type RunDetails struct {
+	RunInfo
+	// Stage is where a running run is (from its progress).
+	Stage workflows.Stage `json:"stage,omitempty"`
+	// Error says why a run failed or was cancelled.
+	Error        string               `json:"error,omitempty"`
+	Compensation *engine.Compensation `json:"compensation,omitempty"`
+	// Resources are the per-resource outcomes, in plan order.
+	Resources []ResourceOutcome `json:"resources,omitempty"`
+	// ProgressError says why Resources are missing: the run could not be asked.
+	ProgressError string `json:"progressError,omitempty"`
+	// URL is the run's page in the Temporal Web UI, when a UI is known.
+	URL string `json:"url,omitempty"`
+}
+
+// ResourceOutcome is what one resource's step did in a run.
+type ResourceOutcome struct {
+	ID     string               `json:"id"`
+	Action engine.Action        `json:"action,omitempty"`
+	Result workflows.NodeStatus `json:"result"`
+	// Duration of the resource's apply or delete; zero when it did none (or
+	// the run is older than these times).
+	Duration time.Duration `json:"duration,omitempty"`
+	Started  time.Time     `json:"started,omitzero"`
+	Error    string        `json:"error,omitempty"`
+}
+
+// ShowRun describes a run of project: its listing, its progress (asked from
+// the run itself, which Temporal answers for finished runs too by replaying
+// them), and how it ended.
+func (c *Client) ShowRun(ctx context.Context, project, runID string) (*RunDetails, error) {
+	info, err := c.FindRun(ctx, project, runID)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.answerQueries(); err != nil {
+		return nil, err
+	}
+	run := c.runOf(info)
+	d := &RunDetails{RunInfo: *info, URL: c.RunURL(info.WorkflowID, info.RunID)}
+	if info.Operation == "generate" { // one step, no resources, no progress query
+		return d, c.addOutcome(ctx, run, d)
+	}
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	p, err := run.Progress(qctx)
+	cancel()
+	if err != nil {
+		d.ProgressError = fmt.Sprintf("the run did not answer (%v); is a kumo worker running?", err)
+	} else {
+		d.Stage = p.Stage
+		d.Resources = outcomes(p.Nodes)
+		if d.Changes == nil && p.Changes != nil { // a run older than the memo
+			counts := workflows.CountChanges(p.Changes)
+			d.Changes = &counts
+		}
+	}
+	return d, c.addOutcome(ctx, run, d)
+}
+
+// addOutcome adds how an ended run ended to d.
+func (c *Client) addOutcome(ctx context.Context, run *Run, d *RunDetails) error {
+	if d.Running() {
+		return nil
+	}
+	var res workflows.Result
+	if err := run.wait(ctx, &res); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
+		d.Error = err.Error()
+	}
+	d.Compensation = res.Compensation
+	if res.Error != "" {
+		d.Error = res.Error
+	}
+	return nil
+}
+
+func outcomes(nodes []workflows.Node) []ResourceOutcome {
+	out := make([]ResourceOutcome, len(nodes))
+	for i, n := range nodes {
+		out[i] = ResourceOutcome{ID: n.ID, Action: n.Action, Result: n.Status, Started: n.Started, Error: n.Error}
+		if !n.Started.IsZero() && !n.Finished.IsZero() {
+			out[i].Duration = n.Finished.Sub(n.Started)
+		}
+	}
+	return out
+}
+
+// answerQueries makes sure someone answers a run's queries. An external
+// Temporal has its workers; the embedded server gets a worker in this process
+// that polls workflow tasks only, so looking at runs does not take on the
+// activities of one left unfinished by a killed kumo.
+func (c *Client) answerQueries() error {
+	if c.server == nil || c.worker != nil {
+		return nil
+	}
+	w := worker.NewQueryOnly(c.temporal, c.backend)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start the in-process worker: %w", err)
+	}
+	c.worker = w
+	return nil
+}
+
+// OpenRun returns a handle on a run of project, to follow or cancel it. With
+// the embedded server the in-process worker starts too, so a run left
+// unfinished by a killed kumo goes on, as with `kumo resume`.
+func (c *Client) OpenRun(ctx context.Context, project, runID string) (*Run, *RunInfo, error) {
+	info, err := c.FindRun(ctx, project, runID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := c.connect(ctx); err != nil {
+		return nil, nil, err
+	}
+	return c.runOf(info), info, nil
+}
+
+func (c *Client) runOf(info *RunInfo) *Run {
+	return &Run{c: c, Operation: info.Operation, WorkflowID: info.WorkflowID, RunID: info.RunID}
+}
+
+// Info describes the run as visibility's list does, from Temporal's record of
+// it (current, where a list may lag).
+func (r *Run) Info(ctx context.Context) (*RunInfo, error) {
+	d, err := r.c.temporal.DescribeWorkflowExecution(ctx, r.WorkflowID, r.RunID)
+	if err != nil {
+		return nil, err
+	}
+	info := runInfo(d.GetWorkflowExecutionInfo())
+	return &info, nil
+}
+
+// UIBaseURL is the Temporal Web UI's address: Options.UIBaseURL, else the UI of
+// the kumo server this client attached to, else "" (no UI known).
+func (c *Client) UIBaseURL() string {
+	if c.opts.UIBaseURL == "" && c.attached != nil {
+		return strings.TrimRight(c.attached.UIURL, "/")
+	}
+	return strings.TrimRight(c.opts.UIBaseURL, "/")
+}
+
+// RunURL is a run's page in the Temporal Web UI, or "" when no UI is known.
+func (c *Client) RunURL(workflowID, runID string) string {
+	ui := ServerInfo{UIURL: c.UIBaseURL(), Namespace: c.opts.Namespace}
+	return ui.RunURL(workflowID, runID)
+}

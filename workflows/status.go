@@ -1,0 +1,182 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// statusChange names the workflow version from which runs keep KumoStatus and
+// the changes memo current, describe themselves in the Web UI (current
+// details), and stop on a cancel request without cutting short the resources in
+// flight. Runs started before it replay as they ran.
+const statusChange = "kumo-status"
+
+// control is how a run reports where it is (KumoStatus, current details) and
+// how it stops when cancelled.
+type control struct {
+	// tracked: the run was started at statusChange or later.
+	tracked bool
+	// status is the KumoStatus last set; the client starts runs as running.
+	status Status
+	// work is the context activities run on. For tracked runs a cancel request
+	// does not reach it: a resource in flight finishes and is recorded, and the
+	// release is finished (and compensated) on it after a cancel.
+	work workflow.Context
+	// wait is the context of waits that a cancel must interrupt (approval).
+	wait workflow.Context
+	// stopped is set by a cancel (CancelSignal or Temporal's cancel request):
+	// from then on no resource starts.
+	stopped bool
+	reason  string
+	// done and total count the resources of the current stage, for the details.
+	done, total int
+}
+
+func (c *control) init(ctx workflow.Context) {
+	c.work, c.wait, c.status = ctx, ctx, StatusRunning
+	if workflow.GetVersion(ctx, statusChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	c.tracked = true
+	c.work, _ = workflow.NewDisconnectedContext(ctx)
+	wait, stop := workflow.WithCancel(c.work)
+	c.wait = wait
+	signals := workflow.GetSignalChannel(ctx, CancelSignal)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		var cancel Cancel
+		s := workflow.NewSelector(ctx)
+		s.AddReceive(signals, func(ch workflow.ReceiveChannel, _ bool) { ch.Receive(ctx, &cancel) })
+		s.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {
+			// `kumo run cancel` signals the reason first; a cancel request from
+			// the Web UI or the temporal CLI comes without one.
+			signals.ReceiveAsync(&cancel)
+		})
+		s.Select(ctx)
+		c.stopped, c.reason = true, cancel.Reason
+		stop()
+	})
+}
+
+// stopErr is the error of a run stopped by a cancel.
+func (c *control) stopErr() error {
+	if c.reason == "" {
+		return errors.New("cancelled (no reason given)")
+	}
+	return errors.New("cancelled: " + c.reason)
+}
+
+// isStopped is the stop test of a walk that a cancel ends.
+func (c *control) isStopped() bool { return c.stopped }
+
+// checkStop returns stopErr once the run was cancelled: the places between
+// steps where a cancelled run ends.
+func (c *control) checkStop() error {
+	if c.stopped {
+		return c.stopErr()
+	}
+	return nil
+}
+
+// errRejected ends an apply whose preview was not approved: a cancel by the
+// user, not a failure.
+var errRejected = errors.New("cancelled: the preview was not approved")
+
+// finalStatus says how a run that ended with err ended.
+func (c *control) finalStatus(err error) Status {
+	switch {
+	case err == nil:
+		return StatusSucceeded
+	case c.stopped || errors.Is(err, errRejected):
+		return StatusCancelled
+	}
+	return StatusFailed
+}
+
+// setStatus keeps KumoStatus current; an upsert is one history event, so it is
+// only sent when the status changes.
+func (c *control) setStatus(s Status) {
+	if !c.tracked || s == "" || s == c.status {
+		return
+	}
+	c.status = s
+	// An upsert fails only for an unregistered attribute, which the client
+	// refuses to start runs without; a run is not failed over its label.
+	_ = workflow.UpsertTypedSearchAttributes(c.work, StatusAttr.ValueSet(string(s)))
+}
+
+// stageStatus is the KumoStatus of a run in a stage (none for StageDone: the
+// run's end sets it).
+var stageStatus = map[Stage]Status{
+	StageGenerating: StatusRunning, StagePlanning: StatusRunning, StagePreview: StatusRunning,
+	StageApproval: StatusAwaitingApproval, StageApplying: StatusApplying, StageDestroying: StatusDestroying,
+	StageCompensating: StatusCompensating,
+}
+
+// setStage moves the run to stage s with total resources to go through, and
+// says so in KumoStatus and the current details.
+func (r *run) setStage(s Stage, total int) {
+	r.progress.Stage = s
+	r.done, r.total = 0, total
+	r.setStatus(stageStatus[s])
+	r.showDetails()
+}
+
+// stepDone counts one resource of the current stage as done.
+func (r *run) stepDone() {
+	r.done++
+	r.showDetails()
+}
+
+// showDetails sets the current details the Web UI shows on the run's page: the
+// stage, the revision, and how many resources are done.
+func (r *run) showDetails() {
+	if !r.tracked {
+		return
+	}
+	var b strings.Builder
+	b.WriteString(string(r.progress.Stage))
+	if r.progress.Revision > 0 {
+		fmt.Fprintf(&b, ", revision %d", r.progress.Revision)
+	}
+	switch r.progress.Stage {
+	case StagePreview, StageApplying, StageDestroying, StageCompensating:
+		fmt.Fprintf(&b, ": %d of %d resources done", r.done, r.total)
+	case StageApproval:
+		fmt.Fprintf(&b, ": %s to approve", CountChanges(r.progress.Changes))
+	}
+	if r.stopped {
+		b.WriteString(" (cancelling: no resource starts)")
+	}
+	workflow.SetCurrentDetails(r.work, b.String())
+}
+
+// recordChanges keeps the preview's counts in the run's memo, where a list of
+// runs reads them.
+func (r *run) recordChanges(changes []engine.Change) {
+	if r.tracked {
+		_ = workflow.UpsertMemo(r.work, map[string]any{ChangesMemo: CountChanges(changes)})
+	}
+}
+
+// end sets the final KumoStatus and the result's status, and turns the error of
+// a run cancelled through Temporal into a cancellation, so the Web UI shows the
+// run as cancelled. Untracked runs end as they always did.
+func (r *run) end(ctx workflow.Context, res Result, status Status, err error) (Result, error) {
+	r.progress.Stage = StageDone
+	if !r.tracked {
+		return res, err
+	}
+	res.Status = status
+	r.setStatus(status)
+	r.showDetails()
+	if status == StatusCancelled && ctx.Err() != nil {
+		return res, temporal.NewCanceledError(res)
+	}
+	return res, err
+}

@@ -1,0 +1,84 @@
+package workflows
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// resourceVerbs start the summary of every per-resource step.
+var resourceVerbs = []string{"preview ", "apply ", "delete ", "undo "}
+
+// TestEveryResourceStepIsSummarised: in every recorded history, each activity
+// that works on one resource (its input names it) and each local activity
+// (previews) carries a summary naming the action and the resource, so the Web
+// UI's timeline reads like a deployment log.
+func TestEveryResourceStepIsSummarised(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded histories in testdata (%v)", err)
+	}
+	checked := 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h historypb.History
+		if err := protojson.Unmarshal(data, &h); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, e := range h.Events {
+			var id string
+			switch e.EventType {
+			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+				id = payloadID(e.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads())
+				if id == "" {
+					continue // not a per-resource step (create release, plan, ...)
+				}
+			case enumspb.EVENT_TYPE_MARKER_RECORDED:
+				a := e.GetMarkerRecordedEventAttributes()
+				if a.GetMarkerName() != "LocalActivity" {
+					continue // version markers
+				}
+				id = payloadID(a.GetDetails()["result"].GetPayloads()) // a failed one has none
+			default:
+				continue
+			}
+			checked++
+			var summary string
+			if p := e.GetUserMetadata().GetSummary(); p != nil {
+				_ = json.Unmarshal(p.GetData(), &summary)
+			}
+			verb := false
+			for _, v := range resourceVerbs {
+				verb = verb || strings.HasPrefix(summary, v)
+			}
+			if !verb || !strings.Contains(summary, id) {
+				t.Errorf("%s event %d (%s): summary %q does not name the action and resource %q", f, e.EventId, e.EventType, summary, id)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no per-resource steps found in the recorded histories")
+	}
+}
+
+// payloadID is the "id" field of a JSON payload (a NodeInput, a Change).
+func payloadID(payloads []*commonpb.Payload) string {
+	if len(payloads) == 0 {
+		return ""
+	}
+	var v struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(payloads[0].GetData(), &v)
+	return v.ID
+}
