@@ -14,7 +14,6 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend/local"
-	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -46,28 +45,12 @@ func TestReplayRecordedHistories(t *testing.T) {
 // with an in-memory runtime, and saves each history.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
-	srv, err := embedded.Start(ctx, embedded.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Stop()
-	tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tc.Close()
 	b, err := local.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}
-	w := worker.New(tc, TaskQueue, worker.Options{})
-	Register(w)
-	w.RegisterActivity(activities.New(b, rt, notRunning{}))
-	if err := w.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer w.Stop()
+	tc := startWorker(t, activities.New(b, rt, notRunning{}))
 
 	// A stack to generate from, for the runs that start from one.
 	project := t.TempDir()
@@ -125,7 +108,11 @@ func recordHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_ = wr.Get(ctx, nil) // the first run fails on purpose
+		// Two runs fail on purpose (a rejected node); every other must succeed.
+		err = wr.Get(ctx, nil)
+		if fails := run.name == "apply-create-and-fail" || run.name == "apply-compensate"; fails != (err != nil) {
+			t.Fatalf("run %s: error %v", run.name, err)
+		}
 		var events []*historypb.HistoryEvent
 		it := tc.GetWorkflowHistory(ctx, wr.GetID(), wr.GetRunID(), false, 0)
 		for it.HasNext() {
