@@ -63,7 +63,11 @@ func applyWith(b *testing.B, opts client.Options, kubeconfig, project string, sp
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Close()
+	defer func() {
+		if err := c.Close(); err != nil {
+			b.Error(err)
+		}
+	}()
 	run, err := c.Apply(ctx, client.Request{
 		Project: project, Workspace: "default", Spec: spec, AutoApprove: true, Parallelism: 10,
 		Settings: activities.RuntimeSettings{Kubeconfig: kubeconfig},
@@ -85,18 +89,25 @@ func BenchmarkRollbackAndCompensation(b *testing.B) {
 	cluster := localclustertest.Start(b)
 	ctx := context.Background()
 	settings := activities.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
-	run := func(b *testing.B, home string, start func(c *client.Client) (*client.Run, error)) time.Duration {
+	// run times one run; wantFail says whether it fails on purpose.
+	run := func(b *testing.B, home string, wantFail bool, start func(c *client.Client) (*client.Run, error)) time.Duration {
 		began := time.Now()
 		c, err := client.Open(client.Options{Home: home})
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer c.Close()
+		defer func() {
+			if err := c.Close(); err != nil {
+				b.Error(err)
+			}
+		}()
 		r, err := start(c)
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _ = r.Wait(ctx)
+		if _, err := r.Wait(ctx); (err != nil) != wantFail {
+			b.Fatalf("run error %v, want a failure: %v", err, wantFail)
+		}
 		return time.Since(began)
 	}
 	b.Run("rollback-200", func(b *testing.B) {
@@ -110,7 +121,7 @@ func BenchmarkRollbackAndCompensation(b *testing.B) {
 			}
 			applyCold(b, home, cluster.Kubeconfig, ns, v1)
 			applyCold(b, home, cluster.Kubeconfig, ns, v2)
-			elapsed += run(b, home, func(c *client.Client) (*client.Run, error) {
+			elapsed += run(b, home, false, func(c *client.Client) (*client.Run, error) {
 				return c.Rollback(ctx, client.Request{Project: ns, Workspace: "default", AutoApprove: true, Parallelism: 10, Settings: settings}, 0, false)
 			})
 		}
@@ -132,7 +143,7 @@ func BenchmarkRollbackAndCompensation(b *testing.B) {
 				Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "broken", "namespace": ns},
 					"data": map[string]any{"k": "$kumo_path." + deps[0] + ".data.nope"}},
 			})
-			elapsed += run(b, home, func(c *client.Client) (*client.Run, error) {
+			elapsed += run(b, home, true, func(c *client.Client) (*client.Run, error) {
 				return c.Apply(ctx, client.Request{Project: ns, Workspace: "default", Spec: spec, AutoApprove: true, RollbackOnFailure: true, Parallelism: 10, Settings: settings})
 			})
 		}
