@@ -14,6 +14,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -45,12 +46,28 @@ func TestReplayRecordedHistories(t *testing.T) {
 // with an in-memory runtime, and saves each history.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
+	srv, err := embedded.Start(ctx, embedded.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
 	b, err := local.New(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}
-	tc := startWorker(t, activities.New(b, rt, notRunning{}))
+	w := worker.New(tc, TaskQueue, worker.Options{})
+	Register(w)
+	w.RegisterActivity(activities.New(b, rt, notRunning{}))
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 
 	// A stack to generate from, for the runs that start from one.
 	project := t.TempDir()
