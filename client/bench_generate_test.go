@@ -28,7 +28,11 @@ func BenchmarkGenerate50Apps(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer c.Close()
+		defer func() {
+			if err := c.Close(); err != nil {
+				b.Error(err)
+			}
+		}()
 		run, err := c.Generate(ctx, client.Request{Project: "bench", Workspace: engine.DefaultWorkspace, StackDir: stack})
 		if err != nil {
 			b.Fatal(err)

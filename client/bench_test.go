@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,7 +64,11 @@ func applyWith(b *testing.B, opts client.Options, kubeconfig, project string, sp
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer c.Close()
+	defer func() {
+		if err := c.Close(); err != nil {
+			b.Error(err)
+		}
+	}()
 	run, err := c.Apply(ctx, client.Request{
 		Project: project, Workspace: "default", Spec: spec, AutoApprove: true, Parallelism: 10,
 		Settings: runspec.RuntimeSettings{Kubeconfig: kubeconfig},
@@ -91,12 +96,20 @@ func BenchmarkRollbackAndCompensation(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer c.Close()
+		defer func() {
+			if err := c.Close(); err != nil {
+				b.Error(err)
+			}
+		}()
 		r, err := start(c)
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, _ = r.Wait(ctx)
+		// The compensation benchmark's apply fails on purpose; a rollback must not.
+		wantFail := strings.HasSuffix(b.Name(), "/compensate-200")
+		if _, err := r.Wait(ctx); (err != nil) != wantFail {
+			b.Fatalf("run error %v, want a failure: %v", err, wantFail)
+		}
 		return time.Since(began)
 	}
 	b.Run("rollback-200", func(b *testing.B) {

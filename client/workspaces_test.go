@@ -18,7 +18,11 @@ func TestSettingsComeFromTheWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	ws := &engine.Workspace{Name: "prod", Runtimes: engine.Runtimes{
 		Kubernetes: engine.KubernetesRuntime{Kubeconfig: "/etc/prod.kubeconfig", Context: "prod"},
 		Terraform:  engine.TerraformRuntime{Binary: "tofu", PluginDir: "/mirror"},

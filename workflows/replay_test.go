@@ -153,7 +153,18 @@ func recordHistories(t *testing.T) {
 		if !in.AutoApprove {
 			approve(t, tc, wr)
 		}
-		_ = wr.Get(ctx, nil) // the first run fails on purpose
+		// Some runs fail on purpose (a rejected node, a cancel); every other must succeed.
+		err = wr.Get(ctx, nil)
+		switch run.name {
+		case "apply-create-and-fail", "apply-compensate", "v2-apply-approved", "v2-apply-cancel":
+			if err == nil {
+				t.Fatalf("run %s succeeded; it is recorded to fail", run.name)
+			}
+		default:
+			if err != nil {
+				t.Fatalf("run %s: %v", run.name, err)
+			}
+		}
 		var events []*historypb.HistoryEvent
 		it := tc.GetWorkflowHistory(ctx, wr.GetID(), wr.GetRunID(), false, 0)
 		for it.HasNext() {

@@ -151,12 +151,15 @@ func names(ents []os.DirEntry) []string {
 // assertNoTemps fails if any temporary file is left under root.
 func assertNoTemps(t *testing.T, root string) {
 	t.Helper()
-	_ = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err == nil && strings.HasPrefix(d.Name(), ".tmp-") {
 			t.Errorf("temporary file left: %s", path)
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestCrashLeftoversIgnored: files a killed writer leaves behind (temp files, half
@@ -255,23 +258,34 @@ func TestNamesStayInsideRoot(t *testing.T) {
 	}
 	before := snapshot(t, outer)
 	for _, bad := range backendtest.BadNames {
+		refused := func(op string, err error) {
+			t.Helper()
+			if err == nil {
+				t.Errorf("%s with %q: accepted", op, bad)
+			}
+		}
 		for _, pw := range [][2]string{{bad, "w"}, {"p", bad}, {bad, bad}} {
 			key := backend.ReleaseKey{Project: pw[0], Workspace: pw[1], Revision: 1}
-			_ = b.CreateRelease(ctx, backendtest.Release(pw[0], pw[1], 1))
-			_ = b.UpdateRelease(ctx, backendtest.Release(pw[0], pw[1], 1))
-			_ = b.PutStateEntry(ctx, key, backend.StateEntry{ID: "../../../../x", Deleted: true})
-			_ = b.ClearStateEntries(ctx, key)
-			_, _ = b.ListReleases(ctx, pw[0], pw[1])
-			_, _ = b.LatestRelease(ctx, pw[0], pw[1])
+			refused("CreateRelease", b.CreateRelease(ctx, backendtest.Release(pw[0], pw[1], 1)))
+			refused("UpdateRelease", b.UpdateRelease(ctx, backendtest.Release(pw[0], pw[1], 1)))
+			refused("PutStateEntry", b.PutStateEntry(ctx, key, backend.StateEntry{ID: "../../../../x", Deleted: true}))
+			refused("ClearStateEntries", b.ClearStateEntries(ctx, key))
+			_, err := b.ListReleases(ctx, pw[0], pw[1])
+			refused("ListReleases", err)
+			_, err = b.LatestRelease(ctx, pw[0], pw[1])
+			refused("LatestRelease", err)
 		}
-		_ = b.CreateWorkspace(ctx, backendtest.Workspace(bad))
-		_ = b.PutWorkspace(ctx, backendtest.Workspace(bad))
-		_ = b.DeleteWorkspace(ctx, bad)
-		_ = b.PutRunLog(ctx, bad, "part", []byte("x"))
-		_ = b.PutRunLog(ctx, "run", bad, []byte("x"))
-		_, _ = b.ListProjects(ctx, bad)
+		refused("CreateWorkspace", b.CreateWorkspace(ctx, backendtest.Workspace(bad)))
+		refused("PutWorkspace", b.PutWorkspace(ctx, backendtest.Workspace(bad)))
+		refused("DeleteWorkspace", b.DeleteWorkspace(ctx, bad))
+		refused("PutRunLog", b.PutRunLog(ctx, bad, "part", []byte("x")))
+		refused("PutRunLog", b.PutRunLog(ctx, "run", bad, []byte("x")))
+		_, err := b.ListProjects(ctx, bad)
+		refused("ListProjects", err)
 	}
-	_, _ = b.GetSpec(ctx, "../../../../etc/passwd")
+	if _, err := b.GetSpec(ctx, "../../../../etc/passwd"); err == nil {
+		t.Error("GetSpec of a path: accepted")
+	}
 	if after := snapshot(t, outer); !slices.Equal(before, after) {
 		t.Fatalf("refused calls changed the tree:\nbefore %v\nafter  %v", before, after)
 	}
@@ -301,7 +315,10 @@ func snapshot(t *testing.T, dir string) []string {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
 		if rel != "." {
 			out = append(out, rel)
 		}
@@ -463,7 +480,10 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper process only")
 	}
 	id := os.Getenv("KUMO_LOCAL_TEST_HELPER_ID")
-	n, _ := strconv.Atoi(os.Getenv("KUMO_LOCAL_TEST_HELPER_N"))
+	n, err := strconv.Atoi(os.Getenv("KUMO_LOCAL_TEST_HELPER_N"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	b, err := local.New(root)
 	if err != nil {
 		t.Fatal(err)

@@ -200,9 +200,17 @@ func TestHardFailureLeavesNothing(t *testing.T) {
 			t.Error("no hijacker")
 			return false
 		}
-		_, _ = r.Body.Read(make([]byte, 100))
-		conn, _, _ := hj.Hijack()
-		conn.Close()
+		if _, err := r.Body.Read(make([]byte, 100)); err != nil {
+			t.Errorf("read the start of the body: %v", err)
+		}
+		conn, _, err := hj.Hijack()
+		if err != nil {
+			t.Error(err)
+			return false
+		}
+		if err := conn.Close(); err != nil {
+			t.Error(err)
+		}
 		return true
 	})
 	err := b.CreateRelease(ctx, backendtest.Release("p", "w", 2))

@@ -72,20 +72,28 @@ func TestLayout(t *testing.T) {
 func TestNamesStayInsidePrefix(t *testing.T) {
 	b, f := newFake(t, "team/kumo")
 	for _, bad := range backendtest.BadNames {
+		refused := func(op string, err error) {
+			t.Helper()
+			if err == nil {
+				t.Errorf("%s with %q: accepted", op, bad)
+			}
+		}
 		for _, pw := range [][2]string{{bad, "w"}, {"p", bad}, {bad, bad}} {
 			key := backend.ReleaseKey{Project: pw[0], Workspace: pw[1], Revision: 1}
-			_ = b.CreateRelease(ctx, backendtest.Release(pw[0], pw[1], 1))
-			_ = b.UpdateRelease(ctx, backendtest.Release(pw[0], pw[1], 1))
-			_ = b.PutStateEntry(ctx, key, backend.StateEntry{ID: "x", Deleted: true})
-			_ = b.ClearStateEntries(ctx, key)
+			refused("CreateRelease", b.CreateRelease(ctx, backendtest.Release(pw[0], pw[1], 1)))
+			refused("UpdateRelease", b.UpdateRelease(ctx, backendtest.Release(pw[0], pw[1], 1)))
+			refused("PutStateEntry", b.PutStateEntry(ctx, key, backend.StateEntry{ID: "x", Deleted: true}))
+			refused("ClearStateEntries", b.ClearStateEntries(ctx, key))
 		}
-		_ = b.CreateWorkspace(ctx, backendtest.Workspace(bad))
-		_ = b.PutWorkspace(ctx, backendtest.Workspace(bad))
-		_ = b.DeleteWorkspace(ctx, bad)
-		_ = b.PutRunLog(ctx, bad, "part", []byte("x"))
-		_ = b.PutRunLog(ctx, "run", bad, []byte("x"))
+		refused("CreateWorkspace", b.CreateWorkspace(ctx, backendtest.Workspace(bad)))
+		refused("PutWorkspace", b.PutWorkspace(ctx, backendtest.Workspace(bad)))
+		refused("DeleteWorkspace", b.DeleteWorkspace(ctx, bad))
+		refused("PutRunLog", b.PutRunLog(ctx, bad, "part", []byte("x")))
+		refused("PutRunLog", b.PutRunLog(ctx, "run", bad, []byte("x")))
 	}
-	_, _ = b.GetSpec(ctx, "../../../etc/passwd")
+	if _, err := b.GetSpec(ctx, "../../../etc/passwd"); err == nil {
+		t.Error("GetSpec of a path: accepted")
+	}
 	if keys := f.keys(t); len(keys) != 0 {
 		t.Fatalf("refused calls wrote %q", keys)
 	}

@@ -289,7 +289,7 @@ func TestLockOtherProcess(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer reap(t, cmd)
 	sc := bufio.NewScanner(stdout)
 	locked := false
 	for sc.Scan() {
@@ -308,9 +308,15 @@ func TestLockOtherProcess(t *testing.T) {
 	if !strings.Contains(err.Error(), fmt.Sprintf("pid %d", cmd.Process.Pid)) {
 		t.Errorf("error does not name the holder pid %d: %v", cmd.Process.Pid, err)
 	}
-	_ = stdin.Close() // helper exits, the kernel drops its lock
-	_, _ = io.Copy(io.Discard, stdout)
-	_ = cmd.Wait()
+	if err := stdin.Close(); err != nil { // helper exits, the kernel drops its lock
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, stdout); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("lock holder: %v", err)
+	}
 	newServer(t, dir)
 }
 
@@ -324,7 +330,10 @@ func TestHelperLockHolder(t *testing.T) {
 		os.Exit(1)
 	}
 	fmt.Println("locked")
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	if _, err := io.Copy(io.Discard, os.Stdin); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
 	os.Exit(0)
 }
 
@@ -333,7 +342,11 @@ func TestPortInUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
+	defer func() {
+		if err := l.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	port := l.Addr().(*net.TCPAddr).Port
 	dir := t.TempDir()
 	_, err = Start(context.Background(), Options{Dir: dir, Port: port})
@@ -357,12 +370,18 @@ func TestFixedPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
-	_ = l.Close()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), Port: port, Namespace: "kumo-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Stop()
+	defer func() {
+		if err := s.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
 	if want := fmt.Sprintf("127.0.0.1:%d", port); s.Address() != want {
 		t.Errorf("Address() = %q, want %q", s.Address(), want)
 	}
@@ -405,7 +424,7 @@ func TestRestartAfterKill(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer reap(t, cmd)
 	sc := bufio.NewScanner(stdout)
 	ready := false
 	for sc.Scan() {
@@ -421,8 +440,13 @@ func TestRestartAfterKill(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = io.Copy(io.Discard, stdout)
-	_ = cmd.Wait()
+	if _, err := io.Copy(io.Discard, stdout); err != nil {
+		t.Fatal(err)
+	}
+	var exit *exec.ExitError
+	if err := cmd.Wait(); !errors.As(err, &exit) {
+		t.Fatalf("killed child: %v, want it killed", err)
+	}
 	secondLife(t, dir)
 }
 
@@ -534,14 +558,26 @@ func waitFor(t *testing.T, cond func() bool) {
 // TestQuiet checks the server and a workflow run write nothing to stdout or
 // stderr when no Logger is given.
 func TestQuiet(t *testing.T) {
-	outR, outW, _ := os.Pipe()
-	errR, errW, _ := os.Pipe()
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	stdout, stderr := os.Stdout, os.Stderr
 	var wg sync.WaitGroup
 	var got [2][]byte
 	for i, r := range []*os.File{outR, errR} {
 		wg.Add(1)
-		go func() { defer wg.Done(); got[i], _ = io.ReadAll(r) }()
+		go func() {
+			defer wg.Done()
+			var err error
+			if got[i], err = io.ReadAll(r); err != nil {
+				t.Error(err)
+			}
+		}()
 	}
 	os.Stdout, os.Stderr = outW, errW
 	func() {
@@ -560,8 +596,11 @@ func TestQuiet(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	_ = outW.Close()
-	_ = errW.Close()
+	for _, w := range []*os.File{outW, errW} {
+		if err := w.Close(); err != nil {
+			t.Error(err)
+		}
+	}
 	wg.Wait()
 	if len(got[0]) > 0 || len(got[1]) > 0 {
 		t.Errorf("server printed:\nstdout: %s\nstderr: %s", got[0], got[1])
@@ -611,7 +650,10 @@ func TestSchemaCreatedOnce(t *testing.T) {
 	if err := ensureSchema(filepath.Join(dir, dbFileName)); err != nil {
 		t.Fatal(err)
 	}
-	st2, _ := os.Stat(filepath.Join(dir, dbFileName))
+	st2, err := os.Stat(filepath.Join(dir, dbFileName))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !st1.ModTime().Equal(st2.ModTime()) || st1.Size() != st2.Size() {
 		t.Error("schema setup ran again on an existing database")
 	}
@@ -693,7 +735,9 @@ func BenchmarkStart(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	_ = s.Stop()
+	if err := s.Stop(); err != nil {
+		b.Fatal(err)
+	}
 	var starting, stopping time.Duration
 	for b.Loop() {
 		t0 := time.Now()
@@ -710,4 +754,20 @@ func BenchmarkStart(b *testing.B) {
 	}
 	b.ReportMetric(float64(starting.Microseconds())/1000/float64(b.N), "ms/start")
 	b.ReportMetric(float64(stopping.Microseconds())/1000/float64(b.N), "ms/stop")
+}
+
+// reap kills and waits for a child a test started, unless it was already
+// waited for: a killed child's exit error is what is expected.
+func reap(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if cmd.ProcessState != nil {
+		return
+	}
+	if err := cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Errorf("kill %d: %v", cmd.Process.Pid, err)
+	}
+	var exit *exec.ExitError
+	if err := cmd.Wait(); err != nil && !errors.As(err, &exit) {
+		t.Errorf("wait for %d: %v", cmd.Process.Pid, err)
+	}
 }

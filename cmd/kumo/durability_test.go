@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -41,7 +43,11 @@ func temporalServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Stop() })
+	t.Cleanup(func() {
+		if err := srv.Stop(); err != nil {
+			t.Errorf("stop temporal: %v", err)
+		}
+	})
 	return srv.Address()
 }
 
@@ -64,13 +70,13 @@ func (e *env) background(stdin io.Reader, args ...string) (*exec.Cmd, func() res
 		r.stdout, r.stderr = out.String(), errb.String()
 		done <- r
 	}()
-	e.t.Cleanup(func() { _ = cmd.Process.Kill() })
+	e.t.Cleanup(func() { kill(e.t, cmd.Process) })
 	return cmd, func() result {
 		select {
 		case r := <-done:
 			return r
 		case <-time.After(3 * time.Minute):
-			_ = cmd.Process.Kill()
+			kill(e.t, cmd.Process)
 			e.t.Fatalf("kumo %s did not finish within 3m: %s", strings.Join(args, " "), <-done)
 			return result{}
 		}
@@ -137,7 +143,11 @@ func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
 
 	// The first apply waits at its confirmation prompt: it is running.
 	answer, answerWriter := io.Pipe()
-	defer answerWriter.Close()
+	defer func() {
+		if err := answerWriter.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	_, wait := e.background(answer, "apply", "-f", spec)
 	waitFor(t, "the first apply to await approval", time.Minute, func() bool {
 		r := e.run("release", "list", "-o", "json")
@@ -159,7 +169,9 @@ func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
 	other.ok("apply", "--yes", "-f", otherSpec)
 
 	fmt.Fprintln(answerWriter, "yes")
-	answerWriter.Close() // exec waits for stdin copying to end
+	if err := answerWriter.Close(); err != nil { // exec waits for stdin copying to end
+		t.Fatal(err)
+	}
 	if r := wait(); r.code != 0 || !strings.Contains(r.stdout, "Do you want to apply these changes?") {
 		t.Fatalf("first apply: %s", r)
 	}
@@ -253,7 +265,11 @@ func TestSecondKumoIsRefusedWhileOneApplies(t *testing.T) {
 	e := newEnv(t)
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns))
 	answer, answerWriter := io.Pipe()
-	defer answerWriter.Close()
+	defer func() {
+		if err := answerWriter.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	_, wait := e.background(answer, "apply", "-f", spec)
 	waitFor(t, "the first apply to await approval", time.Minute, func() bool {
 		return strings.Contains(e.run("release", "list").stdout, "previewing")
@@ -267,7 +283,9 @@ func TestSecondKumoIsRefusedWhileOneApplies(t *testing.T) {
 		t.Errorf("the refusal is about a database, not a kumo command: %s", busy.stderr)
 	}
 	fmt.Fprintln(answerWriter, "no")
-	answerWriter.Close()
+	if err := answerWriter.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if r := wait(); r.code == 0 || !strings.Contains(r.stderr, "not approved") {
 		t.Errorf("declined apply: %s", r)
 	}
@@ -285,7 +303,11 @@ func TestUnlock(t *testing.T) {
 	e.worker()
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns))
 	answer, answerWriter := io.Pipe()
-	defer answerWriter.Close()
+	defer func() {
+		if err := answerWriter.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
 	cli, wait := e.background(answer, "apply", "-f", spec)
 	waitFor(t, "the apply to await approval", time.Minute, func() bool {
 		return strings.Contains(e.run("release", "list").stdout, "previewing")
@@ -294,8 +316,10 @@ func TestUnlock(t *testing.T) {
 	runID, workflowID := rel["runID"].(string), rel["workflowID"].(string)
 	e.fails([]string{"release", "unlock"}, "still running", runID)
 
-	_ = cli.Process.Kill()
-	answerWriter.Close()
+	kill(t, cli.Process)
+	if err := answerWriter.Close(); err != nil {
+		t.Fatal(err)
+	}
 	wait()
 	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
 	if err != nil {
@@ -312,4 +336,12 @@ func TestUnlock(t *testing.T) {
 	e.fails([]string{"release", "unlock"}, "nothing to unlock")
 	// The workspace is usable again.
 	e.ok("apply", "--yes", "-f", spec)
+}
+
+// kill kills p unless it has already exited.
+func kill(t testing.TB, p *os.Process) {
+	t.Helper()
+	if err := p.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		t.Errorf("kill %d: %v", p.Pid, err)
+	}
 }

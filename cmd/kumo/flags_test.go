@@ -66,9 +66,13 @@ func TestCommonFlagsBeforeOrAfterTheCommand(t *testing.T) {
 		{[]string{"--project", "p", "release", "unlock"}, "fromenv", "p/fromenv"},
 		{[]string{"--workspace", "flag", "--project", "p", "release", "unlock"}, "fromenv", "p/flag"},
 	} {
-		os.Unsetenv("KUMO_WORKSPACE")
+		if err := os.Unsetenv("KUMO_WORKSPACE"); err != nil {
+			t.Fatal(err)
+		}
 		if tc.env != "" {
-			os.Setenv("KUMO_WORKSPACE", tc.env)
+			if err := os.Setenv("KUMO_WORKSPACE", tc.env); err != nil {
+				t.Fatal(err)
+			}
 		}
 		err := newApp().Run(append([]string{"kumo", "--home", home}, tc.args...))
 		if err == nil || !strings.Contains(err.Error(), tc.want+" has no releases") {
@@ -100,7 +104,9 @@ func TestBackendSelection(t *testing.T) {
 		{[]string{"worker", "--temporal-address", "127.0.0.1:1", "--backend", "bogus://worker"}, "", "bogus://worker"},
 		{[]string{"worker", "--temporal-address", "127.0.0.1:1"}, "bogus://fromenv", "bogus://fromenv"},
 	} {
-		os.Setenv("KUMO_BACKEND", tc.env)
+		if err := os.Setenv("KUMO_BACKEND", tc.env); err != nil {
+			t.Fatal(err)
+		}
 		err := newApp().Run(append([]string{"kumo", "--home", t.TempDir()}, tc.args...))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("kumo %v (KUMO_BACKEND=%q): %v; want an error naming %s", tc.args, tc.env, err, tc.want)

@@ -60,7 +60,10 @@ func shopProject(t *testing.T, project string) string {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(src, path)
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
 		if d.IsDir() {
 			if rel == "generators" {
 				return filepath.SkipDir // a locally built generator, if any

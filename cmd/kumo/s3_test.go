@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,7 +123,10 @@ func TestS3ServerStoppedMidApply(t *testing.T) {
 	// Each applied resource is one state object, a file in versitygw's directory.
 	stateDir := srv.ObjectPath(bucket, "team/kumo/releases/"+e.project+"/default/1.state")
 	entries := func() int {
-		ents, _ := os.ReadDir(stateDir)
+		ents, err := os.ReadDir(stateDir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
 		n := 0
 		for _, ent := range ents {
 			if strings.HasSuffix(ent.Name(), ".json") {

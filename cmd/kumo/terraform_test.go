@@ -104,8 +104,8 @@ func TestTerraformLocalFileLifecycle(t *testing.T) {
 		t.Errorf("preview of a changed content: %+v, want an Update of content", c)
 	}
 	e.ok("apply", "--yes", "-f", v2)
-	if b, _ := os.ReadFile(file); string(b) != "bye" {
-		t.Errorf("file after update: %q", b)
+	if b, err := os.ReadFile(file); err != nil || string(b) != "bye" {
+		t.Errorf("file after update: %q, %v", b, err)
 	}
 
 	e.ok("destroy", "--yes")
@@ -199,7 +199,10 @@ func TestTerraformApplySurvivesAKilledWorker(t *testing.T) {
 		w, workerExited := e.background(nil, "worker")
 		_, wait := e.background(nil, "apply", "--yes", "-f", spec)
 		waitFor(t, "the slow apply to start", 2*time.Minute, func() bool {
-			m, _ := filepath.Glob(filepath.Join(dir, "*.pending"))
+			m, err := filepath.Glob(filepath.Join(dir, "*.pending"))
+			if err != nil {
+				t.Fatal(err)
+			}
 			return len(m) > 0
 		})
 		if err := w.Process.Signal(syscall.SIGKILL); err != nil {
@@ -215,7 +218,7 @@ func TestTerraformApplySurvivesAKilledWorker(t *testing.T) {
 			t.Fatalf("apply after the worker was replaced: %s", r)
 		}
 		// The next round starts with a worker of its own only.
-		_ = next.Process.Kill()
+		kill(t, next.Process)
 		nextExited()
 	}
 
@@ -230,8 +233,8 @@ func TestTerraformApplySurvivesAKilledWorker(t *testing.T) {
 	if o := terraformtest.Objects(t, dir); len(o) != 1 || o[0] != objects[0] {
 		t.Fatalf("objects after the interrupted update: %v, want only %s", o, objects[0])
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, objects[0])); string(b) != "v2" {
-		t.Errorf("object holds %q after the update", b)
+	if b, err := os.ReadFile(filepath.Join(dir, objects[0])); err != nil || string(b) != "v2" {
+		t.Errorf("object holds %q after the update, %v", b, err)
 	}
 	checkRecorded(t, e.release(2), id, objects[0], "v2")
 }
@@ -361,8 +364,8 @@ func TestTerraformRollbackOnFailure(t *testing.T) {
 	if after := terraformtest.Objects(t, dir); len(after) != 1 || after[0] != before[0] {
 		t.Errorf("objects after compensation: %v, want only %v", after, before)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, before[0])); string(b) != "v1" {
-		t.Errorf("the updated object holds %q after compensation, want v1", b)
+	if b, err := os.ReadFile(filepath.Join(dir, before[0])); err != nil || string(b) != "v1" {
+		t.Errorf("the updated object holds %q after compensation, want v1 (%v)", b, err)
 	}
 	rel := e.release(2)
 	if comp, _ := rel["compensation"].(map[string]any); comp["errors"] != nil {

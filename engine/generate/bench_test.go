@@ -25,7 +25,10 @@ func BenchmarkExternalGeneratorOverhead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req, _ := json.Marshal(Request{Name: "shop-dev-web", Namespace: "shop", Accessory: AccessoryRequest{Name: "cache"}})
+	req, err := json.Marshal(Request{Name: "shop-dev-web", Namespace: "shop", Accessory: AccessoryRequest{Name: "cache"}})
+	if err != nil {
+		b.Fatal(err)
+	}
 
 	b.Run("exec-only", func(b *testing.B) {
 		for range b.N {

@@ -75,7 +75,11 @@ func TestDetachedLoadStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("detached cluster started in %v", time.Since(begin).Round(time.Millisecond))
-	t.Cleanup(func() { _ = c.Stop() })
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stop the cluster: %v", err)
+		}
+	})
 
 	loaded, err := localcluster.Load(dir)
 	if err != nil {

@@ -259,19 +259,19 @@ func TestDryRunIntoANamespaceNotYetCreated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _, _ := unstructured.NestedString(out.Attributes, "data", "k"); got != "v" {
-		t.Errorf("dry-run result %v, want the object as written", out.Attributes)
+	if got, _, err := unstructured.NestedString(out.Attributes, "data", "k"); err != nil || got != "v" {
+		t.Errorf("dry-run result %v (%v), want the object as written", out.Attributes, err)
 	}
-	if _, found, _ := unstructured.NestedString(out.Attributes, "metadata", "uid"); found {
-		t.Errorf("dry-run into a missing namespace came from the apiserver: %v", out.Attributes)
+	if _, found, err := unstructured.NestedString(out.Attributes, "metadata", "uid"); err != nil || found {
+		t.Errorf("dry-run into a missing namespace came from the apiserver: %v (%v)", out.Attributes, err)
 	}
 	mustApply(t, rt, namespace(ns))
 	out, err = rt.Apply(context.Background(), cm, runtime.ApplyOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, found, _ := unstructured.NestedString(out.Attributes, "metadata", "uid"); !found {
-		t.Errorf("dry-run after the namespace exists did not reach the apiserver: %v", out.Attributes)
+	if _, found, err := unstructured.NestedString(out.Attributes, "metadata", "uid"); err != nil || !found {
+		t.Errorf("dry-run after the namespace exists did not reach the apiserver: %v (%v)", out.Attributes, err)
 	}
 }
 
@@ -296,7 +296,11 @@ func TestCRDCreatedInTheSameRun(t *testing.T) {
 			},
 		}}
 	mustApply(t, rt, crd)
-	t.Cleanup(func() { _ = rt.Delete(context.Background(), crd) })
+	t.Cleanup(func() {
+		if err := rt.Delete(context.Background(), crd); err != nil {
+			t.Errorf("delete the CRD: %v", err)
+		}
+	})
 	waitFor(t, 30*time.Second, func() bool {
 		live, err := rt.Read(context.Background(), crd)
 		if err != nil || live == nil {

@@ -124,8 +124,8 @@ func TestLocalFileLifecycle(t *testing.T) {
 		t.Errorf("changed content previews as %+v, want an Update of content (and id known after apply)", c)
 	}
 	updated := apply(t, rt, recorded(changed, again))
-	if b, _ := os.ReadFile(file); string(b) != "bye" {
-		t.Errorf("file after update: %q", b)
+	if b, err := os.ReadFile(file); err != nil || string(b) != "bye" {
+		t.Errorf("file after update: %q, %v", b, err)
 	}
 	live, err := rt.Read(ctx, updated)
 	if err != nil || live == nil || live.Attributes["content"] != "bye" {
@@ -208,8 +208,8 @@ func TestImportAdoptsTheObject(t *testing.T) {
 	if o := terraformtest.Objects(t, dir); len(o) != 1 || o[0] != "existing" {
 		t.Errorf("objects after import: %v", o)
 	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "existing")); string(b) != "new" {
-		t.Errorf("adopted object holds %q", b)
+	if b, err := os.ReadFile(filepath.Join(dir, "existing")); err != nil || string(b) != "new" {
+		t.Errorf("adopted object holds %q, %v", b, err)
 	}
 	// From now on the recorded state holds it: a re-apply is no change.
 	if c := preview(t, rt, recorded(res, got)); c.Action != engine.UnChanged {
@@ -296,7 +296,11 @@ func TestCancelInterruptsTerraform(t *testing.T) {
 func waitPending(t *testing.T, dir string) {
 	t.Helper()
 	for {
-		matches, _ := filepath.Glob(filepath.Join(dir, "*.pending"))
+		matches, err := filepath.Glob(filepath.Join(dir, "*.pending"))
+		if err != nil {
+			t.Error(err)
+			return
+		}
 		if len(matches) > 0 {
 			return
 		}
@@ -345,8 +349,8 @@ func TestPluginDirInstallsOffline(t *testing.T) {
 	}
 	file := filepath.Join(t.TempDir(), "f")
 	apply(t, rt, localFile("f", file, "offline"))
-	if b, _ := os.ReadFile(file); string(b) != "offline" {
-		t.Errorf("file holds %q", b)
+	if b, err := os.ReadFile(file); err != nil || string(b) != "offline" {
+		t.Errorf("file holds %q, %v", b, err)
 	}
 }
 
@@ -389,7 +393,7 @@ func TestPreviewSeesDrift(t *testing.T) {
 		t.Errorf("preview of a drifted object: %+v, want an Update of content from theirs to mine", c)
 	}
 	apply(t, rt, recorded(res, got))
-	if b, _ := os.ReadFile(file); string(b) != "mine" {
-		t.Errorf("object holds %q after the apply", b)
+	if b, err := os.ReadFile(file); err != nil || string(b) != "mine" {
+		t.Errorf("object holds %q after the apply, %v", b, err)
 	}
 }
