@@ -48,6 +48,7 @@ type Config struct {
 // Runtime implements runtime.Runtime for Kubernetes objects. It is safe for
 // concurrent use.
 type Runtime struct {
+	kubeconfig    string // the file New loaded, "" for the default rules or NewForConfig
 	client        dynamic.Interface
 	mapper        *restmapper.DeferredDiscoveryRESTMapper
 	deleteTimeout time.Duration
@@ -59,6 +60,11 @@ type Runtime struct {
 	// namespaces seen to exist; a namespace is rarely deleted under a run, and a
 	// stale entry only costs the dry-run fallback below.
 	namespaces sync.Map
+
+	// others are the runtimes of the clusters resources name with the kubeConfig
+	// extension (kubeconfig path -> *Runtime), built on first use.
+	othersMu sync.Mutex
+	others   map[string]*Runtime
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
@@ -72,7 +78,37 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes runtime: load kubeconfig: %w", err)
 	}
-	return NewForConfig(rc, cfg.DeleteTimeout)
+	r, err := NewForConfig(rc, cfg.DeleteTimeout)
+	if err != nil {
+		return nil, err
+	}
+	r.kubeconfig = cfg.Kubeconfig
+	return r, nil
+}
+
+// forResource returns the runtime of the cluster res belongs to: r, or for a
+// resource whose kubeConfig extension (engine.ExtKubeConfig, as Kusion writes
+// it) names another kubeconfig file, a runtime for that file's current context,
+// kept for the next resources of that cluster. One spec can so span clusters.
+func (r *Runtime) forResource(res *engine.Resource) (*Runtime, error) {
+	path := engine.KubeConfig(res)
+	if path == "" || path == r.kubeconfig {
+		return r, nil
+	}
+	r.othersMu.Lock()
+	defer r.othersMu.Unlock()
+	if rt, ok := r.others[path]; ok {
+		return rt, nil
+	}
+	rt, err := New(Config{Kubeconfig: path, DeleteTimeout: r.deleteTimeout})
+	if err != nil {
+		return nil, runtime.Permanent(fmt.Errorf("%s: extensions.%s: %w", res.ID, engine.ExtKubeConfig, err))
+	}
+	if r.others == nil {
+		r.others = map[string]*Runtime{}
+	}
+	r.others[path] = rt
+	return rt, nil
 }
 
 // NewForConfig builds a Runtime from a client-go config. Unset QPS and Burst are
@@ -199,6 +235,12 @@ func parseID(id string) (apiVersion, kind, ns, name string, err error) {
 // managedFields, selfLink, deletionTimestamp and status) are not sent: they are not
 // part of the desired state, and a stale resourceVersion would fail the apply.
 func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runtime.ApplyOptions) (*engine.Resource, error) {
+	if rt, err := r.forResource(desired); err != nil || rt != r {
+		if err != nil {
+			return nil, prefix("apply", err)
+		}
+		return rt.Apply(ctx, desired, opts)
+	}
 	if len(desired.Attributes) == 0 {
 		return nil, runtime.Permanent(fmt.Errorf("apply %s: no attributes (the Kubernetes object)", desired.ID))
 	}
@@ -270,8 +312,8 @@ func namespaceMissing(err error) bool {
 func applyBody(attrs map[string]any, ns string) map[string]any {
 	body := make(map[string]any, len(attrs))
 	for k, v := range attrs {
-		if k != "status" {
-			body[k] = v
+		if k != "status" && v != nil {
+			body[k] = withoutNulls(v)
 		}
 	}
 	md, _ := attrs["metadata"].(map[string]any)
@@ -281,7 +323,9 @@ func applyBody(attrs map[string]any, ns string) map[string]any {
 		case "managedFields", "resourceVersion", "uid", "creationTimestamp",
 			"generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace":
 		default:
-			clean[k] = v
+			if v != nil {
+				clean[k] = withoutNulls(v)
+			}
 		}
 	}
 	if ns != "" {
@@ -289,6 +333,31 @@ func applyBody(attrs map[string]any, ns string) map[string]any {
 	}
 	body["metadata"] = clean
 	return body
+}
+
+// withoutNulls returns v without the map entries whose value is null, at any
+// depth. Objects serialised from Go types carry nulls for unset fields
+// (creationTimestamp: null in a pod template): to Kubernetes a null is an
+// absent field, and leaving them out keeps them out of the object kumo owns, so
+// a re-preview compares equal.
+func withoutNulls(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if e != nil {
+				out[k] = withoutNulls(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutNulls(e)
+		}
+		return out
+	}
+	return v
 }
 
 func result(like *engine.Resource, obj *unstructured.Unstructured) *engine.Resource {
@@ -305,6 +374,12 @@ func result(like *engine.Resource, obj *unstructured.Unstructured) *engine.Resou
 // Read returns the live object without metadata.managedFields, or nil when it does
 // not exist (including when the cluster no longer serves its kind).
 func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resource, error) {
+	if rt, err := r.forResource(res); err != nil || rt != r {
+		if err != nil {
+			return nil, prefix("read", err)
+		}
+		return rt.Read(ctx, res)
+	}
 	t, err := r.resolve(res)
 	if err != nil {
 		return nil, prefix("read", err)
@@ -329,6 +404,12 @@ func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resou
 // object. An absent object, or one whose kind the cluster no longer serves, is
 // success.
 func (r *Runtime) Delete(ctx context.Context, res *engine.Resource) error {
+	if rt, err := r.forResource(res); err != nil || rt != r {
+		if err != nil {
+			return prefix("delete", err)
+		}
+		return rt.Delete(ctx, res)
+	}
 	t, err := r.resolve(res)
 	if err != nil {
 		return prefix("delete", err)
