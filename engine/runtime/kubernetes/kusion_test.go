@@ -24,7 +24,7 @@ func TestClusterScopedWithNamespace(t *testing.T) {
 		Attributes: map[string]any{
 			"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
 			"metadata": map[string]any{"name": name, "namespace": "default", "creationTimestamp": nil},
-			"rules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps"}, "verbs": []any{"get"}}},
+			"rules":    []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"configmaps"}, "verbs": []any{"get"}}},
 		},
 	}
 	ctx := context.Background()
