@@ -312,8 +312,8 @@ func namespaceMissing(err error) bool {
 func applyBody(attrs map[string]any, ns string) map[string]any {
 	body := make(map[string]any, len(attrs))
 	for k, v := range attrs {
-		if k != "status" && v != nil {
-			body[k] = withoutNulls(v)
+		if k != "status" {
+			body[k] = v
 		}
 	}
 	md, _ := attrs["metadata"].(map[string]any)
@@ -323,9 +323,7 @@ func applyBody(attrs map[string]any, ns string) map[string]any {
 		case "managedFields", "resourceVersion", "uid", "creationTimestamp",
 			"generation", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace":
 		default:
-			if v != nil {
-				clean[k] = withoutNulls(v)
-			}
+			clean[k] = v
 		}
 	}
 	if ns != "" {
@@ -333,31 +331,6 @@ func applyBody(attrs map[string]any, ns string) map[string]any {
 	}
 	body["metadata"] = clean
 	return body
-}
-
-// withoutNulls returns v without the map entries whose value is null, at any
-// depth. Objects serialised from Go types carry nulls for unset fields
-// (creationTimestamp: null in a pod template): to Kubernetes a null is an
-// absent field, and leaving them out keeps them out of the object kumo owns, so
-// a re-preview compares equal.
-func withoutNulls(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if e != nil {
-				out[k] = withoutNulls(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = withoutNulls(e)
-		}
-		return out
-	}
-	return v
 }
 
 func result(like *engine.Resource, obj *unstructured.Unstructured) *engine.Resource {
