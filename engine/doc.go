@@ -5,7 +5,8 @@
 // A Spec goes through these steps:
 //
 //  1. ParseSpec reads it from YAML or JSON (MarshalSpec writes it back, HashSpec names
-//     its content).
+//     its content). ReadInputs reads what `kumo apply -f` is given: a Spec, or plain
+//     Kubernetes manifests that ManifestSpec turns into one (manifest.go).
 //  2. Spec.Validate reports every problem at once: duplicate or malformed IDs, unknown
 //     types, dangling dependsOn and $kumo_path (or $kusion_path) references, dependency cycles.
 //  3. Spec.Graph builds the dependency graph (package engine/dag) from dependsOn and

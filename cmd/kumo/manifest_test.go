@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
 )
 
 // installManifest is an operator-style install: a CRD, its namespace, RBAC,
@@ -190,6 +191,21 @@ func TestManifestInputErrors(t *testing.T) {
 	r := e.runInput(stdin, "preview", "-f", "-", "-o", "json")
 	if r.code != 0 || !strings.Contains(r.stdout, `"v1:Namespace:`+ns+`"`) {
 		t.Errorf("preview -f - : %s", r)
+	}
+
+	// Without -n, the kubeconfig context's namespace, as kubectl does.
+	cfg, err := clientcmd.LoadFromFile(e.cluster.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Contexts[cfg.CurrentContext].Namespace = "from-context"
+	kubeconfig := filepath.Join(t.TempDir(), "config")
+	if err := clientcmd.WriteToFile(*cfg, kubeconfig); err != nil {
+		t.Fatal(err)
+	}
+	cm := e.writeSpec("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n")
+	if r := e.ok("--kubeconfig", kubeconfig, "spec", "convert", "-f", cm); !strings.Contains(r.stdout, "id: v1:ConfigMap:from-context:c") {
+		t.Errorf("spec convert without -n:\n%s", r.stdout)
 	}
 
 	e.fails([]string{"apply", "--yes", "-f", t.TempDir()}, "no .yaml, .yml, .json files (-R reads subdirectories too)")
