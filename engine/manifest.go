@@ -261,10 +261,7 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 			errs = append(errs, fmt.Errorf("%s: %w", o.Where, err))
 			continue
 		}
-		k := objectKey{groupKind: gk, namespace: str(meta["namespace"]), name: str(meta["name"])}
-		if isClusterScoped(gk, crds) {
-			k.namespace = ""
-		}
+		k, _ := keyOf(obj, crds)
 		if first, dup := seen[k]; dup {
 			errs = append(errs, fmt.Errorf("%s and %s are the same object (%s %s): give it once", first, o.Where, kind, objectName(k.namespace, k.name)))
 			continue

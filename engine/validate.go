@@ -77,14 +77,10 @@ func (s *Spec) sameObjects() []error {
 		if r.Type != Kubernetes {
 			continue
 		}
-		meta, _ := r.Attributes["metadata"].(map[string]any)
-		k := objectKey{groupKind: groupKindOf(str(r.Attributes["apiVersion"]), str(r.Attributes["kind"])),
-			namespace: str(meta["namespace"]), name: str(meta["name"]), kubeConfig: KubeConfig(r)}
+		k, _ := keyOf(r.Attributes, crds)
+		k.kubeConfig = KubeConfig(r)
 		if k.kind == "" || k.name == "" {
 			continue // reported as a malformed object
-		}
-		if isClusterScoped(k.groupKind, crds) {
-			k.namespace = ""
 		}
 		j, dup := first[k]
 		if !dup {
@@ -98,6 +94,19 @@ func (s *Spec) sameObjects() []error {
 			where(j, s.Resources[j].ID), where(i, r.ID), k.kind, objectName(k.namespace, k.name)))
 	}
 	return errs
+}
+
+// keyOf names a Kubernetes object in its cluster (kubeConfig left empty). ns is
+// its namespace as written, which the key leaves out when the kind is
+// cluster-scoped (see isClusterScoped).
+func keyOf(obj map[string]any, crds map[groupKind]bool) (k objectKey, ns string) {
+	meta, _ := obj["metadata"].(map[string]any)
+	ns = str(meta["namespace"])
+	k = objectKey{groupKind: groupKindOf(str(obj["apiVersion"]), str(obj["kind"])), namespace: ns, name: str(meta["name"])}
+	if isClusterScoped(k.groupKind, crds) {
+		k.namespace = ""
+	}
+	return k, ns
 }
 
 func objectName(namespace, name string) string {
@@ -119,10 +128,8 @@ func (s *Spec) Warnings() []string {
 		if r.Type != Kubernetes {
 			continue
 		}
-		meta, _ := r.Attributes["metadata"].(map[string]any)
-		gk := groupKindOf(str(r.Attributes["apiVersion"]), str(r.Attributes["kind"]))
-		if ns := str(meta["namespace"]); ns != "" && isClusterScoped(gk, crds) {
-			out = append(out, fmt.Sprintf("%s: %s is cluster-scoped; namespace %q is ignored and it is applied cluster-wide", r.ID, gk.kind, ns))
+		if k, ns := keyOf(r.Attributes, crds); ns != "" && k.namespace == "" {
+			out = append(out, fmt.Sprintf("%s: %s is cluster-scoped; namespace %q is ignored and it is applied cluster-wide", r.ID, k.kind, ns))
 		}
 	}
 	return out

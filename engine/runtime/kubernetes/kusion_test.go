@@ -102,18 +102,7 @@ func TestGeneratorNullsReapplyUnchanged(t *testing.T) {
 // resource's at the test cluster.
 func TestKubeConfigExtension(t *testing.T) {
 	c, _, ns := setup(t)
-	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Clusters["broken"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1", InsecureSkipTLSVerify: true}
-	cfg.Contexts["broken"] = &clientcmdapi.Context{Cluster: "broken", AuthInfo: localcluster.Name}
-	cfg.CurrentContext = "broken"
-	broken := filepath.Join(t.TempDir(), "broken")
-	if err := clientcmd.WriteToFile(*cfg, broken); err != nil {
-		t.Fatal(err)
-	}
-	rt, err := New(Config{Kubeconfig: broken})
+	rt, err := New(Config{Kubeconfig: brokenKubeconfig(t, c)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,4 +122,23 @@ func TestKubeConfigExtension(t *testing.T) {
 	if _, err := rt.Apply(ctx, cm, runtime.ApplyOptions{}); err == nil || !runtime.IsPermanent(err) {
 		t.Fatalf("missing kubeconfig file: err = %v, want a permanent error", err)
 	}
+}
+
+// brokenKubeconfig writes a copy of c's kubeconfig whose current context,
+// "broken", points at a port nothing listens on; context localcluster.Name
+// still reaches c.
+func brokenKubeconfig(t *testing.T, c *localcluster.Cluster) string {
+	t.Helper()
+	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Clusters["broken"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1", InsecureSkipTLSVerify: true}
+	cfg.Contexts["broken"] = &clientcmdapi.Context{Cluster: "broken", AuthInfo: localcluster.Name}
+	cfg.CurrentContext = "broken"
+	path := filepath.Join(t.TempDir(), "config")
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
