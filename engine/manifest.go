@@ -211,8 +211,9 @@ type ManifestObject struct {
 // anyway, and applies a cluster-scoped one without the namespace).
 //
 // The apply order comes from the kinds, as Helm and Argo CD order an install
-// (see kindTiers): each object depends on every object of the nearest earlier
-// tier that has any, so Namespaces come first, then CRDs, ServiceAccounts,
+// (see kindTiers): each tier of kinds starts once the previous tier that has
+// objects is applied (its last object waits for the others of its tier, and the
+// next tier waits for that one), so Namespaces come first, then CRDs, ServiceAccounts,
 // Secrets and ConfigMaps, storage, Roles, then their bindings, Services,
 // workloads, custom resources and webhooks last. Resources come sorted by tier,
 // in input order within one.
@@ -278,14 +279,32 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 	}
 	slices.SortStableFunc(items, func(a, b item) int { return a.tier - b.tier })
 	s := &Spec{Resources: make([]Resource, len(items))}
-	var prev, cur []string // IDs of the nearest earlier non-empty tier, and of this one
-	for i, it := range items {
-		if i > 0 && it.tier != items[i-1].tier {
-			prev, cur = cur, nil
+	// Each tier's last object is its gate: it waits for the other objects of its
+	// tier, and the next tier waits for the gate alone. Every tier so starts
+	// after the whole previous one with dependsOn linear in the number of
+	// objects, where "every object waits for every object of the previous tier"
+	// would grow with the product of two tiers' sizes.
+	gate := ""
+	for start := 0; start < len(items); {
+		end := start + 1
+		for end < len(items) && items[end].tier == items[start].tier {
+			end++
 		}
-		it.res.DependsOn = slices.Clone(prev)
-		cur = append(cur, it.res.ID)
-		s.Resources[i] = it.res
+		for i := start; i < end; i++ {
+			r := items[i].res
+			switch {
+			case i < end-1 && gate != "":
+				r.DependsOn = []string{gate}
+			case i == end-1 && end-start > 1:
+				for j := start; j < i; j++ {
+					r.DependsOn = append(r.DependsOn, items[j].res.ID)
+				}
+			case i == end-1 && gate != "":
+				r.DependsOn = []string{gate}
+			}
+			s.Resources[i] = r
+		}
+		gate, start = items[end-1].res.ID, end
 	}
 	return s, nil
 }
