@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 
+	yamlv2 "go.yaml.in/yaml/v2"
 	"sigs.k8s.io/yaml"
 )
 
@@ -44,8 +45,20 @@ func (d document) where() string {
 // the input and the line in it.
 func splitDocuments(data []byte, source string) ([]document, error) {
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
-		return splitJSON(data, source)
+		docs, err := splitJSON(data, source)
+		if err == nil {
+			return docs, nil
+		}
+		// JSON documents may also be separated like YAML ones ("---").
+		if !bytes.Contains(data, []byte("\n---")) {
+			return nil, err
+		}
+		return splitYAML(data, source)
 	}
+	return splitYAML(data, source)
+}
+
+func splitYAML(data []byte, source string) ([]document, error) {
 	var docs []document
 	var cur bytes.Buffer
 	start := 1
@@ -59,6 +72,9 @@ func splitDocuments(data []byte, source string) ([]document, error) {
 		}
 		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
 			return nil // empty, or only comments
+		}
+		if err := singleValue(text); err != nil {
+			return fmt.Errorf("%s: line %d: %w", source, firstContentLine(text, start), err)
 		}
 		docs = append(docs, document{source: source, index: len(docs) + 1, line: firstContentLine(text, start), json: j})
 		return nil
@@ -89,6 +105,20 @@ func splitDocuments(data []byte, source string) ([]document, error) {
 		return nil, err
 	}
 	return docs, nil
+}
+
+// singleValue refuses a document holding more than one value ("{...}" twice on
+// two lines): the YAML parser would return the first and drop the others.
+func singleValue(text []byte) error {
+	dec := yamlv2.NewDecoder(bytes.NewReader(text))
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil // YAMLToJSON accepted it; nothing more to check
+	}
+	if err := dec.Decode(&v); err != io.EOF {
+		return errors.New("more than one value in one document; separate documents with ---")
+	}
+	return nil
 }
 
 func isDocumentStart(line []byte) bool {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -149,6 +150,8 @@ func TestReadInputsErrors(t *testing.T) {
 		{"bad yaml, line in the file", []Input{{"x.yaml", []byte(cm + "---\n\napiVersion: v1\nkind: [\n")}}, []string{"x.yaml: yaml: line 8"}},
 		{"bad list item", []Input{{"l.json", []byte(`{"apiVersion":"v1","kind":"List","items":[1]}`)}}, []string{"l.json: document 1 (line 1), items[0]: not an object"}},
 		{"bad json, second value", []Input{{"l.json", []byte("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a\"}}\n{\"kind\": }")}}, []string{"l.json: line 2: invalid character"}},
+		{"two values in one document", []Input{{"x.yaml", []byte("---\n{apiVersion: v1, kind: Namespace, metadata: {name: a}}\n{apiVersion: v1, kind: Namespace, metadata: {name: b}}\n")}},
+			[]string{"x.yaml: line 2: more than one value in one document"}},
 		{"unknown spec field", []Input{{"s.yaml", []byte("resources: []\nsecretstore: {}\n")}}, []string{`s.yaml: unknown field "secretstore"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,6 +178,11 @@ func TestReadInputsJSONStream(t *testing.T) {
 	}
 	if len(spec.Resources) != 2 || spec.Resources[1].ID != "v1:ConfigMap:a:c" || !slices.Equal(spec.Resources[1].DependsOn, []string{"v1:Namespace:a"}) {
 		t.Fatalf("spec = %+v", spec.Resources)
+	}
+	// JSON documents separated by YAML's "---".
+	in.Data = bytes.Replace(in.Data, []byte("}\n{"), []byte("}\n---\n{"), 1)
+	if spec, _, err := ReadInputs([]Input{in}, ""); err != nil || len(spec.Resources) != 2 {
+		t.Fatalf("JSON documents between ---: %v", err)
 	}
 }
 
