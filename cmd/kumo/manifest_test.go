@@ -208,6 +208,7 @@ func TestManifestInputErrors(t *testing.T) {
 		t.Errorf("spec convert without -n:\n%s", r.stdout)
 	}
 
+	e.fails([]string{"apply", "-f", "-"}, "add --yes")
 	e.fails([]string{"apply", "--yes", "-f", t.TempDir()}, "no .yaml, .yml, .json files (-R reads subdirectories too)")
 	e.fails([]string{"--namespace", "team-a", "release", "list"}, "use --temporal-namespace team-a")
 	e.fails([]string{"apply", "--yes", "-n", "x", "-f", dup}, "-n/--namespace x sets the namespace of plain Kubernetes manifests", "is a Spec")

@@ -100,6 +100,9 @@ func applyCommand() *cli.Command {
 		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(),
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}),
 		Action: func(c *cli.Context) error {
+			if c.String("spec-file") == "-" && !c.Bool("yes") {
+				return errors.New("kumo apply -f - reads standard input, so it cannot ask for confirmation there too: add --yes (or preview first)")
+			}
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setSource(c, &req); err != nil {
 					return err
