@@ -7,14 +7,15 @@
 // A Spec goes through these steps:
 //
 //  1. ParseSpec reads it from YAML or JSON (MarshalSpec writes it back, HashSpec names
-//     its content).
+//     its content). ReadInputs reads what `kumo apply -f` is given: a Spec, or plain
+//     Kubernetes manifests that ManifestSpec turns into one (manifest.go).
 //  2. Spec.Validate reports every problem at once: duplicate or malformed IDs, unknown
-//     types, dangling dependsOn and $kumo_path references, dependency cycles.
+//     types, dangling dependsOn and $kumo_path (or $kusion_path) references, dependency cycles.
 //  3. Spec.Graph builds the dependency graph (package engine/dag) from dependsOn and
-//     $kumo_path references; apply walks it in order, destroy walks its Reverse.
+//     $kumo_path (or $kusion_path) references; apply walks it in order, destroy walks its Reverse.
 //  4. Diff compares, per resource, what an apply would produce with what is live and
 //     what was last recorded, giving a Create, Update, Delete or UnChanged Change.
-//     ResolveRefs fills $kumo_path references from live resources just before apply.
+//     ResolveRefs fills $kumo_path (or $kusion_path) references from live resources just before apply.
 //
 // Talking to the infrastructure is the job of the runtimes in engine/runtime.
 package engine

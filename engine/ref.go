@@ -12,7 +12,24 @@ import (
 // attribute: "$kumo_path.<resourceID>.<dotted.path>".
 const RefPrefix = "$kumo_path."
 
-// Ref is one $kumo_path reference found in a resource's attributes.
+// KusionRefPrefix is Kusion's spelling of RefPrefix: a Spec written by Kusion refers
+// to other resources as "$kusion_path.<resourceID>.<dotted.path>", and means the same.
+const KusionRefPrefix = "$kusion_path."
+
+// refPrefixes are the prefixes that make an attribute string a reference.
+var refPrefixes = [...]string{RefPrefix, KusionRefPrefix}
+
+// refPrefix returns the reference prefix s starts with, or "".
+func refPrefix(s string) string {
+	for _, p := range refPrefixes {
+		if strings.HasPrefix(s, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// Ref is one reference ($kumo_path or $kusion_path) found in a resource's attributes.
 type Ref struct {
 	// Raw is the attribute string as written, e.g.
 	// "$kumo_path.v1:Service:demo:web.spec.clusterIP".
@@ -24,13 +41,14 @@ type Ref struct {
 	Path []string
 }
 
-// IsRef reports whether the attribute value v is a $kumo_path reference.
+// IsRef reports whether the attribute value v is a reference: a string starting
+// with $kumo_path. or $kusion_path.
 func IsRef(v any) bool {
 	s, ok := v.(string)
-	return ok && strings.HasPrefix(s, RefPrefix)
+	return ok && refPrefix(s) != ""
 }
 
-// Refs returns the distinct $kumo_path references in r's attributes (walked deeply,
+// Refs returns the distinct $kumo_path and $kusion_path references in r's attributes (walked deeply,
 // lists included), in a stable order. IDs may contain dots, so the resource is the
 // longest dot-separated prefix that is an ID in s. A reference naming no resource of s,
 // or naming one without an attribute path, is an error.
@@ -53,7 +71,7 @@ func refsOf(r *Resource, ids map[string]bool) ([]Ref, error) {
 	var errs []error
 	seen := map[string]bool{}
 	walkStrings(r.Attributes, func(str string) {
-		if !strings.HasPrefix(str, RefPrefix) || seen[str] {
+		if refPrefix(str) == "" || seen[str] {
 			return
 		}
 		seen[str] = true
@@ -68,7 +86,7 @@ func refsOf(r *Resource, ids map[string]bool) ([]Ref, error) {
 }
 
 func parseRef(raw string, ids map[string]bool) (Ref, error) {
-	rest := strings.TrimPrefix(raw, RefPrefix)
+	rest := strings.TrimPrefix(raw, refPrefix(raw))
 	parts := strings.Split(rest, ".")
 	for n := len(parts); n > 0; n-- {
 		id := strings.Join(parts[:n], ".")

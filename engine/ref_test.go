@@ -2,6 +2,7 @@ package engine
 
 import (
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -138,5 +139,47 @@ func TestResolveRefsErrors(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q lacks %q", err, want)
 		}
+	}
+}
+
+// A Spec written by Kusion refers with $kusion_path: same meaning, IDs with dots
+// resolved by the longest match, inside lists and Terraform arguments, and an
+// edge in the graph without dependsOn.
+func TestKusionPathRefs(t *testing.T) {
+	s := &Spec{Resources: []Resource{
+		{ID: "hashicorp:local:local_file:conf", Type: Terraform, Attributes: map[string]any{
+			"filename": "/tmp/x",
+			"content":  []any{"$kusion_path.apiextensions.k8s.io/v1:CustomResourceDefinition:foos.example.com.spec.group"},
+		}},
+		{ID: "apiextensions.k8s.io/v1:CustomResourceDefinition:foos.example.com", Type: Kubernetes},
+		{ID: "apiextensions.k8s.io/v1:CustomResourceDefinition:foos.example", Type: Kubernetes},
+	}}
+	refs, err := s.Refs(&s.Resources[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Ref{{"$kusion_path.apiextensions.k8s.io/v1:CustomResourceDefinition:foos.example.com.spec.group",
+		"apiextensions.k8s.io/v1:CustomResourceDefinition:foos.example.com", []string{"spec", "group"}}}
+	if !reflect.DeepEqual(refs, want) {
+		t.Fatalf("Refs = %#v\nwant %#v", refs, want)
+	}
+	g, err := s.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	order, err := g.TopoSort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Index(order, s.Resources[1].ID) > slices.Index(order, s.Resources[0].ID) {
+		t.Fatalf("order %v: the referring resource comes before the one it refers to", order)
+	}
+	if !IsRef(want[0].Raw) || IsRef("kusion_path.x.y") {
+		t.Fatal("IsRef does not tell $kusion_path references from text")
+	}
+	s.Resources[0].Attributes["x"] = "$kusion_path.v1:Secret:demo:nope.data.pw"
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(),
+		`resources[0] ("hashicorp:local:local_file:conf"): reference $kusion_path.v1:Secret:demo:nope.data.pw: no resource with that id`) {
+		t.Fatalf("Validate = %v, want an error naming the resource and the reference", err)
 	}
 }

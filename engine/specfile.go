@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	yamlv2 "go.yaml.in/yaml/v2"
-	"sigs.k8s.io/yaml"
 )
 
 // ParseSpec reads a Spec from YAML or JSON. source names the input in errors (usually
@@ -26,14 +25,22 @@ import (
 // expect. An empty document is an error; "resources: []" is an empty Spec. ParseSpec
 // does not validate the Spec: see Spec.Validate.
 func ParseSpec(data []byte, source string) (*Spec, error) {
-	j, err := yaml.YAMLToJSON(data)
+	docs, err := splitDocuments(data, source)
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
-		return nil, fmt.Errorf("%s: %s", source, msg)
+		return nil, err
 	}
-	if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
+	switch len(docs) {
+	case 0:
 		return nil, fmt.Errorf("%s: empty document, want a spec with resources", source)
+	case 1:
+		return parseSpecJSON(docs[0].json, source)
 	}
+	// Reading the first document only would drop the others without a word.
+	return nil, fmt.Errorf("%s: %d documents (the second at line %d); a Spec is one document", source, len(docs), docs[1].line)
+}
+
+// parseSpecJSON is ParseSpec on one document, as JSON.
+func parseSpecJSON(j []byte, source string) (*Spec, error) {
 	var top struct {
 		Resources   []json.RawMessage `json:"resources"`
 		SecretStore any               `json:"secretStore"`

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -23,7 +24,8 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
 		&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
 		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: the kumo server running on --home, else an embedded server for this command)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
-		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "Temporal namespace", EnvVars: []string{"TEMPORAL_NAMESPACE"}},
+		&cli.StringFlag{Name: "temporal-namespace", Value: "default", Usage: "Temporal namespace", EnvVars: []string{"TEMPORAL_NAMESPACE"}},
+		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "Kubernetes namespace for objects of plain manifests that have none (apply, preview, spec convert; default: the kubeconfig context's, else default)"},
 		&cli.StringFlag{Name: "ui-url", Usage: "address of the Temporal Web UI, for links to runs (e.g. http://localhost:8233)", EnvVars: []string{"KUMO_UI_URL"}},
 		&cli.StringFlag{Name: "home", Usage: "kumo's data directory (default: $KUMO_HOME, else ~/.kumo)", EnvVars: []string{"KUMO_HOME"}},
 		&cli.StringFlag{Name: "backend", Usage: "where releases, state, workspaces and run logs live: s3://bucket[/prefix] or file:///dir (default: backend in the nearest project.yaml, else --home)", EnvVars: []string{"KUMO_BACKEND"}},
@@ -94,12 +96,36 @@ func open(c *cli.Context) (*client.Client, error) {
 		return nil, err
 	}
 	opts.TemporalAddress = global(c, "temporal-address")
-	opts.Namespace = global(c, "namespace")
+	if opts.Namespace, err = temporalNamespace(c); err != nil {
+		return nil, err
+	}
 	opts.UIBaseURL = global(c, "ui-url")
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return client.OpenContext(c.Context, opts)
+}
+
+// manifestCommands take plain Kubernetes manifests, so -n/--namespace means
+// something to them.
+var manifestCommands = []string{"apply", "preview", "convert"}
+
+// temporalNamespace is --temporal-namespace (or TEMPORAL_NAMESPACE). --namespace
+// used to be the Temporal namespace; now it is the Kubernetes one, as in kubectl.
+// Given to a command that takes no manifests, it is an old invocation: say so
+// rather than run in the default Temporal namespace.
+func temporalNamespace(c *cli.Context) (string, error) {
+	if ns := global(c, "namespace"); ns != "" && !slices.Contains(manifestCommands, c.Command.Name) {
+		var names []string
+		for _, ctx := range c.Lineage() {
+			if ctx.Command != nil && ctx.Command.Name != "" {
+				names = append([]string{ctx.Command.Name}, names...)
+			}
+		}
+		return "", fmt.Errorf("%s: -n/--namespace %s is the Kubernetes namespace of plain manifests now (as in kubectl), which this command does not take; for the Temporal namespace use --temporal-namespace %s (or TEMPORAL_NAMESPACE)",
+			strings.Join(names, " "), ns, ns)
+	}
+	return global(c, "temporal-namespace"), nil
 }
 
 // backendFlags are the flags that say where the records live.

@@ -11,17 +11,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
-	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
 )
 
 // sourceFlags choose what a preview or apply works on: a ready spec, or a stack
 // to generate one from.
 func sourceFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "spec-file", Aliases: []string{"f"}, Usage: "resource spec (KusionStack Spec YAML) instead of generating one from the stack"},
-		stackFlag(), generatorTimeoutFlag(),
-	}
+	return append(fileFlags(), stackFlag(), generatorTimeoutFlag())
 }
 
 func stackFlag() *cli.StringFlag {
@@ -38,17 +34,12 @@ func setSource(c *cli.Context, req *client.Request) error {
 		if c.IsSet("stack") {
 			return errors.New("give either --spec-file or --stack, not both")
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if req.Spec, err = engine.ParseSpec(data, path); err != nil {
-			return err
-		}
-		if err := req.Spec.Validate(); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
+		var err error
+		req.Spec, err = readSpecArg(c, path)
+		return err
+	}
+	if ns := global(c, "namespace"); ns != "" {
+		return fmt.Errorf("-n/--namespace %s sets the namespace of plain Kubernetes manifests given with -f, not of a stack; for the Temporal namespace use --temporal-namespace %s", ns, ns)
 	}
 	dir, err := stackDir(c)
 	if err != nil {
@@ -109,6 +100,9 @@ func applyCommand() *cli.Command {
 		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(),
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}),
 		Action: func(c *cli.Context) error {
+			if c.String("spec-file") == "-" && !c.Bool("yes") {
+				return errors.New("kumo apply -f - reads standard input, so it cannot ask for confirmation there too: add --yes (or preview first)")
+			}
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setSource(c, &req); err != nil {
 					return err

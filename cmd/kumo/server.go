@@ -38,7 +38,10 @@ func runServer(c *cli.Context) error {
 		return fmt.Errorf("kumo server runs its own Temporal; --temporal-address (or TEMPORAL_ADDRESS) %s is for commands that use an existing one", a)
 	}
 	opts := backendFlags(c)
-	opts.Namespace = global(c, "namespace")
+	var err error
+	if opts.Namespace, err = temporalNamespace(c); err != nil {
+		return err
+	}
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

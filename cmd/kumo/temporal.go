@@ -12,7 +12,7 @@ func temporalCommand() *cli.Command {
 		Usage: "prepare an existing Temporal cluster for kumo",
 		Subcommands: []*cli.Command{{
 			Name:  "setup",
-			Usage: "register kumo's search attributes in the namespace (--temporal-address, --namespace)",
+			Usage: "register kumo's search attributes in the namespace (--temporal-address, --temporal-namespace)",
 			Action: func(c *cli.Context) error {
 				kc, err := open(c)
 				if err != nil {
@@ -24,7 +24,7 @@ func temporalCommand() *cli.Command {
 					return err
 				}
 				for _, a := range attrs {
-					fmt.Printf("search attribute %s (%s) is registered in namespace %s\n", a.Name, a.Type, global(c, "namespace"))
+					fmt.Printf("search attribute %s (%s) is registered in namespace %s\n", a.Name, a.Type, global(c, "temporal-namespace"))
 				}
 				return nil
 			},

@@ -45,7 +45,7 @@ func TestTemporalSetupRegistersSearchAttributes(t *testing.T) {
 	if r := run("temporal", "setup"); r.code == 0 || !strings.Contains(r.stderr, "--temporal-address") {
 		t.Errorf("setup without an address: %s", r)
 	}
-	if r := run("--temporal-address", address, "--namespace", "team-a", "temporal", "setup"); r.code != 0 || !strings.Contains(r.stdout, "KumoProject") {
+	if r := run("--temporal-address", address, "--temporal-namespace", "team-a", "temporal", "setup"); r.code != 0 || !strings.Contains(r.stdout, "KumoProject") {
 		t.Fatalf("setup: %s", r)
 	}
 	resp, err := tc.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "team-a"})

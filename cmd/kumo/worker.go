@@ -28,7 +28,11 @@ func workerCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := sdkclient.Options{HostPort: address, Namespace: global(c, "namespace")}
+			namespace, err := temporalNamespace(c)
+			if err != nil {
+				return err
+			}
+			opts := sdkclient.Options{HostPort: address, Namespace: namespace}
 			if !globalBool(c, "debug") {
 				opts.Logger = sdklog.NewStructuredLogger(quietLogger())
 			}
@@ -38,7 +42,7 @@ func workerCommand() *cli.Command {
 			}
 			defer tc.Close()
 			w := worker.New(tc, b)
-			fmt.Fprintf(os.Stderr, "kumo worker polling task queue %q on %s (namespace %s)\n", "kumo", address, global(c, "namespace"))
+			fmt.Fprintf(os.Stderr, "kumo worker polling task queue %q on %s (namespace %s)\n", "kumo", address, namespace)
 			if err := w.Start(); err != nil {
 				return err
 			}

@@ -49,6 +49,7 @@ type Config struct {
 // Runtime implements runtime.Runtime for Kubernetes objects. It is safe for
 // concurrent use.
 type Runtime struct {
+	kubeconfig    string // the file New loaded, "" for the default rules or NewForConfig
 	client        dynamic.Interface
 	mapper        *restmapper.DeferredDiscoveryRESTMapper
 	deleteTimeout time.Duration
@@ -60,6 +61,11 @@ type Runtime struct {
 	// namespaces seen to exist; a namespace is rarely deleted under a run, and a
 	// stale entry only costs the dry-run fallback below.
 	namespaces sync.Map
+
+	// others are the runtimes of the clusters resources name with the kubeConfig
+	// extension (kubeconfig path -> *Runtime), built on first use.
+	othersMu sync.Mutex
+	others   map[string]*Runtime
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
@@ -73,7 +79,37 @@ func New(cfg Config) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes runtime: load kubeconfig: %w", err)
 	}
-	return NewForConfig(rc, cfg.DeleteTimeout)
+	r, err := NewForConfig(rc, cfg.DeleteTimeout)
+	if err != nil {
+		return nil, err
+	}
+	r.kubeconfig = cfg.Kubeconfig
+	return r, nil
+}
+
+// forResource returns the runtime of the cluster res belongs to: r, or for a
+// resource whose kubeConfig extension (engine.ExtKubeConfig, as Kusion writes
+// it) names another kubeconfig file, a runtime for that file's current context,
+// kept for the next resources of that cluster. One spec can so span clusters.
+func (r *Runtime) forResource(res *engine.Resource) (*Runtime, error) {
+	path := engine.KubeConfig(res)
+	if path == "" || path == r.kubeconfig {
+		return r, nil
+	}
+	r.othersMu.Lock()
+	defer r.othersMu.Unlock()
+	if rt, ok := r.others[path]; ok {
+		return rt, nil
+	}
+	rt, err := New(Config{Kubeconfig: path, DeleteTimeout: r.deleteTimeout})
+	if err != nil {
+		return nil, runtime.Permanent(fmt.Errorf("%s: extensions.%s: %w", res.ID, engine.ExtKubeConfig, err))
+	}
+	if r.others == nil {
+		r.others = map[string]*Runtime{}
+	}
+	r.others[path] = rt
+	return rt, nil
 }
 
 // NewForConfig builds a Runtime from a client-go config. Unset QPS and Burst are
@@ -203,6 +239,12 @@ func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runt
 	if err := runtime.Interrupted(ctx, "apply", desired.ID); err != nil {
 		return nil, err
 	}
+	if rt, err := r.forResource(desired); err != nil || rt != r {
+		if err != nil {
+			return nil, prefix("apply", err)
+		}
+		return rt.Apply(ctx, desired, opts)
+	}
 	if len(desired.Attributes) == 0 {
 		return nil, runtime.Permanent(fmt.Errorf("apply %s: no attributes (the Kubernetes object)", desired.ID))
 	}
@@ -313,6 +355,12 @@ func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resou
 	if err := runtime.Interrupted(ctx, "read", res.ID); err != nil {
 		return nil, err
 	}
+	if rt, err := r.forResource(res); err != nil || rt != r {
+		if err != nil {
+			return nil, prefix("read", err)
+		}
+		return rt.Read(ctx, res)
+	}
 	t, err := r.resolve(res)
 	if err != nil {
 		return nil, prefix("read", err)
@@ -339,6 +387,12 @@ func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resou
 func (r *Runtime) Delete(ctx context.Context, res *engine.Resource) error {
 	if err := runtime.Interrupted(ctx, "delete", res.ID); err != nil {
 		return err
+	}
+	if rt, err := r.forResource(res); err != nil || rt != r {
+		if err != nil {
+			return prefix("delete", err)
+		}
+		return rt.Delete(ctx, res)
 	}
 	t, err := r.resolve(res)
 	if err != nil {

@@ -15,8 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
@@ -391,17 +389,7 @@ func TestDeleteTimeoutNamesFinalizers(t *testing.T) {
 
 func TestKubeconfigContextSelection(t *testing.T) {
 	c, _, ns := setup(t)
-	cfg, err := clientcmd.LoadFromFile(c.Kubeconfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Clusters["broken"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1", InsecureSkipTLSVerify: true}
-	cfg.Contexts["broken"] = &clientcmdapi.Context{Cluster: "broken", AuthInfo: localcluster.Name}
-	cfg.CurrentContext = "broken"
-	path := filepath.Join(t.TempDir(), "config")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
+	path := brokenKubeconfig(t, c)
 	cm := configMap(ns, "ctx", map[string]any{"k": "v"})
 
 	rt, err := New(Config{Kubeconfig: path, Context: localcluster.Name})
