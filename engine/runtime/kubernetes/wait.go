@@ -43,6 +43,12 @@ var podOwners = map[schema.GroupKind]bool{
 // workload is Progressing, the first Degraded Pod's message is added to its
 // own, and a Pod crash-looping past opts.CrashLoopRestarts fails the wait.
 func (r *Runtime) WaitHealthy(ctx context.Context, res *engine.Resource, opts runtime.WaitOptions) (health.Result, error) {
+	if rt, err := r.forResource(res); err != nil || rt != r {
+		if err != nil {
+			return health.Result{}, prefix("wait", err)
+		}
+		return rt.WaitHealthy(ctx, res, opts)
+	}
 	t, err := r.resolve(res)
 	if err != nil {
 		return health.Result{}, prefix("wait", err)
