@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 
@@ -53,8 +54,8 @@ func TestClusterScopedWithNamespace(t *testing.T) {
 	if err := rt.Delete(ctx, role); err != nil {
 		t.Fatal(err)
 	}
-	if live, err := rt.Read(ctx, role); err != nil || live != nil {
-		t.Fatalf("after delete: %v, %v", live, err)
+	if live, err := rt.Read(ctx, role); !errors.Is(err, runtime.ErrNotFound) || live != nil {
+		t.Fatalf("after delete: %v, %v; want not found", live, err)
 	}
 }
 
