@@ -41,15 +41,21 @@ func Kubernetes(dryRun, live map[string]any, manager string) ([]Field, error) {
 	return out, nil
 }
 
-// appliedSet returns the fieldsV1 set of manager's Apply entry in obj.
+// appliedSet returns the fieldsV1 set of manager's Apply entry in obj. The
+// apiserver records no entry for a manager that owns no fields (an object with
+// only a name, as a bare Namespace is): then there is nothing to compare.
 func appliedSet(obj map[string]any, manager string) (map[string]any, error) {
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil {
+		return nil, fmt.Errorf("the dry-run result has no metadata")
+	}
 	for _, e := range managedFields(obj) {
 		if e["manager"] == manager && e["operation"] == "Apply" {
 			set, _ := e["fieldsV1"].(map[string]any)
 			return set, nil
 		}
 	}
-	return nil, fmt.Errorf("the dry-run result has no managedFields entry of %q (operation Apply)", manager)
+	return nil, nil
 }
 
 func managedFields(obj map[string]any) []map[string]any {

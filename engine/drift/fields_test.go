@@ -95,9 +95,14 @@ func TestKubernetesConfigMapKeys(t *testing.T) {
 	}
 }
 
-func TestKubernetesNeedsKumoEntry(t *testing.T) {
-	if _, err := Kubernetes(deployment(1, "x"), deployment(1, "x"), "kumo"); err == nil {
-		t.Error("a dry-run without kumo's Apply entry compared without error")
+// TestKubernetesNoKumoEntry: a dry run in which kumo owns no field (a bare
+// Namespace) compares nothing, however live differs.
+func TestKubernetesNoKumoEntry(t *testing.T) {
+	if got, err := Kubernetes(deployment(1, "x"), deployment(2, "y"), "kumo"); err != nil || got != nil {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if _, err := Kubernetes(map[string]any{}, deployment(2, "y"), "kumo"); err == nil {
+		t.Error("a dry-run result without metadata compared without error")
 	}
 }
 
