@@ -9,4 +9,6 @@ const (
 	AttrOperation = "KumoOperation"
 	AttrRevision  = "KumoRevision"
 	AttrDrifted   = "KumoDrifted"
+	// AttrDriftCount is how many resources a drift check found not in sync.
+	AttrDriftCount = "KumoDriftCount"
 )

@@ -18,6 +18,7 @@ const (
 	ApplyWorkflow    = "Apply"
 	DestroyWorkflow  = "Destroy"
 	RollbackWorkflow = "Rollback"
+	DriftWorkflow    = "DriftCheck"
 )
 
 // Signal and query names.
@@ -35,6 +36,9 @@ var (
 	WorkspaceAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrWorkspace)
 	OperationAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrOperation)
 	RevisionAttr  = temporal.NewSearchAttributeKeyInt64(runspec.AttrRevision)
+	// DriftedAttr and DriftCountAttr are set by DriftCheck runs.
+	DriftedAttr    = temporal.NewSearchAttributeKeyBool(runspec.AttrDrifted)
+	DriftCountAttr = temporal.NewSearchAttributeKeyInt64(runspec.AttrDriftCount)
 )
 
 // MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:
