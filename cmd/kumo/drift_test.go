@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/internal/terraformtest"
 )
 
 func driftSpec(ns string) string {
@@ -67,7 +70,7 @@ func TestDriftCheck(t *testing.T) {
 
 	second := e.driftCheck(2)
 	want := map[string]string{
-		"v1:ConfigMap:" + ns + ":settings": `drifted [/data/color "blue" -> "red" by kubectl-edit]`,
+		"v1:ConfigMap:" + ns + ":settings":  `drifted [/data/color "blue" -> "red" by kubectl-edit]`,
 		"apps/v1:Deployment:" + ns + ":web": `drifted [/spec/replicas 2 -> 5 by kubectl-scale]`,
 		"v1:Service:" + ns + ":web":         `missing []`,
 	}
@@ -118,4 +121,46 @@ func describeResult(r drift.Result) string {
 		fields = append(fields, fmt.Sprintf("%s %s -> %s by %s", f.Path, showValue(f.Recorded), showValue(f.Live), f.Manager))
 	}
 	return fmt.Sprintf("%s [%s]", r.Status, strings.Join(fields, ", "))
+}
+
+// TestDriftCheckTerraform: Terraform resources are checked by refreshing their
+// recorded state. An object whose file is edited on disk is drifted, naming the
+// attribute with its recorded and live values. local_file (provider v1.4.0)
+// reads a file whose content no longer matches as gone, so the refresh drops it:
+// it is reported missing, never in sync.
+func TestDriftCheckTerraform(t *testing.T) {
+	e, _ := terraformEnv(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "motd")
+	spec := fmt.Sprintf(`resources:
+- id: hashicorp:local:local_file:motd
+  type: Terraform
+  attributes: {filename: %q, content: hello}
+  extensions:
+    provider: %s
+    resourceType: local_file
+`, file, terraformtest.LocalProvider) + kumotestObject("obj", dir, "content: mine", "")
+	e.ok("workspace", "create", "dev", "--file", e.writeSpec("dev.yaml", "context: {}\n"))
+	e.ok("apply", "--yes", "--workspace", "dev", "-f", e.writeSpec("spec.yaml", spec))
+	if r := e.driftCheck(0); r.Counts != (drift.Counts{Resources: 2, InSync: 2}) {
+		t.Fatalf("check right after apply: %+v", r)
+	}
+	objects := terraformtest.Objects(t, dir)
+	for _, f := range []string{file, filepath.Join(dir, objects[0])} {
+		if err := os.WriteFile(f, []byte("theirs"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.driftCheck(2)
+	got := map[string]string{}
+	for _, res := range r.Resources {
+		got[res.ID] = describeResult(res)
+	}
+	want := map[string]string{
+		"kumoproj:kumotest:kumotest_object:obj": `drifted [/content "mine" -> "theirs" by ]`,
+		"hashicorp:local:local_file:motd":       `missing []`,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("check after editing the files:\n got  %v\n want %v", got, want)
+	}
 }
