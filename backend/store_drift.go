@@ -66,12 +66,6 @@ func (s *Store) PutDriftReport(ctx context.Context, r *drift.Report, keep int) e
 // DriftReport returns the report of the check runID made, or, with runID "",
 // the latest one; ErrNotFound when there is none.
 func (s *Store) DriftReport(ctx context.Context, project, workspace, runID string) (*drift.Report, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := validateWorkspace(project, workspace); err != nil {
-		return nil, err
-	}
 	names, err := s.driftNames(ctx, project, workspace)
 	if err != nil {
 		return nil, err
@@ -97,12 +91,6 @@ func (s *Store) DriftReport(ctx context.Context, project, workspace, runID strin
 
 // DriftReports returns the stored reports of a stack, oldest first.
 func (s *Store) DriftReports(ctx context.Context, project, workspace string) ([]*drift.Report, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := validateWorkspace(project, workspace); err != nil {
-		return nil, err
-	}
 	names, err := s.driftNames(ctx, project, workspace)
 	if err != nil {
 		return nil, err
@@ -122,8 +110,15 @@ func (s *Store) DriftReports(ctx context.Context, project, workspace string) ([]
 	return slices.DeleteFunc(out, func(r *drift.Report) bool { return r == nil }), nil
 }
 
-// driftNames lists the report objects of a stack, oldest first.
+// driftNames checks the context and the names, and lists the report objects of
+// a stack, oldest first.
 func (s *Store) driftNames(ctx context.Context, project, workspace string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := validateWorkspace(project, workspace); err != nil {
+		return nil, err
+	}
 	ents, err := s.d.List(ctx, driftDir(project, workspace))
 	if err != nil {
 		return nil, fmt.Errorf("drift reports of %s/%s: %w", project, workspace, err)
