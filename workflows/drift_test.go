@@ -4,11 +4,16 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -19,14 +24,15 @@ func TestDriftCheck(t *testing.T) {
 	h := newHarness(t)
 	a, b, c := cm("a"), cm("b"), cm("c")
 	a.Attributes["data"] = map[string]any{"k": "v"}
-	if _, err := h.run(Apply, &engine.Spec{Resources: []engine.Resource{a, b, c}}); err != nil {
-		t.Fatal(err)
-	}
+	recordRelease(t, h, a, b, c)
 	h.rt.objects[a.ID]["data"] = map[string]any{"k": "changed"}
 	delete(h.rt.objects, b.ID)
 
 	env := h.NewTestWorkflowEnvironment()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "kumo-drift/p/w/1"})
+	// The first workflow of a test binary pays one-off initialisation inside
+	// the workflow goroutine; on a loaded machine that exceeds the 1 s default.
+	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
 	activities.Register(env, h.acts)
 	Register(env)
 	env.ExecuteWorkflow(DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w"})
@@ -55,5 +61,33 @@ func TestDriftCheck(t *testing.T) {
 	}
 	if d := driftDetails(res); !strings.Contains(d, "- missing "+b.ID) {
 		t.Errorf("details %q", d)
+	}
+}
+
+// recordRelease makes revision 1 of p/w a succeeded apply of rs, applied to
+// the fake runtime, without running an Apply.
+func recordRelease(t *testing.T, h *harness, rs ...engine.Resource) {
+	t.Helper()
+	ctx := context.Background()
+	hash, err := h.backend.PutSpec(ctx, &engine.Spec{Resources: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := release.New(h.backend, h.rt, notRunning{})
+	info, err := m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationApply, SpecHash: hash, WorkflowID: "kumo/p/w", RunID: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rs {
+		out, err := h.rt.Apply(ctx, &r, runtime.ApplyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Record(ctx, info.Key, backend.StateEntry{ID: r.ID, Resource: out}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
+		t.Fatal(err)
 	}
 }
