@@ -37,7 +37,7 @@ func driftCommand() *cli.Command {
 }
 
 func driftCheck(c *cli.Context) error {
-	if err := checkOutput(c); err != nil {
+	if err := checkReportOutput(c); err != nil {
 		return err
 	}
 	return withClient(c, func(kc *client.Client, t target) error {
@@ -69,7 +69,7 @@ func driftCheck(c *cli.Context) error {
 }
 
 func driftReport(c *cli.Context) error {
-	if err := checkOutput(c); err != nil {
+	if err := checkReportOutput(c); err != nil {
 		return err
 	}
 	return withClient(c, func(kc *client.Client, t target) error {
@@ -81,7 +81,8 @@ func driftReport(c *cli.Context) error {
 	})
 }
 
-func checkOutput(c *cli.Context) error {
+// checkReportOutput refuses an -o other than table or json before anything runs.
+func checkReportOutput(c *cli.Context) error {
 	if o := c.String("output"); o != "table" && o != "json" {
 		return fmt.Errorf("unknown output %q (want table or json)", o)
 	}
