@@ -10,11 +10,12 @@ import (
 
 // Error types the workflows and the client recognise.
 const (
-	ErrTypeLocked   = "ReleaseLocked"
-	ErrTypeInvalid  = "InvalidSpec"
-	ErrTypeNode     = "ResourceFailed"
-	ErrTypeGenerate = "GenerateFailed"
-	ErrTypeBackend  = "BackendError"
+	ErrTypeLocked    = "ReleaseLocked"
+	ErrTypeInvalid   = "InvalidSpec"
+	ErrTypeNode      = "ResourceFailed"
+	ErrTypeGenerate  = "GenerateFailed"
+	ErrTypeBackend   = "BackendError"
+	ErrTypeNoRelease = "NoRelease"
 )
 
 // errorTypes maps each kind of release failure to its Temporal error type; a
@@ -30,6 +31,7 @@ var errorTypes = []struct {
 	{release.ErrResourceFailed, ErrTypeNode, false},
 	{release.ErrGenerate, ErrTypeGenerate, false},
 	{release.ErrBackend, ErrTypeBackend, true},
+	{release.ErrNoRelease, ErrTypeNoRelease, false},
 }
 
 // temporalError is the one place domain errors become Temporal errors: a

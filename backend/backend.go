@@ -19,6 +19,7 @@ import (
 	"errors"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/drift"
 )
 
 // Backend is where releases, specs and in-flight state live.
@@ -88,6 +89,16 @@ type Backend interface {
 	// RunLog returns a run's log: its parts concatenated in part-name order, or
 	// ErrNotFound when the run has none.
 	RunLog(ctx context.Context, runID string) ([]byte, error)
+
+	// PutDriftReport stores one drift check's report (named by its run ID and
+	// check time) and prunes the stack's reports to the newest keep (<= 0:
+	// drift.DefaultKeep).
+	PutDriftReport(ctx context.Context, r *drift.Report, keep int) error
+	// DriftReport returns the report of run runID, or the latest with runID "";
+	// ErrNotFound when there is none.
+	DriftReport(ctx context.Context, project, workspace, runID string) (*drift.Report, error)
+	// DriftReports returns a stack's stored reports, oldest first.
+	DriftReports(ctx context.Context, project, workspace string) ([]*drift.Report, error)
 }
 
 // ReleaseKey names one revision.

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/drift"
 )
 
 // validHash reports whether h looks like a hex sha256, the only names specs are
@@ -78,8 +79,19 @@ func decodeJSON(data []byte, v any) error {
 			x.Modules[name] = m
 		}
 		x.Context = normalizeMap(x.Context)
+	case *drift.Report:
+		for i := range x.Resources {
+			normalizeFields(x.Resources[i].Fields)
+			normalizeFields(x.Resources[i].Ignored)
+		}
 	}
 	return nil
+}
+
+func normalizeFields(fs []drift.Field) {
+	for i := range fs {
+		fs[i].Recorded, fs[i].Live = engine.Normalize(fs[i].Recorded), engine.Normalize(fs[i].Live)
+	}
 }
 
 func normalizeSpec(s *engine.Spec) {

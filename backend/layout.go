@@ -14,6 +14,7 @@ import "strconv"
 //	specs/<hash>.yaml                                         specs by content hash
 //	workspaces/<name>.yaml                                    one engine.Workspace
 //	runs/<run ID>/<part>.log                                  the parts of a run's log
+//	drift/<project>/<workspace>/<time>_<run ID>.json          one drift check's report
 //
 // Every name is checked with ValidateName (or is a hex hash) before it becomes a
 // key segment, so no caller-supplied value adds a '/' or reaches outside.
@@ -22,6 +23,8 @@ const (
 	specsDir      = "specs"
 	workspacesDir = "workspaces"
 	runsDir       = "runs"
+	driftRoot     = "drift"
+	jsonExt       = ".json"
 	yamlExt       = ".yaml"
 	stateExt      = ".state"
 	logExt        = ".log"

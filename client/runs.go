@@ -162,7 +162,7 @@ func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error
 // operations names each workflow type as the KumoOperation search attribute does.
 var operations = map[string]string{
 	workflows.GenerateWorkflow: "generate", workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply",
-	workflows.DestroyWorkflow: "destroy", workflows.RollbackWorkflow: "rollback",
+	workflows.DestroyWorkflow: "destroy", workflows.RollbackWorkflow: "rollback", workflows.DriftWorkflow: "drift",
 }
 
 // Rollback starts a Rollback run to revision (0: the last succeeded revision

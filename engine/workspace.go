@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/kumoproj/kumo/engine/drift"
+
 // Workspace is a target environment (dev, prod): the platform team's defaults for
 // every project deployed into it. It is stored in the backend and edited with
 // `kumo workspace create|update --file ws.yaml`.
@@ -14,6 +16,8 @@ type Workspace struct {
 	Runtimes Runtimes `json:"runtimes,omitempty"`
 	// Context is free values handed to generators.
 	Context map[string]any `json:"context,omitempty"`
+	// Drift says what drift checks ignore here and how many reports they keep.
+	Drift drift.Config `json:"drift,omitzero"`
 }
 
 // ModuleDefaults is a workspace's configuration for one module.

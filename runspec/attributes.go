@@ -11,4 +11,6 @@ const (
 	// AttrStatus is where a run is (running, awaiting-approval, ..., succeeded), kept current.
 	AttrStatus  = "KumoStatus"
 	AttrDrifted = "KumoDrifted"
+	// AttrDriftCount is how many resources a drift check found not in sync.
+	AttrDriftCount = "KumoDriftCount"
 )

@@ -18,6 +18,7 @@ const (
 	ApplyWorkflow    = "Apply"
 	DestroyWorkflow  = "Destroy"
 	RollbackWorkflow = "Rollback"
+	DriftWorkflow    = "DriftCheck"
 )
 
 // Signal and query names.
@@ -42,6 +43,9 @@ var (
 	RevisionAttr  = temporal.NewSearchAttributeKeyInt64(runspec.AttrRevision)
 	// StatusAttr holds a Status, kept current as the run goes.
 	StatusAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrStatus)
+	// DriftedAttr and DriftCountAttr are set by DriftCheck runs.
+	DriftedAttr    = temporal.NewSearchAttributeKeyBool(runspec.AttrDrifted)
+	DriftCountAttr = temporal.NewSearchAttributeKeyInt64(runspec.AttrDriftCount)
 )
 
 // MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:

@@ -14,4 +14,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(Apply, workflow.RegisterOptions{Name: ApplyWorkflow})
 	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: DestroyWorkflow})
 	r.RegisterWorkflowWithOptions(Rollback, workflow.RegisterOptions{Name: RollbackWorkflow})
+	r.RegisterWorkflowWithOptions(DriftCheck, workflow.RegisterOptions{Name: DriftWorkflow})
 }

@@ -47,6 +47,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"ConcurrentCreateWorkspace", testConcurrentCreateWorkspace},
 		{"ListProjects", testListProjects},
 		{"RunLogs", testRunLogs},
+		{"DriftReports", testDriftReports},
 		{"InvalidNames", testInvalidNames},
 		{"NilArguments", testNilArguments},
 		{"CanceledContext", testCanceledContext},

@@ -36,6 +36,7 @@ var (
 	keyOperation = temporal.NewSearchAttributeKeyKeyword("KumoOperation")
 	keyRevision  = temporal.NewSearchAttributeKeyInt64("KumoRevision")
 	keyDrifted   = temporal.NewSearchAttributeKeyBool("KumoDrifted")
+	keyDriftN    = temporal.NewSearchAttributeKeyInt64("KumoDriftCount")
 )
 
 // --- workflows and activities used by the tests ---
@@ -53,6 +54,7 @@ func TaggedWorkflow(ctx workflow.Context, project string) (string, error) {
 		keyOperation.ValueSet("apply"),
 		keyRevision.ValueSet(3),
 		keyDrifted.ValueSet(false),
+		keyDriftN.ValueSet(0),
 	)
 	if err != nil {
 		return "", err

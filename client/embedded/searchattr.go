@@ -32,6 +32,7 @@ var SearchAttributes = []SearchAttribute{
 	{Name: runspec.AttrRevision, Type: enumspb.INDEXED_VALUE_TYPE_INT},
 	{Name: runspec.AttrStatus, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
 	{Name: runspec.AttrDrifted, Type: enumspb.INDEXED_VALUE_TYPE_BOOL},
+	{Name: runspec.AttrDriftCount, Type: enumspb.INDEXED_VALUE_TYPE_INT},
 }
 
 // registerWait bounds how long RegisterSearchAttributes waits for newly added

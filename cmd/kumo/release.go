@@ -67,6 +67,9 @@ type releaseRow struct {
 	Compensated int    `json:"compensated,omitempty"`
 	RunID       string `json:"runID,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// Drift is the latest drift check's summary, on the revision it checked,
+	// when that check found the stack not in sync.
+	Drift string `json:"drift,omitempty"`
 }
 
 func releaseList(c *cli.Context) error {
@@ -89,8 +92,9 @@ func releaseList(c *cli.Context) error {
 			if r.Compensation != nil {
 				compensated = len(r.Compensation.Resources)
 			}
-			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error})
+			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error, ""})
 		}
+		drifted := markDrift(c, kc, t, rows)
 		switch c.String("output") {
 		case "json":
 			return printJSON(rows)
@@ -113,11 +117,39 @@ func releaseList(c *cli.Context) error {
 			if r.Compensated > 0 {
 				operation += "+compensate"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Stack), operation, r.Phase, r.SpecHash, r.Resources,
+			phase := string(r.Phase)
+			if r.Drift != "" {
+				phase += " (drifted)"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Stack), operation, phase, r.SpecHash, r.Resources,
 				r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond), humanBytes(r.Size), orDash(rollbackOf))
 		}
-		return tw.Flush()
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if drifted != "" {
+			fmt.Printf("\n%s; `kumo drift report` shows it.\n", drifted)
+		}
+		return nil
 	})
+}
+
+// markDrift sets Drift on the row of the revision the latest drift check
+// found not in sync, and returns that check's summary ("" when in sync, or no
+// check was stored). A report that cannot be read marks nothing: the list is
+// about releases.
+func markDrift(c *cli.Context, kc *client.Client, t target, rows []releaseRow) string {
+	r, err := kc.Backend().DriftReport(c.Context, t.Project, t.Workspace, "")
+	if err != nil || !r.Drifted() {
+		return ""
+	}
+	s := fmt.Sprintf("%s (check %s at %s)", r.Summary(), r.RunID, r.CheckTime.Local().Format(time.DateTime))
+	for i := range rows {
+		if rows[i].Revision == r.Revision {
+			rows[i].Drift = s
+		}
+	}
+	return s
 }
 
 func releaseShow(c *cli.Context) error {

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/drift"
 )
 
 // File names in a project.
@@ -30,6 +31,9 @@ type Project struct {
 	// Backend is where the project's releases live (s3://bucket[/prefix], ...);
 	// --backend and KUMO_BACKEND take precedence. Empty: $KUMO_HOME.
 	Backend string `json:"backend,omitempty"`
+	// Drift adds ignore rules (after the workspace's) to this project's drift
+	// checks, and may set how many reports they keep.
+	Drift drift.Config `json:"drift,omitzero"`
 	// Dir is the absolute project directory.
 	Dir string `json:"-"`
 }
@@ -111,6 +115,9 @@ func LoadProject(dir string) (*Project, error) {
 		if err := checkGenerator(name, g); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+	}
+	if err := p.Drift.Validate(path); err != nil {
+		return nil, err
 	}
 	return &p, nil
 }

@@ -25,6 +25,9 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 		return nil, fmt.Errorf("%s: name: the file is for workspace %q, not %q", source, ws.Name, name)
 	}
 	ws.Name = name
+	if err := ws.Drift.Validate(source); err != nil {
+		return nil, err
+	}
 	for module := range ws.Modules {
 		check := moduleCheck(module)
 		if check == nil {

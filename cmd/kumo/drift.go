@@ -1,0 +1,132 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine/drift"
+)
+
+func driftCommand() *cli.Command {
+	output := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "table", Usage: "table or json"}
+	return &cli.Command{
+		Name:  "drift",
+		Usage: "compare the latest succeeded release with what is live",
+		Subcommands: []*cli.Command{
+			{
+				Name: "check",
+				Usage: "run a drift check now and print its report; exit 0 in sync, 2 drift found, " +
+					"1 error (as terraform plan -detailed-exitcode)",
+				Flags:  []cli.Flag{output, stackFlag(), &cli.IntFlag{Name: "parallelism", Value: 10, Usage: "how many resources to read at once"}},
+				Action: driftCheck,
+			},
+			{
+				Name:   "report",
+				Usage:  "show the last stored drift report (or that of --check RUN)",
+				Flags:  []cli.Flag{output, &cli.StringFlag{Name: "check", Usage: "run ID of the check"}},
+				Action: driftReport,
+			},
+		},
+	}
+}
+
+func driftCheck(c *cli.Context) error {
+	if err := checkReportOutput(c); err != nil {
+		return err
+	}
+	return withClient(c, func(kc *client.Client, t target) error {
+		s, err := kc.Settings(c.Context, t.Workspace, settings(c))
+		if err != nil {
+			return err
+		}
+		req := client.DriftRequest{Project: t.Project, Workspace: t.Workspace, Settings: s, Parallelism: c.Int("parallelism")}
+		if p, _, err := nearestProject(c); err != nil {
+			return err
+		} else if p != nil && p.Name == t.Project {
+			req.ProjectDrift = p.Drift
+		}
+		r, err := kc.CheckDrift(c.Context, req)
+		if err != nil {
+			return err
+		}
+		if err := printReport(c, r); err != nil {
+			return err
+		}
+		switch r.ExitCode() {
+		case 2:
+			return &exitError{code: 2, err: errors.New(r.Summary())}
+		case 1:
+			return &exitError{code: 1, err: fmt.Errorf("%s: %d resources could not be checked", r.Summary(), r.Counts.Error)}
+		}
+		return nil
+	})
+}
+
+func driftReport(c *cli.Context) error {
+	if err := checkReportOutput(c); err != nil {
+		return err
+	}
+	return withClient(c, func(kc *client.Client, t target) error {
+		r, err := kc.DriftReport(c.Context, t.Project, t.Workspace, c.String("check"))
+		if err != nil {
+			return err
+		}
+		return printReport(c, r)
+	})
+}
+
+// checkReportOutput refuses an -o other than table or json before anything runs.
+func checkReportOutput(c *cli.Context) error {
+	if o := c.String("output"); o != "table" && o != "json" {
+		return fmt.Errorf("unknown output %q (want table or json)", o)
+	}
+	return nil
+}
+
+func printReport(c *cli.Context, r *drift.Report) error {
+	if c.String("output") == "json" {
+		return printJSON(r)
+	}
+	writeReport(os.Stdout, r)
+	return nil
+}
+
+// writeReport prints a report for people: the summary, then each resource not
+// in sync with its fields (path, recorded -> live, and who owns the live value).
+func writeReport(w io.Writer, r *drift.Report) {
+	fmt.Fprintf(w, "%s (check %s at %s)\n", r.Summary(), r.RunID, r.CheckTime.Local().Format(time.DateTime))
+	for _, res := range r.Resources {
+		since := ""
+		if res.ConsecutiveChecks > 0 {
+			since = fmt.Sprintf("  (since %s, %d checks)", res.FirstSeen.Local().Format(time.DateTime), res.ConsecutiveChecks)
+		}
+		fmt.Fprintf(w, "%-8s %s%s\n", res.Status, res.ID, since)
+		if res.Error != "" {
+			fmt.Fprintf(w, "         %s\n", res.Error)
+		}
+		for _, f := range res.Fields {
+			fmt.Fprintf(w, "         %s\n", fieldLine(f))
+		}
+		for _, f := range res.Ignored {
+			fmt.Fprintf(w, "         ignored %s [%s]\n", fieldLine(f), f.IgnoredBy)
+		}
+	}
+}
+
+func fieldLine(f drift.Field) string {
+	live := showValue(f.Live)
+	if f.Absent {
+		live = "(absent)"
+	}
+	s := fmt.Sprintf("%s: %s -> %s", f.Path, showValue(f.Recorded), live)
+	if f.Manager != "" {
+		s += " by " + f.Manager
+	}
+	return s
+}

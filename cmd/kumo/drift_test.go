@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/internal/terraformtest"
+)
+
+func driftSpec(ns string) string {
+	return webSpec(ns, 2, false) + fmt.Sprintf(`- id: v1:ConfigMap:%[1]s:settings
+  type: Kubernetes
+  dependsOn: [v1:Namespace:%[1]s]
+  attributes:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: %[1]s}
+    data: {color: blue, size: m}
+`, ns)
+}
+
+func (e *env) driftCheck(wantCode int, extra ...string) *drift.Report {
+	e.t.Helper()
+	r := e.run(append([]string{"drift", "check", "--workspace", "dev", "-o", "json"}, extra...)...)
+	if r.code != wantCode {
+		e.t.Fatalf("drift check: exit %d, want %d: %s", r.code, wantCode, r)
+	}
+	var rep drift.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		e.t.Fatalf("drift check output: %v\n%s", err, r)
+	}
+	return &rep
+}
+
+// TestDriftCheck: right after an apply nothing has drifted (server defaults are
+// not drift); after another field manager edits a ConfigMap key and scales the
+// Deployment and the Service is deleted, the check names exactly those three
+// with paths, values and manager and exits 2; an ignore rule on /spec/replicas
+// turns the scale into an ignored difference.
+func TestDriftCheck(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	ns := e.ns
+	e.ok("workspace", "create", "dev", "--file", e.writeSpec("dev.yaml", "context: {}\n"))
+	e.ok("apply", "--yes", "--workspace", "dev", "-f", e.writeSpec("spec.yaml", driftSpec(ns)))
+
+	first := e.driftCheck(0)
+	if first.Revision != 1 || first.Counts != (drift.Counts{Resources: 4, InSync: 4}) || len(first.Resources) != 0 {
+		t.Fatalf("check right after apply: %+v", first)
+	}
+
+	if _, err := e.kube.CoreV1().ConfigMaps(ns).Patch(ctx, "settings", types.MergePatchType, []byte(`{"data":{"color":"red"}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.kube.AppsV1().Deployments(ns).Patch(ctx, "web", types.MergePatchType, []byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{FieldManager: "kubectl-scale"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.kube.CoreV1().Services(ns).Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	second := e.driftCheck(2)
+	want := map[string]string{
+		"v1:ConfigMap:" + ns + ":settings":  `drifted [/data/color "blue" -> "red" by kubectl-edit]`,
+		"apps/v1:Deployment:" + ns + ":web": `drifted [/spec/replicas 2 -> 5 by kubectl-scale]`,
+		"v1:Service:" + ns + ":web":         `missing []`,
+	}
+	if second.Counts != (drift.Counts{Resources: 4, InSync: 1, Drifted: 2, Missing: 1}) || len(second.Resources) != 3 {
+		t.Fatalf("check after the changes: %+v", second)
+	}
+	for _, r := range second.Resources {
+		if got := describeResult(r); got != want[r.ID] {
+			t.Errorf("%s: %s, want %s", r.ID, got, want[r.ID])
+		}
+		if r.ConsecutiveChecks != 1 || !r.FirstSeen.Equal(second.CheckTime) {
+			t.Errorf("%s: first seen %v, %d checks; want this check's time, 1", r.ID, r.FirstSeen, r.ConsecutiveChecks)
+		}
+	}
+	out := e.ok("release", "list", "--workspace", "dev")
+	if !strings.Contains(out.stdout, "succeeded (drifted)") || !strings.Contains(out.stdout, "drift "+e.project+"/dev rev 1: 2 of 4 drifted, 1 missing") {
+		t.Errorf("release list does not mark the drift:\n%s", out.stdout)
+	}
+	table := e.ok("drift", "report", "--workspace", "dev", "--check", second.RunID)
+	if !strings.Contains(table.stdout, `/spec/replicas: 2 -> 5 by kubectl-scale`) || !strings.Contains(table.stdout, "missing  v1:Service:"+ns+":web") {
+		t.Errorf("drift report:\n%s", table.stdout)
+	}
+
+	e.ok("workspace", "update", "dev", "--file", e.writeSpec("dev2.yaml", "drift:\n  ignore:\n  - kind: Deployment\n    jsonPointers: [/spec/replicas]\n"))
+	third := e.driftCheck(2)
+	if third.Counts != (drift.Counts{Resources: 4, InSync: 2, Drifted: 1, Missing: 1, Ignored: 1}) {
+		t.Fatalf("check with the ignore rule: %+v", third)
+	}
+	for _, r := range third.Resources {
+		switch r.ID {
+		case "apps/v1:Deployment:" + ns + ":web":
+			if r.Status != drift.InSync || len(r.Ignored) != 1 || r.Ignored[0].Path != "/spec/replicas" || r.Ignored[0].Manager != "kubectl-scale" {
+				t.Errorf("ignored scale: %+v", r)
+			}
+		case "v1:ConfigMap:" + ns + ":settings":
+			if r.ConsecutiveChecks != 2 || !r.FirstSeen.Equal(second.CheckTime) {
+				t.Errorf("configmap drifted since the second check: first seen %v, %d checks", r.FirstSeen, r.ConsecutiveChecks)
+			}
+		}
+	}
+	e.fails([]string{"workspace", "update", "dev", "--file", e.writeSpec("bad.yaml", "drift:\n  ignore:\n  - kind: Deployment\n    jsonPointers: [spec/replicas]\n")},
+		"bad.yaml: drift.ignore[0]: jsonPointers[0]")
+}
+
+func describeResult(r drift.Result) string {
+	var fields []string
+	for _, f := range r.Fields {
+		fields = append(fields, fmt.Sprintf("%s %s -> %s by %s", f.Path, showValue(f.Recorded), showValue(f.Live), f.Manager))
+	}
+	return fmt.Sprintf("%s [%s]", r.Status, strings.Join(fields, ", "))
+}
+
+// TestDriftCheckTerraform: Terraform resources are checked by refreshing their
+// recorded state. An object whose file is edited on disk is drifted, naming the
+// attribute with its recorded and live values. local_file (provider v1.4.0)
+// reads a file whose content no longer matches as gone, so the refresh drops it:
+// it is reported missing, never in sync.
+func TestDriftCheckTerraform(t *testing.T) {
+	e, _ := terraformEnv(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "motd")
+	spec := fmt.Sprintf(`resources:
+- id: hashicorp:local:local_file:motd
+  type: Terraform
+  attributes: {filename: %q, content: hello}
+  extensions:
+    provider: %s
+    resourceType: local_file
+`, file, terraformtest.LocalProvider) + kumotestObject("obj", dir, "content: mine", "")
+	e.ok("workspace", "create", "dev", "--file", e.writeSpec("dev.yaml", "context: {}\n"))
+	e.ok("apply", "--yes", "--workspace", "dev", "-f", e.writeSpec("spec.yaml", spec))
+	if r := e.driftCheck(0); r.Counts != (drift.Counts{Resources: 2, InSync: 2}) {
+		t.Fatalf("check right after apply: %+v", r)
+	}
+	objects := terraformtest.Objects(t, dir)
+	for _, f := range []string{file, filepath.Join(dir, objects[0])} {
+		if err := os.WriteFile(f, []byte("theirs"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.driftCheck(2)
+	got := map[string]string{}
+	for _, res := range r.Resources {
+		got[res.ID] = describeResult(res)
+	}
+	want := map[string]string{
+		"kumoproj:kumotest:kumotest_object:obj": `drifted [/content "mine" -> "theirs" by ]`,
+		"hashicorp:local:local_file:motd":       `missing []`,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("check after editing the files:\n got  %v\n want %v", got, want)
+	}
+}

@@ -1,0 +1,120 @@
+package drift
+
+import (
+	"reflect"
+	"testing"
+)
+
+// deployment builds a Deployment as the apiserver returns it: replicas, an
+// image, a defaulted strategy, and managedFields entries.
+func deployment(replicas int64, image string, managed ...any) map[string]any {
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": "web", "namespace": "demo", "managedFields": managed},
+		"spec": map[string]any{
+			"replicas": replicas,
+			"strategy": map[string]any{"type": "RollingUpdate"},
+			"template": map[string]any{"spec": map[string]any{"containers": []any{
+				map[string]any{"name": "sidecar", "image": "busybox"},
+				map[string]any{"name": "web", "image": image, "terminationMessagePath": "/dev/termination-log"},
+			}}},
+		},
+	}
+}
+
+func entry(manager, op string, set map[string]any) map[string]any {
+	return map[string]any{"manager": manager, "operation": op, "fieldsV1": set}
+}
+
+var kumoSet = map[string]any{
+	"f:spec": map[string]any{
+		"f:replicas": map[string]any{},
+		"f:template": map[string]any{"f:spec": map[string]any{"f:containers": map[string]any{
+			`k:{"name":"web"}`: map[string]any{".": map[string]any{}, "f:name": map[string]any{}, "f:image": map[string]any{}},
+		}}},
+	},
+}
+
+func TestKubernetes(t *testing.T) {
+	scaleSet := map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}
+	imageSet := map[string]any{"f:spec": map[string]any{"f:template": map[string]any{"f:spec": map[string]any{"f:containers": map[string]any{
+		`k:{"name":"web"}`: map[string]any{"f:image": map[string]any{}},
+	}}}}}
+	dry := deployment(3, "nginx:1", entry("kumo", "Apply", kumoSet))
+	tests := []struct {
+		name string
+		live map[string]any
+		want []Field
+	}{
+		{"same values, server defaults differ", func() map[string]any {
+			l := deployment(3, "nginx:1", entry("kumo", "Apply", kumoSet))
+			l["spec"].(map[string]any)["strategy"] = map[string]any{"type": "Recreate"}
+			return l
+		}(), nil},
+		{"scaled by another manager", deployment(5, "nginx:1", entry("kumo", "Apply", kumoSet), entry("kubectl-scale", "Update", scaleSet)),
+			[]Field{{Path: "/spec/replicas", Recorded: int64(3), Live: int64(5), Manager: "kubectl-scale"}}},
+		{"image changed, list item found by key", deployment(3, "nginx:2", entry("kumo", "Apply", kumoSet), entry("kubectl-set", "Update", imageSet)),
+			[]Field{{Path: "/spec/template/spec/containers/1/image", Recorded: "nginx:1", Live: "nginx:2", Manager: "kubectl-set"}}},
+		{"list item removed", func() map[string]any {
+			l := deployment(3, "nginx:1")
+			l["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"] = []any{map[string]any{"name": "sidecar"}}
+			return l
+		}(), []Field{{Path: "/spec/template/spec/containers/1", Recorded: map[string]any{"name": "web", "image": "nginx:1", "terminationMessagePath": "/dev/termination-log"}, Absent: true}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Kubernetes(dry, tc.live, "kumo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got  %#v\nwant %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestKubernetesConfigMapKeys(t *testing.T) {
+	set := map[string]any{"f:data": map[string]any{"f:color": map[string]any{}, "f:a/b~c": map[string]any{}}}
+	cm := func(data map[string]any, managed ...any) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "managedFields": managed}, "data": data}
+	}
+	dry := cm(map[string]any{"color": "blue", "a/b~c": "x", "other": "y"}, entry("kumo", "Apply", set))
+	live := cm(map[string]any{"color": "red", "other": "z"}, entry("kumo", "Apply", map[string]any{"f:data": map[string]any{}}),
+		entry("editor", "Update", map[string]any{"f:data": map[string]any{"f:color": map[string]any{}, "f:other": map[string]any{}}}))
+	got, err := Kubernetes(dry, live, "kumo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Field{
+		{Path: "/data/a~1b~0c", Recorded: "x", Absent: true},
+		{Path: "/data/color", Recorded: "blue", Live: "red", Manager: "editor"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %#v\nwant %#v", got, want)
+	}
+}
+
+// TestKubernetesNoKumoEntry: a dry run in which kumo owns no field (a bare
+// Namespace) compares nothing, however live differs.
+func TestKubernetesNoKumoEntry(t *testing.T) {
+	if got, err := Kubernetes(deployment(1, "x"), deployment(2, "y"), "kumo"); err != nil || got != nil {
+		t.Errorf("got %v, %v", got, err)
+	}
+	if _, err := Kubernetes(map[string]any{}, deployment(2, "y"), "kumo"); err == nil {
+		t.Error("a dry-run result without metadata compared without error")
+	}
+}
+
+func TestValues(t *testing.T) {
+	rec := map[string]any{"content": "mine", "id": "1", "tags": map[string]any{"a": "1"}, "n": int64(2), "list": []any{"x", "y"}}
+	live := map[string]any{"content": "theirs", "id": "1", "tags": map[string]any{"a": "1", "b": "2"}, "n": 2.0, "list": []any{"x"}}
+	want := []Field{
+		{Path: "/content", Recorded: "mine", Live: "theirs"},
+		{Path: "/list", Recorded: []any{"x", "y"}, Live: []any{"x"}},
+		{Path: "/tags/b", Live: "2"},
+	}
+	if got := Values(rec, live); !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %#v\nwant %#v", got, want)
+	}
+}

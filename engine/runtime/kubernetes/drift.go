@@ -1,0 +1,178 @@
+package kubernetes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+var _ runtime.DriftReader = (*Runtime)(nil)
+
+// listPage bounds one page of a list call.
+const listPage = 500
+
+// Drift checks recorded Kubernetes objects against live. Objects of one kind in
+// one namespace are read with one (paged) list call rather than a GET each;
+// each object found is then dry-run applied as kumo (forced, as an apply is) and
+// compared by the fields kumo would manage (drift.Kubernetes). An object that is
+// gone is drift.Missing; one whose kind the cluster no longer serves, or that
+// cannot be read or dry-run, is drift.Error.
+func (r *Runtime) Drift(ctx context.Context, desired []*engine.Resource, opts runtime.DriftOptions) []drift.Result {
+	parallel := opts.Parallelism
+	if parallel <= 0 {
+		parallel = 10
+	}
+	out := make([]drift.Result, len(desired))
+	targets := make([]*target, len(desired))
+	groups := map[listKey][]int{}
+	for i, res := range desired {
+		out[i] = drift.Result{ID: res.ID, Type: string(engine.Kubernetes)}
+		t, gvr, err := r.driftTarget(res)
+		if err != nil {
+			out[i].Status, out[i].Error = drift.Error, err.Error()
+			continue
+		}
+		targets[i] = t
+		k := listKey{gvr, t.ns}
+		groups[k] = append(groups[k], i)
+	}
+	lives := make([]*unstructured.Unstructured, len(desired))
+	readErrs := make([]error, len(desired))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallel)
+	for k, idx := range groups {
+		g.Go(func() error {
+			r.readGroup(gctx, k, idx, targets, lives, readErrs)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	g, gctx = errgroup.WithContext(ctx)
+	g.SetLimit(parallel)
+	for i, t := range targets {
+		if t == nil {
+			continue
+		}
+		switch {
+		case readErrs[i] != nil:
+			out[i].Status, out[i].Error = drift.Error, readErrs[i].Error()
+			continue
+		case lives[i] == nil:
+			out[i].Status = drift.Missing
+			continue
+		}
+		g.Go(func() error {
+			fields, err := r.compare(gctx, t, desired[i], lives[i])
+			switch {
+			case err != nil:
+				out[i].Status, out[i].Error = drift.Error, err.Error()
+			case len(fields) > 0:
+				out[i].Status, out[i].Fields = drift.Drifted, fields
+			default:
+				out[i].Status = drift.InSync
+			}
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return out
+}
+
+type listKey struct {
+	gvr schema.GroupVersionResource
+	ns  string
+}
+
+// driftTarget resolves res; a kind the cluster does not serve is an error here
+// (the resource was applied, so its CRD was deleted since).
+func (r *Runtime) driftTarget(res *engine.Resource) (*target, schema.GroupVersionResource, error) {
+	t, err := r.resolve(res)
+	if err != nil {
+		return nil, schema.GroupVersionResource{}, prefix("read", err)
+	}
+	if !t.known {
+		return nil, schema.GroupVersionResource{}, fmt.Errorf("read %s: kind %s is not served by the cluster (its CRD deleted?)", t.id, t.gvk)
+	}
+	m, err := r.mapping(t.gvk)
+	if err != nil {
+		return nil, schema.GroupVersionResource{}, fmt.Errorf("read %s: discover %s: %w", t.id, t.gvk, err)
+	}
+	return t, m.Resource, nil
+}
+
+// readGroup reads the objects idx of one kind and namespace: one GET for a
+// single object, else a paged list of the namespace, picked by name. A failed
+// list is every object's error (RBAC that forbids listing forbids the check).
+func (r *Runtime) readGroup(ctx context.Context, k listKey, idx []int, targets []*target, lives []*unstructured.Unstructured, errs []error) {
+	if len(idx) == 1 {
+		t := targets[idx[0]]
+		obj, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
+		switch {
+		case apierrors.IsNotFound(err):
+		case err != nil:
+			errs[idx[0]] = classify("read", t.id, err)
+		default:
+			lives[idx[0]] = obj
+		}
+		return
+	}
+	ri := r.client.Resource(k.gvr)
+	var lister interface {
+		List(context.Context, metav1.ListOptions) (*unstructured.UnstructuredList, error)
+	} = ri
+	if k.ns != "" {
+		lister = ri.Namespace(k.ns)
+	}
+	byName := make(map[string]*unstructured.Unstructured, len(idx))
+	opts := metav1.ListOptions{Limit: listPage}
+	for {
+		list, err := lister.List(ctx, opts)
+		if err != nil {
+			for _, i := range idx {
+				errs[i] = classify("list", targets[i].id, err)
+			}
+			return
+		}
+		for j := range list.Items {
+			byName[list.Items[j].GetName()] = &list.Items[j]
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			break
+		}
+	}
+	for _, i := range idx {
+		lives[i] = byName[targets[i].name]
+	}
+}
+
+// compare dry-runs desired as kumo against the cluster and diffs the result
+// with live by the fields kumo would own.
+func (r *Runtime) compare(ctx context.Context, t *target, desired *engine.Resource, live *unstructured.Unstructured) ([]drift.Field, error) {
+	data, err := json.Marshal(applyBody(desired.Attributes, t.ns))
+	if err != nil {
+		return nil, fmt.Errorf("dry-run %s: %w", t.id, err)
+	}
+	force := true
+	dry, err := t.ri.Patch(ctx, t.name, types.ApplyPatchType, data, metav1.PatchOptions{
+		FieldManager: FieldManager, Force: &force, DryRun: []string{metav1.DryRunAll},
+	})
+	if err != nil {
+		return nil, classify("dry-run", t.id, err)
+	}
+	fields, err := drift.Kubernetes(dry.Object, live.Object, FieldManager)
+	if err != nil {
+		return nil, fmt.Errorf("compare %s: %w", t.id, err)
+	}
+	return fields, nil
+}
