@@ -351,7 +351,16 @@ func findResource(rs []engine.Resource, id string) *engine.Resource {
 	return nil
 }
 
+// maxPreviewFields bounds how many field changes a preview result lists per
+// resource: a ConfigMap whose 20,000 keys all change would otherwise put a
+// 1.4 MB event into workflow history. The rest are counted in one last entry.
+const maxPreviewFields = 100
+
 func truncateValues(c *engine.Change) {
+	if n := len(c.Fields); n > maxPreviewFields {
+		c.Fields = append(c.Fields[:maxPreviewFields-1:maxPreviewFields-1],
+			engine.FieldChange{Path: fmt.Sprintf("(%d more fields change)", n-maxPreviewFields+1)})
+	}
 	for i := range c.Fields {
 		c.Fields[i].Before = truncate(c.Fields[i].Before)
 		c.Fields[i].After = truncate(c.Fields[i].After)

@@ -140,6 +140,10 @@ func printChanges(w io.Writer, changes []engine.Change) {
 	for _, c := range changes {
 		fmt.Fprintf(w, "%-10s %s%s%s\n", c.Action, c.ID, takeoverNote(c), driftNote(c))
 		for _, f := range c.Fields {
+			if f.Before == nil && f.After == nil { // a note, as "(N more fields change)"
+				fmt.Fprintf(w, "           %s\n", f.Path)
+				continue
+			}
 			fmt.Fprintf(w, "           %s: %s -> %s\n", f.Path, showValue(f.Before), showValue(f.After))
 		}
 	}
