@@ -14,6 +14,10 @@ const (
 	Update    Action = "Update"
 	Delete    Action = "Delete"
 	UnChanged Action = "UnChanged"
+	// Adopt: the resource exists live, kumo has not recorded it, and the spec
+	// matches it; the apply takes it over (Kubernetes: kumo becomes a field
+	// manager) without changing it.
+	Adopt Action = "Adopt"
 )
 
 // KnownAfterApply stands, in a planned resource, for a value that is known only
@@ -41,6 +45,15 @@ type Change struct {
 	// Drifted reports that the live resource no longer matches the recorded state:
 	// someone changed it outside kumo.
 	Drifted bool `json:"drifted,omitempty"`
+	// TakingOverFrom names, for an Adopt or an Update of a resource that exists
+	// live but not in kumo's state, who manages it now (Kubernetes field managers).
+	TakingOverFrom []string `json:"takingOverFrom,omitempty"`
+}
+
+// TakesOver reports whether the change makes kumo manage a resource it did not
+// record: an Adopt, or an Update of a resource created outside kumo.
+func (c Change) TakesOver() bool {
+	return c.Action == Adopt || c.Action == Update && len(c.TakingOverFrom) > 0
 }
 
 // Diff compares three views of one resource:
@@ -50,7 +63,9 @@ type Change struct {
 //   - prior: the resource as last recorded in state, nil when new.
 //
 // The action is Create (planned, not live), Update (both, and they differ; Fields lists
-// each difference), Delete (live, not planned) or UnChanged. Drifted is set when live
+// each difference), Delete (live, not planned), Adopt (planned equals live but
+// prior is nil: the resource was made outside kumo, which now takes it over) or
+// UnChanged. Drifted is set when live
 // and prior both exist and differ. Attributes are compared after Normalize; for
 // Kubernetes, fields the server maintains (metadata.managedFields, resourceVersion,
 // uid, creationTimestamp, generation, the deployment.kubernetes.io/revision
@@ -72,8 +87,11 @@ func Diff(id string, typ Type, planned, live, prior *Resource) Change {
 		c.Action = Create
 	case planned != nil && live != nil:
 		diffValue(nil, l, p, true, true, &c.Fields)
-		if len(c.Fields) > 0 {
+		switch {
+		case len(c.Fields) > 0:
 			c.Action = Update
+		case prior == nil:
+			c.Action = Adopt
 		}
 	case planned == nil && live != nil:
 		c.Action = Delete

@@ -76,6 +76,7 @@ func TestDiffActions(t *testing.T) {
 		{"create", d, nil, nil, Create},
 		{"create again after out-of-band delete", d, nil, d, Create},
 		{"unchanged", d, deployment(t, nil), d, UnChanged},
+		{"adopt: live, identical, not recorded", d, deployment(t, nil), nil, Adopt},
 		{"delete", nil, d, d, Delete},
 		{"gone already", nil, nil, d, UnChanged},
 	}

@@ -92,7 +92,7 @@ func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refres
 			live, planned, err = p.Preview(ctx, desired)
 			err = nodeError(err)
 		} else if err = readLive(); err == nil {
-			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true})
+			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true, ForceConflicts: force(in, prior)})
 			err = nodeError(err)
 		}
 	}
@@ -100,6 +100,9 @@ func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refres
 		return engine.Change{}, nil, err
 	}
 	change := engine.Diff(in.ID, target.Type, planned, live, prior)
+	if err := takeover(ctx, rt, &change, target, live, prior, planned); err != nil {
+		return engine.Change{}, nil, err
+	}
 	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
 		if live != nil && res != nil {
 			live.DependsOn = recordedDeps(res, refs)
@@ -226,14 +229,18 @@ func (m *Manager) Apply(ctx context.Context, in Node) error {
 	if desired, err = m.withRecordedState(ctx, in, desired); err != nil {
 		return err
 	}
-	return m.applyAndRecord(ctx, in, rt, desired, recordedDeps(res, refs))
+	prior, err := m.priorResource(ctx, in)
+	if err != nil {
+		return err
+	}
+	return m.applyAndRecord(ctx, in, rt, desired, recordedDeps(res, refs), force(in, prior))
 }
 
 // applyAndRecord applies desired and records the result. A failed apply
 // that left something behind (a tainted object) is recorded too, so the next
 // attempt continues from it instead of creating another object.
-func (m *Manager) applyAndRecord(ctx context.Context, in Node, rt runtime.Runtime, desired *engine.Resource, deps []string) error {
-	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{})
+func (m *Manager) applyAndRecord(ctx context.Context, in Node, rt runtime.Runtime, desired *engine.Resource, deps []string, force bool) error {
+	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{ForceConflicts: force})
 	if live != nil {
 		live.DependsOn = deps
 		// Also when the run was cancelled: the object exists either way.
@@ -344,7 +351,16 @@ func findResource(rs []engine.Resource, id string) *engine.Resource {
 	return nil
 }
 
+// maxPreviewFields bounds how many field changes a preview result lists per
+// resource: a ConfigMap whose 20,000 keys all change would otherwise put a
+// 1.4 MB event into workflow history. The rest are counted in one last entry.
+const maxPreviewFields = 100
+
 func truncateValues(c *engine.Change) {
+	if n := len(c.Fields); n > maxPreviewFields {
+		c.Fields = append(c.Fields[:maxPreviewFields-1:maxPreviewFields-1],
+			engine.FieldChange{Path: fmt.Sprintf("(%d more fields change)", n-maxPreviewFields+1)})
+	}
 	for i := range c.Fields {
 		c.Fields[i].Before = truncate(c.Fields[i].Before)
 		c.Fields[i].After = truncate(c.Fields[i].After)
@@ -364,6 +380,10 @@ func truncate(v any) any {
 // state recorded it. The state entry follows, so the release records the
 // cluster as it is after the undo.
 func (m *Manager) Compensate(ctx context.Context, in Node, action engine.Action) error {
+	if action == engine.Adopt {
+		// The apply changed nothing but who manages the object: leave it.
+		return nil
+	}
 	if action == engine.Create {
 		_, res, err := m.desired(ctx, in)
 		if err != nil {
@@ -389,5 +409,6 @@ func (m *Manager) Compensate(ctx context.Context, in Node, action engine.Action)
 	if desired, err = m.withRecordedState(ctx, in, desired); err != nil {
 		return err
 	}
-	return m.applyAndRecord(ctx, in, rt, desired, prior.DependsOn)
+	// Restoring what kumo recorded: its own fields.
+	return m.applyAndRecord(ctx, in, rt, desired, prior.DependsOn, true)
 }

@@ -87,18 +87,19 @@ func TestApplyPreviewDelete(t *testing.T) {
 		if err != nil || len(entries) != 1 || entries[a.ID].Resource == nil {
 			t.Fatalf("entries after Apply: %+v, %v", entries, err)
 		}
-		// A preview writes nothing: the state entry Apply recorded stays as it
-		// is, and what an unchanged resource's state should become is returned.
+		// A preview writes nothing. With no prior state, the object that is
+		// live as the spec says is one to adopt: its apply records it, so
+		// there is nothing to refresh.
 		if err := b.ClearStateEntries(ctx, node(a.ID).Key); err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
 			change, refresh, err := m.Preview(ctx, node(a.ID))
-			if err != nil || change.Action != engine.UnChanged {
-				t.Fatalf("Preview after Apply = %+v, %v; want unchanged", change, err)
+			if err != nil || change.Action != engine.Adopt {
+				t.Fatalf("Preview after Apply with no prior state = %+v, %v; want adopt", change, err)
 			}
-			if refresh == nil || refresh.ID != a.ID || refresh.Resource == nil {
-				t.Fatalf("Preview of an unchanged resource with no prior state: refresh %+v, want the live resource", refresh)
+			if refresh != nil {
+				t.Fatalf("Preview of a resource to adopt: refresh %+v, want none", refresh)
 			}
 			if entries, err := b.ListStateEntries(ctx, node(a.ID).Key); err != nil || len(entries) != 0 {
 				t.Fatalf("Preview wrote state entries: %+v, %v", entries, err)

@@ -9,4 +9,10 @@ type RuntimeSettings struct {
 	TerraformBinary string `json:"terraformBinary,omitempty"`
 	// TerraformPluginDir is a provider filesystem mirror for offline installs.
 	TerraformPluginDir string `json:"terraformPluginDir,omitempty"`
+	// ForceConflicts takes over, on objects kumo has not recorded yet, the
+	// fields another Kubernetes field manager owns (kubectl's --force-conflicts).
+	// Without it such an apply fails naming the fields and their managers.
+	// Objects kumo already recorded are always applied with force: kumo's
+	// desired state wins over a change made outside it (drift).
+	ForceConflicts bool `json:"forceConflicts,omitempty"`
 }

@@ -130,11 +130,17 @@ type ChangeCounts struct {
 	Update    int `json:"update"`
 	Delete    int `json:"delete"`
 	Unchanged int `json:"unchanged"`
+	// Adopt counts live resources kumo takes over unchanged.
+	Adopt int `json:"adopt,omitempty"`
 }
 
 // String is the counts as `+create ~update -delete`.
 func (c ChangeCounts) String() string {
-	return fmt.Sprintf("+%d ~%d -%d", c.Create, c.Update, c.Delete)
+	s := fmt.Sprintf("+%d ~%d -%d", c.Create, c.Update, c.Delete)
+	if c.Adopt > 0 {
+		s += fmt.Sprintf(" adopt %d", c.Adopt)
+	}
+	return s
 }
 
 // CountChanges counts a preview's changes per action.
@@ -148,6 +154,8 @@ func CountChanges(changes []engine.Change) ChangeCounts {
 			c.Update++
 		case engine.Delete:
 			c.Delete++
+		case engine.Adopt:
+			c.Adopt++
 		default:
 			c.Unchanged++
 		}

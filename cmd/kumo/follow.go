@@ -138,13 +138,35 @@ func printChanges(w io.Writer, changes []engine.Change) {
 	}
 	fmt.Fprintf(w, "%-10s %s\n", "ACTION", "RESOURCE")
 	for _, c := range changes {
-		fmt.Fprintf(w, "%-10s %s%s\n", c.Action, c.ID, driftNote(c))
+		fmt.Fprintf(w, "%-10s %s%s%s\n", c.Action, c.ID, takeoverNote(c), driftNote(c))
 		for _, f := range c.Fields {
+			if f.Before == nil && f.After == nil { // a note, as "(N more fields change)"
+				fmt.Fprintf(w, "           %s\n", f.Path)
+				continue
+			}
 			fmt.Fprintf(w, "           %s: %s -> %s\n", f.Path, showValue(f.Before), showValue(f.After))
 		}
 	}
-	fmt.Fprintf(w, "Plan: %d to create, %d to update, %d to delete, %d unchanged.\n",
-		counts[engine.Create], counts[engine.Update], counts[engine.Delete], counts[engine.UnChanged])
+	fmt.Fprintf(w, "Plan: %d to create, %d to update, %d to delete, %s%d unchanged.\n",
+		counts[engine.Create], counts[engine.Update], counts[engine.Delete], adoptCount(counts), counts[engine.UnChanged])
+}
+
+// takeoverNote names who manages a live resource kumo takes over.
+func takeoverNote(c engine.Change) string {
+	if !c.TakesOver() {
+		return ""
+	}
+	if len(c.TakingOverFrom) == 0 {
+		return "  (taking over: not created by kumo)"
+	}
+	return "  (taking over from " + strings.Join(c.TakingOverFrom, ", ") + ")"
+}
+
+func adoptCount(counts map[engine.Action]int) string {
+	if counts[engine.Adopt] == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d to adopt, ", counts[engine.Adopt])
 }
 
 func driftNote(c engine.Change) string {
@@ -168,7 +190,7 @@ func showValue(v any) string {
 }
 
 func printNode(w io.Writer, n workflows.Node) {
-	verb := map[engine.Action]string{engine.Create: "create", engine.Update: "update", engine.Delete: "delete"}[n.Action]
+	verb := map[engine.Action]string{engine.Create: "create", engine.Update: "update", engine.Delete: "delete", engine.Adopt: "adopt"}[n.Action]
 	switch n.Status {
 	case workflows.NodeSucceeded:
 		fmt.Fprintf(w, "  done     %s %s\n", verb, n.ID)
@@ -186,8 +208,12 @@ func printSummary(w io.Writer, run *client.Run, res workflows.Result, nodes []wo
 		return
 	}
 	counts, failed, notRun := outcomes(res.Changes, nodes)
-	fmt.Fprintf(w, "Release %d %s (%s): %d created, %d updated, %d deleted, %d unchanged",
-		res.Revision, res.Phase, run.Operation, counts[engine.Create], counts[engine.Update], counts[engine.Delete], counts[engine.UnChanged])
+	fmt.Fprintf(w, "Release %d %s (%s): %d created, %d updated, %d deleted, ",
+		res.Revision, res.Phase, run.Operation, counts[engine.Create], counts[engine.Update], counts[engine.Delete])
+	if n := counts[engine.Adopt]; n > 0 {
+		fmt.Fprintf(w, "%d adopted, ", n)
+	}
+	fmt.Fprintf(w, "%d unchanged", counts[engine.UnChanged])
 	if failed > 0 || notRun > 0 {
 		fmt.Fprintf(w, "; %d failed, %d not changed", failed, notRun)
 	}

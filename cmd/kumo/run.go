@@ -58,6 +58,12 @@ func parallelismFlag() *cli.IntFlag {
 	return &cli.IntFlag{Name: "parallelism", Value: 10, Usage: "how many resources to change at once"}
 }
 
+// forceConflictsFlag is kubectl's flag: take over fields other field managers own
+// on objects kumo has not recorded yet, instead of failing.
+func forceConflictsFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "force-conflicts", Usage: "take over the fields other Kubernetes field managers own on objects kumo did not create (default: fail naming them)"}
+}
+
 func yesFlag() *cli.BoolFlag {
 	return &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "apply without asking for confirmation"}
 }
@@ -66,7 +72,7 @@ func previewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "preview",
 		Usage: "show what apply would change, resource by resource and field by field",
-		Flags: append(sourceFlags(), parallelismFlag(), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "table or json", Value: "table"}),
+		Flags: append(sourceFlags(), parallelismFlag(), forceConflictsFlag(), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "table or json", Value: "table"}),
 		Action: func(c *cli.Context) error {
 			if o := c.String("output"); o != "table" && o != "json" {
 				return fmt.Errorf("unknown output %q (want table or json)", o)
@@ -97,7 +103,7 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "apply",
 		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
-		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(),
+		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}),
 		Action: func(c *cli.Context) error {
 			if c.String("spec-file") == "-" && !c.Bool("yes") {
@@ -144,7 +150,7 @@ func rollbackCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "revision", Usage: "revision to restore (default: the last succeeded one before the latest)"},
 			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
-			parallelismFlag(), yesFlag(), detachFlag(),
+			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
@@ -192,6 +198,7 @@ func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Req
 		if err != nil {
 			return err
 		}
+		s.ForceConflicts = c.Bool("force-conflicts") // defined on preview, apply and rollback
 		req := client.Request{Project: t.Project, Workspace: t.Workspace, Parallelism: c.Int("parallelism"), Settings: s}
 		err = fn(c.Context, kc, req)
 		var ee *exitError

@@ -49,6 +49,19 @@ type Previewer interface {
 // ApplyOptions tune one Apply.
 type ApplyOptions struct {
 	DryRun bool
+	// ForceConflicts takes over fields another owner manages (Kubernetes:
+	// server-side apply with force). Without it an apply that would change such
+	// a field fails with a Permanent error naming the fields and owners.
+	ForceConflicts bool
+}
+
+// Managers is implemented by runtimes whose objects record who manages them
+// (Kubernetes: the field managers in metadata.managedFields). A preview names
+// them when kumo takes over an object it did not create.
+type Managers interface {
+	// FieldManagers returns the managers of the live resource other than
+	// kumo, sorted; none when it is absent.
+	FieldManagers(ctx context.Context, res *engine.Resource) ([]string, error)
 }
 
 // ErrNotFound is what Read's error wraps when the resource does not exist.

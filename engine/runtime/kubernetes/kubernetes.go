@@ -228,7 +228,8 @@ func parseID(id string) (apiVersion, kind, ns, name string, err error) {
 	return "", "", "", "", fmt.Errorf("%s: not a Kubernetes resource ID (apiVersion:kind[:namespace]:name) and no attributes", id)
 }
 
-// Apply server-side applies desired (field manager "kumo", conflicts forced) and
+// Apply server-side applies desired (field manager "kumo"; conflicts with other
+// managers forced only with opts.ForceConflicts, else refused naming the fields) and
 // returns the object the apiserver returned, without metadata.managedFields.
 //
 // Server-set fields that may come along when desired was taken from a recorded
@@ -260,7 +261,7 @@ func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runt
 	if err != nil {
 		return nil, runtime.Permanent(fmt.Errorf("apply %s: %w", t.id, err))
 	}
-	force := true
+	force := opts.ForceConflicts
 	po := metav1.PatchOptions{FieldManager: FieldManager, Force: &force}
 	if opts.DryRun {
 		po.DryRun = []string{metav1.DryRunAll}
@@ -481,6 +482,9 @@ func holders(obj *unstructured.Unstructured) string {
 // 5xx, connection errors, optimistic-concurrency conflicts, a missing namespace
 // (another node may be creating it) and a namespace being terminated.
 func classify(op, id string, err error) error {
+	if c := applyConflict(op, id, err); c != nil {
+		return c
+	}
 	wrapped := fmt.Errorf("%s %s: %w", op, id, err)
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) {
