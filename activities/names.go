@@ -18,6 +18,7 @@ const (
 	ApplyResourceActivity       = "ApplyResource"
 	DeleteResourceActivity      = "DeleteResource"
 	CompensateResourceActivity  = "CompensateResource"
+	WaitResourceActivity        = "WaitResource"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -45,5 +46,6 @@ func (a *Activities) byName() map[string]any {
 		ApplyResourceActivity:       a.ApplyResource,
 		DeleteResourceActivity:      a.DeleteResource,
 		CompensateResourceActivity:  a.CompensateResource,
+		WaitResourceActivity:        a.WaitResource,
 	}
 }

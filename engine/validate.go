@@ -41,6 +41,9 @@ func (s *Spec) Validate() error {
 		default:
 			errs = append(errs, fmt.Errorf("%s: unknown type %q (want %s or %s)", where(i, r.ID), r.Type, Kubernetes, Terraform))
 		}
+		if _, err := WaitPolicyOf(r, "", 0); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), err))
+		}
 	}
 	g, graphErrs := s.buildGraph()
 	errs = append(errs, graphErrs...)

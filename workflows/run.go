@@ -20,6 +20,8 @@ type run struct {
 	plan     activities.Plan
 	// compensation is set once a failed apply has been undone.
 	compensation *engine.Compensation
+	// waitFailed marks nodes applied whose wait for health then failed.
+	waitFailed map[int]bool
 }
 
 func newRun(ctx workflow.Context, in RunInput) (*run, error) {

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -24,6 +26,11 @@ type RunInput struct {
 	// RollbackOnFailure undoes what a failed apply changed, in reverse order.
 	RollbackOnFailure bool                    `json:"rollbackOnFailure,omitempty"`
 	Settings          runspec.RuntimeSettings `json:"settings"`
+	// Wait is when an applied node is done: engine.WaitHealthy (default) or
+	// engine.WaitApplied; a resource's extensions may say otherwise.
+	Wait string `json:"wait,omitempty"`
+	// Timeout bounds each resource's wait for health (default 5m).
+	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
 // Approval answers the preview of an apply or destroy.
@@ -84,4 +91,8 @@ type Node struct {
 	Action engine.Action `json:"action,omitempty"`
 	Status NodeStatus    `json:"status"`
 	Error  string        `json:"error,omitempty"`
+	// Health is how the resource's health went while its node waited for it
+	// ("Progressing: 1/3 replicas available → Healthy"); empty when its node
+	// did not wait.
+	Health string `json:"health,omitempty"`
 }
