@@ -91,13 +91,18 @@ func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refres
 			if err := readLive(); err != nil {
 				return engine.Change{}, nil, err
 			}
-			return pendingChange(in.ID, res.Type, live, pending), nil, nil
+			return pendingChange(in.ID, res.Type, live, "(references "+pending+")"), nil, nil
 		}
 		if p, ok := rt.(runtime.Previewer); ok {
 			live, planned, err = p.Preview(ctx, desired)
 			err = nodeError(err)
 		} else if err = readLive(); err == nil {
 			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true})
+			var notServed *runtime.NotServedError
+			if crd := spec.DefiningCRD(res); crd != "" && errors.As(err, &notServed) {
+				// No dry-run possible yet: the kind is served once the CRD is applied.
+				return pendingChange(in.ID, res.Type, live, "(not dry-run: its kind is defined by "+crd+", applied first)"), nil, nil
+			}
 			err = nodeError(err)
 		}
 	}
@@ -160,14 +165,15 @@ func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, look
 	return &out, pending, nil
 }
 
-// pendingChange previews a resource whose references wait for another resource.
-func pendingChange(id string, typ engine.Type, live *engine.Resource, target string) engine.Change {
+// pendingChange previews a resource that cannot be dry-run before another
+// resource is applied (one it references, the CRD of its kind); why says so.
+func pendingChange(id string, typ engine.Type, live *engine.Resource, why string) engine.Change {
 	action := engine.Create
 	if live != nil {
 		action = engine.Update
 	}
 	return engine.Change{ID: id, Type: typ, Action: action, Fields: []engine.FieldChange{
-		{Path: "(references " + target + ")", After: engine.KnownAfterApply},
+		{Path: why, After: engine.KnownAfterApply},
 	}}
 }
 

@@ -25,8 +25,12 @@ type ApplyResult struct {
 // not with the "applied" policy, not for a runtime that cannot wait, and not
 // when the object is already Healthy (a ConfigMap, a Secret, a Deployment whose
 // spec did not change): those cost no wait at all.
+//
+// A CustomResourceDefinition always waits (until Established), whatever the
+// policy: custom resources of its kind may only be applied after that.
 func waitAfterApply(rt runtime.Runtime, live *engine.Resource, p engine.WaitPolicy) ApplyResult {
-	if _, ok := rt.(runtime.Waiter); !ok || live == nil || p.Mode == engine.WaitApplied || live.Type != engine.Kubernetes {
+	if _, ok := rt.(runtime.Waiter); !ok || live == nil || live.Type != engine.Kubernetes ||
+		(p.Mode == engine.WaitApplied && live.Attributes["kind"] != "CustomResourceDefinition") {
 		return ApplyResult{Health: health.Result{Status: health.Healthy}}
 	}
 	h := health.Check(&unstructured.Unstructured{Object: live.Attributes})
