@@ -16,10 +16,15 @@ import (
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/health"
+	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
 )
 
-var record = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
+var (
+	record     = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
+	recordOnly = flag.String("record-only", "", "with -record, record only the run of this name (keeping the other histories as they are)")
+)
 
 // TestReplayRecordedHistories replays histories recorded by earlier versions of
 // the workflows: a change that would break runs in flight (nondeterminism) fails
@@ -61,7 +66,7 @@ func recordHistories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}
+	rt := &waitingRuntime{&fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}}
 	w := worker.New(tc, TaskQueue, worker.Options{})
 	Register(w)
 	activities.Register(w, activities.New(b, rt, notRunning{}))
@@ -102,8 +107,12 @@ func recordHistories(t *testing.T) {
 		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}}},
 		{"generate", GenerateWorkflow, nil},
 		{"apply-from-stack", ApplyWorkflow, nil},
+		{"apply-wait", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}},
 	}
 	for _, run := range runs {
+		if *recordOnly != "" && run.name != *recordOnly {
+			continue
+		}
 		in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 2}
 		if run.workflow == RollbackWorkflow {
 			in.RollbackOf = 1
@@ -144,4 +153,27 @@ func recordHistories(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// waitingRuntime is fakeRuntime that can wait: whatever it waits for becomes
+// Healthy at once, after one Progressing report.
+type waitingRuntime struct{ *fakeRuntime }
+
+func (w *waitingRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
+	return w, nil
+}
+
+func (w *waitingRuntime) WaitHealthy(_ context.Context, _ *engine.Resource, opts runtime.WaitOptions) (health.Result, error) {
+	if opts.Progress != nil {
+		opts.Progress(health.Result{Status: health.Progressing, Message: "not ready"})
+	}
+	return health.Result{Status: health.Healthy}, nil
+}
+
+// notReady is a ConfigMap whose (made-up) Ready condition is False as
+// applied, so its node waits for it.
+func notReady(name string, deps ...string) engine.Resource {
+	r := cm(name, deps...)
+	r.Attributes["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
+	return r
 }
