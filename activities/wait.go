@@ -38,29 +38,18 @@ func (a *Activities) WaitResource(ctx context.Context, in NodeInput) (WaitResult
 		mu  sync.Mutex
 		out WaitResult
 	)
+	current := func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		return p
+	}
 	beat := func() {
 		if activity.IsActivity(ctx) {
-			mu.Lock()
-			d := p
-			mu.Unlock()
-			activity.RecordHeartbeat(ctx, d)
+			activity.RecordHeartbeat(ctx, current())
 		}
 	}
 	beat()
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		t := time.NewTicker(heartbeatEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				beat()
-			}
-		}
-	}()
+	defer heartbeatWith(ctx, current)()
 	h, err := a.m.Wait(ctx, release.Node(in), p.Since, func(h health.Result) {
 		mu.Lock()
 		p.Health = h
