@@ -51,6 +51,7 @@ func (r *run) applyNode(ctx workflow.Context, wait bool, i int, in activities.No
 		}
 		node := &r.progress.Nodes[i]
 		node.Health = res.Health.String()
+		r.showHealth(ctx)
 		var w activities.WaitResult
 		err := workflow.ExecuteActivity(waitStep(ctx, res.Timeout, "wait for "+in.ID), acts.WaitResource, in).Get(ctx, &w)
 		if err != nil {
@@ -58,12 +59,27 @@ func (r *run) applyNode(ctx workflow.Context, wait bool, i int, in activities.No
 				r.waitFailed = map[int]bool{}
 			}
 			r.waitFailed[i] = true
+			node.Health += " → " + rootMessage(err)
 		} else {
 			node.Health = transitions(res.Health, w)
 		}
+		r.showHealth(ctx)
 		set.Set(nil, err)
 	})
 	return f
+}
+
+// showHealth sets the run's current details (the Web UI shows them on the
+// run's page) to the health of every node that waited or waits, in plan order.
+func (r *run) showHealth(ctx workflow.Context) {
+	var b strings.Builder
+	b.WriteString("**Health**\n\n")
+	for _, n := range r.progress.Nodes {
+		if n.Health != "" {
+			b.WriteString("- `" + n.ID + "`: " + n.Health + "\n")
+		}
+	}
+	workflow.SetCurrentDetails(ctx, b.String())
 }
 
 // transitions renders how a node's health went, e.g. "Progressing: 0/3
