@@ -80,10 +80,12 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 }
 
 // ApplyResource applies one resource and records the result, heartbeating while
-// the runtime works (a terraform apply may take many minutes).
-func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) error {
+// the runtime works (a terraform apply may take many minutes). The result says
+// whether the node still waits for the resource's health (WaitResource).
+func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) (ApplyResult, error) {
 	defer heartbeat(ctx)()
-	return temporalError(a.m.Apply(ctx, release.Node(in)))
+	res, err := a.m.Apply(ctx, release.Node(in))
+	return ApplyResult(res), temporalError(err)
 }
 
 // DeleteResource removes one recorded resource and waits until it is gone,

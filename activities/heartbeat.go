@@ -16,6 +16,12 @@ const heartbeatEvery = 2 * time.Second
 // to go, an external generator) is not timed out while a dead worker's is
 // retried within seconds. Outside an activity it does nothing.
 func heartbeat(ctx context.Context) (stop func()) {
+	return heartbeatWith(ctx, nil)
+}
+
+// heartbeatWith is heartbeat recording what details returns (when not nil)
+// with each heartbeat.
+func heartbeatWith(ctx context.Context, details func() any) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
@@ -28,7 +34,11 @@ func heartbeat(ctx context.Context) (stop func()) {
 			case <-done:
 				return
 			case <-t.C:
-				activity.RecordHeartbeat(ctx)
+				if details != nil {
+					activity.RecordHeartbeat(ctx, details())
+				} else {
+					activity.RecordHeartbeat(ctx)
+				}
 			}
 		}
 	}()

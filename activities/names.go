@@ -19,6 +19,7 @@ const (
 	DeleteResourceActivity      = "DeleteResource"
 	CompensateResourceActivity  = "CompensateResource"
 	CheckDriftActivity          = "CheckDrift"
+	WaitResourceActivity        = "WaitResource"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -47,5 +48,6 @@ func (a *Activities) byName() map[string]any {
 		DeleteResourceActivity:      a.DeleteResource,
 		CompensateResourceActivity:  a.CompensateResource,
 		CheckDriftActivity:          a.CheckDrift,
+		WaitResourceActivity:        a.WaitResource,
 	}
 }

@@ -1,8 +1,11 @@
 package activities
 
 import (
+	"time"
+
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -92,6 +95,24 @@ type NodeInput struct {
 	// Delete: the resource is in the prior state but no longer desired.
 	Delete   bool                    `json:"delete,omitempty"`
 	Settings runspec.RuntimeSettings `json:"settings"`
+	// Wait and Timeout are the run's wait policy (engine.WaitPolicyOf).
+	Wait    string        `json:"wait,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// ApplyResult says whether an applied node must still wait for its resource's
+// health (WaitResource), and for how long at most.
+type ApplyResult struct {
+	Wait    bool          `json:"wait,omitempty"`
+	Timeout time.Duration `json:"timeout,omitempty"`
+	Health  health.Result `json:"health"`
+}
+
+// WaitResult is the health a wait ended with, and the changes seen on the way
+// (first health seen first).
+type WaitResult struct {
+	Health      health.Result   `json:"health"`
+	Transitions []health.Result `json:"transitions,omitempty"`
 }
 
 // CompensateInput names one node of a failed apply to undo, and what the apply

@@ -40,6 +40,10 @@ type Request struct {
 	// RollbackOnFailure undoes a failed apply's changes (apply only).
 	RollbackOnFailure bool
 	Settings          runspec.RuntimeSettings
+	// Wait is when an applied resource counts as done: "healthy" (default) or
+	// "applied"; Timeout bounds each resource's wait (default 5m).
+	Wait    string
+	Timeout time.Duration
 }
 
 // Run is a handle on one workflow execution.
@@ -82,6 +86,7 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 	in := workflows.RunInput{
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
+		Wait: req.Wait, Timeout: req.Timeout,
 	}
 	switch {
 	case req.Spec != nil:
@@ -211,7 +216,11 @@ func (r *Run) Progress(ctx context.Context) (workflows.Progress, error) {
 	if err != nil {
 		return p, err
 	}
-	return p, v.Get(&p)
+	if err := v.Get(&p); err != nil {
+		return p, err
+	}
+	r.addLiveHealth(ctx, &p)
+	return p, nil
 }
 
 // Approve answers the preview: go ahead, or cancel.

@@ -3,13 +3,15 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/kumoproj/kumo/engine/dag"
 )
 
 // Graph returns the dependency graph of s: a node per resource ID and an edge from
-// each resource to those that depend on it, through dependsOn or through $kumo_path
-// references in their attributes. It fails when a dependency names no resource of s
+// each resource to those that depend on it, through dependsOn, through $kumo_path
+// references in their attributes, or, for a custom resource, from the
+// CustomResourceDefinition of its kind when the spec holds it. It fails when a dependency names no resource of s
 // or when dependencies form a cycle (a *dag.CycleError, wrapped). Apply walks the
 // graph in order (dag.Graph.TopoSort); destroy walks its Reverse.
 func (s *Spec) Graph() (*dag.Graph[string], error) {
@@ -33,6 +35,7 @@ func (s *Spec) buildGraph() (*dag.Graph[string], []error) {
 		known[s.Resources[i].ID] = true
 	}
 	var errs []error
+	crds := s.crdKinds()
 	for i := range s.Resources {
 		r := &s.Resources[i]
 		for _, d := range r.DependsOn {
@@ -48,6 +51,10 @@ func (s *Spec) buildGraph() (*dag.Graph[string], []error) {
 		}
 		for _, ref := range refs {
 			g.AddEdge(ref.ResourceID, r.ID)
+		}
+		// A custom resource comes after the CRD of its kind in the same spec.
+		if crd := crds[resourceKind(r)]; crd != "" && crd != r.ID && !slices.Contains(r.DependsOn, crd) {
+			g.AddEdge(crd, r.ID)
 		}
 	}
 	return g, errs

@@ -46,6 +46,9 @@ func (s *Spec) Validate() error {
 		default:
 			errs = append(errs, fmt.Errorf("%s: unknown type %q (want %s or %s)", where(i, r.ID), r.Type, Kubernetes, Terraform))
 		}
+		if _, err := WaitPolicyOf(r, "", 0); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), err))
+		}
 	}
 	errs = append(errs, s.sameObjects()...)
 	g, graphErrs := s.buildGraph()

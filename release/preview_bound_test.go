@@ -16,7 +16,7 @@ func TestPreviewBoundsFieldChanges(t *testing.T) {
 		a, x := ns("a"), cm("x", "1")
 		node := started(t, b, m, a, x)
 		for _, id := range []string{a.ID, x.ID} {
-			if err := m.Apply(ctx, node(id)); err != nil {
+			if _, err := m.Apply(ctx, node(id)); err != nil {
 				t.Fatal(err)
 			}
 		}

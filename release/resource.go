@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"time"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
@@ -23,6 +24,10 @@ type Node struct {
 	// Delete: the resource is in the prior state but no longer desired.
 	Delete   bool
 	Settings runspec.RuntimeSettings
+	// Wait and Timeout are the run's wait policy (engine.WaitPolicyOf): when
+	// an applied node is done. Empty / zero: healthy, engine.DefaultWaitTimeout.
+	Wait    string
+	Timeout time.Duration
 }
 
 // maxPreviewValue bounds a field value carried in a preview result, so a large
@@ -86,13 +91,18 @@ func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refres
 			if err := readLive(); err != nil {
 				return engine.Change{}, nil, err
 			}
-			return pendingChange(in.ID, res.Type, live, pending), nil, nil
+			return pendingChange(in.ID, res.Type, live, "(references "+pending+")"), nil, nil
 		}
 		if p, ok := rt.(runtime.Previewer); ok {
 			live, planned, err = p.Preview(ctx, desired)
 			err = nodeError(err)
 		} else if err = readLive(); err == nil {
 			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true, ForceConflicts: force(in, prior)})
+			var notServed *runtime.NotServedError
+			if crd := spec.DefiningCRD(res); crd != "" && errors.As(err, &notServed) {
+				// No dry-run possible yet: the kind is served once the CRD is applied.
+				return pendingChange(in.ID, res.Type, live, "(not dry-run: its kind is defined by "+crd+", applied first)"), nil, nil
+			}
 			err = nodeError(err)
 		}
 	}
@@ -158,14 +168,15 @@ func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, look
 	return &out, pending, nil
 }
 
-// pendingChange previews a resource whose references wait for another resource.
-func pendingChange(id string, typ engine.Type, live *engine.Resource, target string) engine.Change {
+// pendingChange previews a resource that cannot be dry-run before another
+// resource is applied (one it references, the CRD of its kind); why says so.
+func pendingChange(id string, typ engine.Type, live *engine.Resource, why string) engine.Change {
 	action := engine.Create
 	if live != nil {
 		action = engine.Update
 	}
 	return engine.Change{ID: id, Type: typ, Action: action, Fields: []engine.FieldChange{
-		{Path: "(references " + target + ")", After: engine.KnownAfterApply},
+		{Path: why, After: engine.KnownAfterApply},
 	}}
 }
 
@@ -208,47 +219,58 @@ func (m *Manager) readState(in Node) liveLookup {
 }
 
 // Apply applies one desired resource, its references resolved from the
-// live results this release recorded for them, and records the result.
-func (m *Manager) Apply(ctx context.Context, in Node) error {
+// live results this release recorded for them, and records the result. The
+// result says whether the node still has to wait for the resource's health
+// (see Wait), judged from the applied object: a kind that is healthy once
+// applied (a ConfigMap) needs no wait at all.
+func (m *Manager) Apply(ctx context.Context, in Node) (ApplyResult, error) {
 	spec, res, err := m.desired(ctx, in)
 	if err != nil {
-		return err
+		return ApplyResult{}, err
+	}
+	policy, err := engine.WaitPolicyOf(res, in.Wait, in.Timeout)
+	if err != nil {
+		return ApplyResult{}, kindf(ErrInvalid, "%s: %v", res.ID, err)
 	}
 	refs, err := spec.refsOf(res.ID)
 	if err != nil {
-		return err
+		return ApplyResult{}, err
 	}
 	desired, _, err := withRefs(ctx, res, refs, m.readState(in), false)
 	if err != nil {
-		return err
+		return ApplyResult{}, err
 	}
 	rt, err := m.runtime(res.Type, in.Settings)
 	if err != nil {
-		return err
+		return ApplyResult{}, err
 	}
 	if desired, err = m.withRecordedState(ctx, in, desired); err != nil {
-		return err
+		return ApplyResult{}, err
 	}
 	prior, err := m.priorResource(ctx, in)
 	if err != nil {
-		return err
+		return ApplyResult{}, err
 	}
-	return m.applyAndRecord(ctx, in, rt, desired, recordedDeps(res, refs), force(in, prior))
+	live, err := m.applyAndRecord(ctx, in, rt, desired, recordedDeps(res, refs), force(in, prior))
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	return waitAfterApply(rt, live, policy), nil
 }
 
 // applyAndRecord applies desired and records the result. A failed apply
 // that left something behind (a tainted object) is recorded too, so the next
 // attempt continues from it instead of creating another object.
-func (m *Manager) applyAndRecord(ctx context.Context, in Node, rt runtime.Runtime, desired *engine.Resource, deps []string, force bool) error {
+func (m *Manager) applyAndRecord(ctx context.Context, in Node, rt runtime.Runtime, desired *engine.Resource, deps []string, force bool) (*engine.Resource, error) {
 	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{ForceConflicts: force})
 	if live != nil {
 		live.DependsOn = deps
 		// Also when the run was cancelled: the object exists either way.
 		if perr := m.Record(context.WithoutCancel(ctx), in.Key, backend.StateEntry{ID: in.ID, Resource: live}); perr != nil && err == nil {
-			return perr
+			return live, perr
 		}
 	}
-	return nodeError(err)
+	return live, nodeError(err)
 }
 
 // desired returns the run's spec and the node's resource in it.
@@ -410,5 +432,6 @@ func (m *Manager) Compensate(ctx context.Context, in Node, action engine.Action)
 		return err
 	}
 	// Restoring what kumo recorded: its own fields.
-	return m.applyAndRecord(ctx, in, rt, desired, prior.DependsOn, true)
+	_, err = m.applyAndRecord(ctx, in, rt, desired, prior.DependsOn, true)
+	return err
 }

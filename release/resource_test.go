@@ -76,7 +76,7 @@ func TestApplyPreviewDelete(t *testing.T) {
 		}
 		// Applying twice (a retry) gives one object and one state entry.
 		for range 2 {
-			if err := m.Apply(ctx, node(a.ID)); err != nil {
+			if _, err := m.Apply(ctx, node(a.ID)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -120,7 +120,7 @@ func TestDeleteAndCompensate(t *testing.T) {
 		a, x := ns("a"), cm("x", "1")
 		node := started(t, b, m, a, x)
 		for _, id := range []string{a.ID, x.ID} {
-			if err := m.Apply(ctx, node(id)); err != nil {
+			if _, err := m.Apply(ctx, node(id)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -133,7 +133,7 @@ func TestDeleteAndCompensate(t *testing.T) {
 			t.Fatal(err)
 		}
 		node2 := nodes(info)
-		if err := m.Apply(ctx, node2(x.ID)); err != nil {
+		if _, err := m.Apply(ctx, node2(x.ID)); err != nil {
 			t.Fatal(err)
 		}
 		if got := rt.objects[x.ID]["data"]; !reflect.DeepEqual(got, map[string]any{"v": "2"}) {
@@ -172,7 +172,7 @@ func TestApplyRejected(t *testing.T) {
 		a := ns("a")
 		rt.reject[a.ID] = true
 		node := started(t, b, m, a)
-		err := m.Apply(ctx, node(a.ID))
+		_, err := m.Apply(ctx, node(a.ID))
 		if !errors.Is(err, release.ErrResourceFailed) || err.Error() != "apply v1:Namespace:a: rejected" {
 			t.Fatalf("Apply of a rejected resource: %v, want ErrResourceFailed with the runtime's message", err)
 		}

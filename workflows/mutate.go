@@ -101,7 +101,8 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	}
 	nodeInput := func(i int) activities.NodeInput {
 		n := r.plan.Nodes[i]
-		return activities.NodeInput{Key: rel.Key, SpecHash: rel.SpecHash, PriorRevision: rel.PriorRevision, ID: n.ID, Delete: n.Delete, Settings: r.in.Settings}
+		return activities.NodeInput{Key: rel.Key, SpecHash: rel.SpecHash, PriorRevision: rel.PriorRevision, ID: n.ID, Delete: n.Delete, Settings: r.in.Settings,
+			Wait: r.in.Wait, Timeout: r.in.Timeout}
 	}
 	if err := r.checkStop(); err != nil {
 		return nil, err
@@ -147,6 +148,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		deps[i] = n.Deps
 	}
 	var failures nodeErrors
+	wait := waitsForHealth(ctx)
 	notStarted := walk(ctx, deps, r.in.Parallelism, r.isStopped, func(i int) workflow.Future {
 		in := nodeInput(i)
 		node := &r.progress.Nodes[i]
@@ -158,7 +160,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			return workflow.ExecuteActivity(deleteStep(ctx, changes[i].Type, "delete "+in.ID), acts.DeleteResource, in)
 		default:
 			node.Status, node.Started = NodeRunning, workflow.Now(ctx)
-			return workflow.ExecuteActivity(applyStep(ctx, changes[i].Type, "apply "+in.ID), acts.ApplyResource, in)
+			return r.applyNode(ctx, wait, i, in, changes[i].Type)
 		}
 	}, func(i int, f workflow.Future) error {
 		node := &r.progress.Nodes[i]
@@ -171,6 +173,9 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		if err := f.Get(ctx, nil); err != nil {
 			node.Status, node.Error = NodeFailed, rootMessage(err)
 			failures.add(node.ID, err)
+			if r.waitFailed[i] { // applied, but never healthy: undo it too
+				applied = append(applied, i)
+			}
 			return err
 		}
 		node.Status = NodeSucceeded

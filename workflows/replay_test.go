@@ -17,10 +17,15 @@ import (
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/health"
+	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
 )
 
-var record = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
+var (
+	record     = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
+	recordOnly = flag.String("record-only", "", "with -record, record only the run of this name (keeping the other histories as they are)")
+)
 
 // TestReplayRecordedHistories replays histories recorded by earlier versions of
 // the workflows: a change that would break runs in flight (nondeterminism) fails
@@ -65,7 +70,7 @@ func recordHistories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}
+	rt := &waitingRuntime{&fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}}
 	// The cancelled run is cancelled while its second resource applies, the
 	// way `kumo run cancel` does it: the reason, then Temporal's cancel request.
 	rt.onApply = func(id string) {
@@ -125,8 +130,12 @@ func recordHistories(t *testing.T) {
 		{"v2-apply-cancel", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			cm("a"), cm("cancel-here", "v1:ConfigMap:ns:a"), cm("never", "v1:ConfigMap:ns:cancel-here"),
 		}}},
+		{"apply-wait", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}},
 	}
 	for _, run := range runs {
+		if *recordOnly != "" && run.name != *recordOnly {
+			continue
+		}
 		in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 2}
 		if run.workflow == RollbackWorkflow {
 			in.RollbackOf = 1
@@ -202,4 +211,27 @@ func approve(t *testing.T, tc client.Client, wr client.WorkflowRun) {
 	if err := tc.SignalWorkflow(ctx, wr.GetID(), wr.GetRunID(), ApprovalSignal, Approval{Approved: true}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// waitingRuntime is fakeRuntime that can wait: whatever it waits for becomes
+// Healthy at once, after one Progressing report.
+type waitingRuntime struct{ *fakeRuntime }
+
+func (w *waitingRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
+	return w, nil
+}
+
+func (w *waitingRuntime) WaitHealthy(_ context.Context, _ *engine.Resource, opts runtime.WaitOptions) (health.Result, error) {
+	if opts.Progress != nil {
+		opts.Progress(health.Result{Status: health.Progressing, Message: "not ready"})
+	}
+	return health.Result{Status: health.Healthy}, nil
+}
+
+// notReady is a ConfigMap whose (made-up) Ready condition is False as
+// applied, so its node waits for it.
+func notReady(name string, deps ...string) engine.Resource {
+	r := cm(name, deps...)
+	r.Attributes["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
+	return r
 }

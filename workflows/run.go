@@ -21,6 +21,8 @@ type run struct {
 	// compensation is set once a failed apply has been undone.
 	compensation *engine.Compensation
 	control
+	// waitFailed marks nodes applied whose wait for health then failed.
+	waitFailed map[int]bool
 }
 
 func newRun(ctx workflow.Context, in RunInput) (*run, error) {

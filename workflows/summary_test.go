@@ -14,7 +14,7 @@ import (
 )
 
 // resourceVerbs start the summary of every per-resource step.
-var resourceVerbs = []string{"preview ", "apply ", "delete ", "undo "}
+var resourceVerbs = []string{"preview ", "apply ", "delete ", "undo ", "wait for "}
 
 // TestEveryResourceStepIsSummarised: in every recorded history, each activity
 // that works on one resource (its input names it) and each local activity
@@ -55,7 +55,9 @@ func TestEveryResourceStepIsSummarised(t *testing.T) {
 			checked++
 			var summary string
 			if p := e.GetUserMetadata().GetSummary(); p != nil {
-				_ = json.Unmarshal(p.GetData(), &summary)
+				if err := json.Unmarshal(p.GetData(), &summary); err != nil {
+					t.Errorf("%s event %d: summary %s: %v", f, e.EventId, p.GetData(), err)
+				}
 			}
 			verb := false
 			for _, v := range resourceVerbs {

@@ -27,6 +27,11 @@ type RunInput struct {
 	// RollbackOnFailure undoes what a failed apply changed, in reverse order.
 	RollbackOnFailure bool                    `json:"rollbackOnFailure,omitempty"`
 	Settings          runspec.RuntimeSettings `json:"settings"`
+	// Wait is when an applied node is done: engine.WaitHealthy (default) or
+	// engine.WaitApplied; a resource's extensions may say otherwise.
+	Wait string `json:"wait,omitempty"`
+	// Timeout bounds each resource's wait for health (default 5m).
+	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
 // Approval answers the preview of an apply or destroy.
@@ -100,6 +105,10 @@ type Node struct {
 	// (the time of the workflow task that saw it start or end).
 	Started  time.Time `json:"started,omitzero"`
 	Finished time.Time `json:"finished,omitzero"`
+	// Health is how the resource's health went while its node waited for it
+	// ("Progressing: 1/3 replicas available → Healthy"); empty when its node
+	// did not wait.
+	Health string `json:"health,omitempty"`
 }
 
 // Status is a run's KumoStatus search attribute: where it is, in the words of

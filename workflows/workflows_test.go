@@ -97,6 +97,8 @@ type harness struct {
 	acts    *activities.Activities
 	backend *local.Backend
 	runs    int
+	// rollbackOnFailure is the runs' RunInput.RollbackOnFailure.
+	rollbackOnFailure bool
 }
 
 func newHarness(t *testing.T) *harness {
@@ -127,7 +129,7 @@ func (h *harness) runWith(wf any, spec *engine.Spec, setup func(env *testsuite.T
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: fmt.Sprintf("kumo/p/w/%d", h.runs)})
 	activities.Register(env, h.acts)
 	Register(env)
-	in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 3}
+	in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 3, RollbackOnFailure: h.rollbackOnFailure}
 	if spec != nil {
 		hash, err := h.backend.PutSpec(context.Background(), spec)
 		if err != nil {

@@ -34,12 +34,17 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 
 	shownPreview := false
 	printed := map[string]workflows.NodeStatus{}
+	healths := map[string]string{}
 	showProgress := func(p workflows.Progress) {
 		if !shownPreview && p.Changes != nil {
 			printChanges(os.Stdout, p.Changes)
 			shownPreview = true
 		}
 		for _, n := range p.Nodes {
+			if n.Status == workflows.NodeRunning && n.Health != "" && healths[n.ID] != n.Health {
+				healths[n.ID] = n.Health
+				fmt.Fprintf(os.Stdout, "  waiting  %s: %s\n", n.ID, n.Health)
+			}
 			if printed[n.ID] == n.Status {
 				continue
 			}
@@ -193,6 +198,10 @@ func printNode(w io.Writer, n workflows.Node) {
 	verb := map[engine.Action]string{engine.Create: "create", engine.Update: "update", engine.Delete: "delete", engine.Adopt: "adopt"}[n.Action]
 	switch n.Status {
 	case workflows.NodeSucceeded:
+		if n.Health != "" {
+			fmt.Fprintf(w, "  done     %s %s: %s\n", verb, n.ID, n.Health)
+			return
+		}
 		fmt.Fprintf(w, "  done     %s %s\n", verb, n.ID)
 	case workflows.NodeFailed:
 		fmt.Fprintf(w, "  FAILED   %s %s: %s\n", verb, n.ID, n.Error)

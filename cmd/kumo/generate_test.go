@@ -151,8 +151,14 @@ func TestGenerateExampleGolden(t *testing.T) {
 func TestApplyExampleStack(t *testing.T) {
 	e := newEnv(t)
 	stack := shopProject(t, e.project)
-	e.ok("apply", "--yes", "--stack", stack)
+	applied := e.ok("apply", "--yes", "--stack", stack).stdout
 	ctx := context.Background()
+	// Its Deployments (web, and the generator's Redis) were waited for until
+	// available.
+	waited := regexp.MustCompile(`(?m)^  done +create apps/v1:Deployment:\S+: Progressing.* → Healthy: (\d+)/\d+ replicas available$`).FindAllString(applied, -1)
+	if len(waited) != 2 {
+		t.Errorf("apply waited for %d Deployments, want 2:\n%s", len(waited), applied)
+	}
 	ns, err := e.kube.CoreV1().Namespaces().Get(ctx, e.ns, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

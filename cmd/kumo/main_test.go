@@ -22,8 +22,10 @@ import (
 )
 
 // These tests run the real kumo binary against a real kube-apiserver (started by
-// localclustertest) with the embedded Temporal server, as a user would.
-func TestMain(m *testing.M) { localclustertest.Main(m) }
+// localclustertest) with the embedded Temporal server, as a user would. The
+// cluster runs workloads (a simulated node), so applies that wait for
+// Deployments to become available finish.
+func TestMain(m *testing.M) { localclustertest.Main(m, localclustertest.Workloads) }
 
 var kumoBinary struct {
 	once sync.Once

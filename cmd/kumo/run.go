@@ -104,7 +104,8 @@ func applyCommand() *cli.Command {
 		Name:  "apply",
 		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
 		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
-			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}),
+			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"},
+			waitFlag(), timeoutFlag()),
 		Action: func(c *cli.Context) error {
 			if c.String("spec-file") == "-" && !c.Bool("yes") {
 				return errors.New("kumo apply -f - reads standard input, so it cannot ask for confirmation there too: add --yes (or preview first)")
@@ -115,6 +116,9 @@ func applyCommand() *cli.Command {
 				}
 				req.AutoApprove = c.Bool("yes")
 				req.RollbackOnFailure = c.Bool("rollback-on-failure")
+				if err := setWait(c, &req); err != nil {
+					return err
+				}
 				run, err := kc.Apply(ctx, req)
 				if err != nil {
 					return err
@@ -150,11 +154,14 @@ func rollbackCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "revision", Usage: "revision to restore (default: the last succeeded one before the latest)"},
 			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
-			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
+			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(), waitFlag(), timeoutFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				req.AutoApprove = c.Bool("yes")
+				if err := setWait(c, &req); err != nil {
+					return err
+				}
 				run, err := kc.Rollback(ctx, req, c.Int("revision"), c.Bool("allow-failed"))
 				if err != nil {
 					return err

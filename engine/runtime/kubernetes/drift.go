@@ -89,6 +89,7 @@ func (r *Runtime) Drift(ctx context.Context, desired []*engine.Resource, opts ru
 	return out
 }
 
+// listKey is one list call: a resource type in a namespace ("" for cluster-scoped).
 type listKey struct {
 	gvr schema.GroupVersionResource
 	ns  string

@@ -150,6 +150,7 @@ type target struct {
 	id    string
 	gvk   schema.GroupVersionKind
 	ri    dynamic.ResourceInterface
+	gvr   schema.GroupVersionResource
 	name  string
 	ns    string // "" for cluster-scoped kinds
 	known bool   // the kind is served by the cluster
@@ -184,7 +185,7 @@ func (r *Runtime) resolve(res *engine.Resource) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: discover %s: %w", res.ID, t.gvk, err)
 	}
-	t.known = true
+	t.known, t.gvr = true, mapping.Resource
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		if ns == "" {
 			ns = metav1.NamespaceDefault
@@ -254,7 +255,7 @@ func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runt
 		return nil, prefix("apply", err)
 	}
 	if !t.known {
-		return nil, runtime.Permanent(fmt.Errorf("apply %s: kind %s is not served by the cluster (no CRD installed?)", t.id, t.gvk))
+		return nil, runtime.Permanent(&runtime.NotServedError{Op: "apply", ID: t.id, Kind: t.gvk.String()})
 	}
 	body := applyBody(desired.Attributes, t.ns)
 	data, err := json.Marshal(body)

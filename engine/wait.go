@@ -1,0 +1,64 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// Extensions that say when a resource's node is done in an apply.
+const (
+	// ExtWait is "healthy" (the default: the node is done once the resource is
+	// Healthy) or "applied" (done as soon as it is applied).
+	ExtWait = "kumoproj.io/wait"
+	// ExtTimeout bounds the wait for this resource, as a Go duration ("90s",
+	// "10m"); it overrides the run's timeout.
+	ExtTimeout = "kumoproj.io/timeout"
+)
+
+// When a node counts as done.
+const (
+	WaitHealthy = "healthy"
+	WaitApplied = "applied"
+)
+
+// DefaultWaitTimeout bounds a wait when neither the run nor the resource says.
+const DefaultWaitTimeout = 5 * time.Minute
+
+// WaitPolicy is when one resource's node is done, and how long to wait for it.
+type WaitPolicy struct {
+	Mode    string        // WaitHealthy or WaitApplied
+	Timeout time.Duration // for WaitHealthy
+}
+
+// WaitPolicyOf returns r's wait policy: its extensions, else the run's mode
+// and timeout (empty / zero: healthy, DefaultWaitTimeout). It fails, naming
+// the extension (not the resource), on a value it does not understand.
+func WaitPolicyOf(r *Resource, mode string, timeout time.Duration) (WaitPolicy, error) {
+	p := WaitPolicy{Mode: mode, Timeout: timeout}
+	if v, ok := r.Extensions[ExtWait]; ok && v != nil {
+		s, _ := v.(string)
+		p.Mode = s
+		if s != WaitHealthy && s != WaitApplied {
+			return p, fmt.Errorf("extensions.%s is %v, want %q or %q", ExtWait, v, WaitHealthy, WaitApplied)
+		}
+	}
+	if v, ok := r.Extensions[ExtTimeout]; ok && v != nil {
+		s, _ := v.(string)
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return p, fmt.Errorf("extensions.%s is %v, want a positive duration such as \"90s\"", ExtTimeout, v)
+		}
+		p.Timeout = d
+	}
+	switch p.Mode {
+	case "":
+		p.Mode = WaitHealthy
+	case WaitHealthy, WaitApplied:
+	default:
+		return p, fmt.Errorf("wait mode %q: want %q or %q", p.Mode, WaitHealthy, WaitApplied)
+	}
+	if p.Timeout <= 0 {
+		p.Timeout = DefaultWaitTimeout
+	}
+	return p, nil
+}

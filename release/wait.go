@@ -1,0 +1,79 @@
+package release
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/health"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+// ApplyResult says what is left of a node once its resource is applied.
+type ApplyResult struct {
+	// Wait: the node is done only once the resource is healthy (see Wait),
+	// within Timeout.
+	Wait    bool
+	Timeout time.Duration
+	// Health is the applied object's health as the apply returned it.
+	Health health.Result
+}
+
+// waitAfterApply decides from the applied object whether its node must wait:
+// not with the "applied" policy, not for a runtime that cannot wait, and not
+// when the object is already Healthy (a ConfigMap, a Secret, a Deployment whose
+// spec did not change): those cost no wait at all.
+//
+// A CustomResourceDefinition always waits (until Established), whatever the
+// policy: custom resources of its kind may only be applied after that.
+func waitAfterApply(rt runtime.Runtime, live *engine.Resource, p engine.WaitPolicy) ApplyResult {
+	if _, ok := rt.(runtime.Waiter); !ok || live == nil || live.Type != engine.Kubernetes ||
+		(p.Mode == engine.WaitApplied && live.Attributes["kind"] != "CustomResourceDefinition") {
+		return ApplyResult{Health: health.Result{Status: health.Healthy}}
+	}
+	h := health.Check(&unstructured.Unstructured{Object: live.Attributes})
+	if h.Status == health.Healthy {
+		return ApplyResult{Health: h}
+	}
+	return ApplyResult{Wait: true, Timeout: p.Timeout, Health: h}
+}
+
+// Wait follows one applied resource until it is Healthy (or Suspended), and
+// returns that health; progress sees each change on the way. since is when
+// the node's wait first began: a wait resumed after a crash passes the first
+// attempt's start, so the resource's timeout still counts from there.
+//
+// A resource that turns Degraded, or is still not healthy when its timeout
+// passes, fails the node with an ErrResourceFailed naming the resource, its
+// last health and message ("apps/v1:Deployment:shop:web: Progressing for
+// 5m0s: 1/3 replicas available").
+func (m *Manager) Wait(ctx context.Context, in Node, since time.Time, progress func(health.Result)) (health.Result, error) {
+	_, res, err := m.desired(ctx, in)
+	if err != nil {
+		return health.Result{}, err
+	}
+	policy, err := engine.WaitPolicyOf(res, in.Wait, in.Timeout)
+	if err != nil {
+		return health.Result{}, kindf(ErrInvalid, "%s: %v", res.ID, err)
+	}
+	rt, err := m.runtime(res.Type, in.Settings)
+	if err != nil {
+		return health.Result{}, err
+	}
+	w, ok := rt.(runtime.Waiter)
+	if !ok {
+		return health.Result{Status: health.Healthy}, nil
+	}
+	// The applied object names where it went (a defaulted namespace included).
+	target, err := m.recorded(ctx, in, in.ID)
+	if err != nil {
+		return health.Result{}, err
+	}
+	if target == nil {
+		target = res
+	}
+	h, err := w.WaitHealthy(ctx, target, runtime.WaitOptions{Timeout: policy.Timeout, Since: since, Progress: progress})
+	return h, nodeError(err)
+}

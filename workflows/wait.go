@@ -1,0 +1,109 @@
+package workflows
+
+import (
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/health"
+)
+
+// waitChange versions the node shape "apply, then wait for health": runs
+// recorded before it applied each node with one activity and nothing else.
+const (
+	waitChange  = "wait-healthy"
+	waitVersion = workflow.Version(1)
+)
+
+// Waiting is cheap to resume: a crashed worker's wait is retried once
+// waitHeartbeat passes without a heartbeat, and the retry keeps the first
+// attempt's deadline. The activity ends itself at its resource's timeout;
+// StartToClose only backs that up.
+const (
+	waitHeartbeat = 10 * time.Second
+	waitSlack     = time.Minute
+)
+
+// waitsForHealth reports whether this run's applied nodes wait for health
+// (false when replaying a run recorded before they did).
+func waitsForHealth(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, waitChange, workflow.DefaultVersion, waitVersion) >= waitVersion
+}
+
+// applyNode is one applied node: ApplyResource, then, when its result says
+// the resource is not healthy yet, WaitResource. The future is ready when
+// both are done, with the first error. A node whose wait failed is marked in
+// r.waitFailed: its resource was applied, so a compensation must undo it.
+func (r *run) applyNode(ctx workflow.Context, wait bool, i int, in activities.NodeInput, typ engine.Type) workflow.Future {
+	apply := workflow.ExecuteActivity(applyStep(ctx, typ, "apply "+in.ID), acts.ApplyResource, in)
+	if !wait {
+		return apply
+	}
+	f, set := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		var res activities.ApplyResult
+		if err := apply.Get(ctx, &res); err != nil || !res.Wait {
+			set.Set(nil, err)
+			return
+		}
+		node := &r.progress.Nodes[i]
+		node.Health = res.Health.String()
+		r.showHealth(ctx)
+		var w activities.WaitResult
+		err := workflow.ExecuteActivity(waitStep(ctx, res.Timeout, "wait for "+in.ID), acts.WaitResource, in).Get(ctx, &w)
+		if err != nil {
+			if r.waitFailed == nil {
+				r.waitFailed = map[int]bool{}
+			}
+			r.waitFailed[i] = true
+			node.Health += " → " + rootMessage(err)
+		} else {
+			node.Health = transitions(res.Health, w)
+		}
+		r.showHealth(ctx)
+		set.Set(nil, err)
+	})
+	return f
+}
+
+// showHealth sets the run's current details (the Web UI shows them on the
+// run's page) to the health of every node that waited or waits, in plan order.
+func (r *run) showHealth(ctx workflow.Context) {
+	var b strings.Builder
+	b.WriteString("**Health**\n\n")
+	for _, n := range r.progress.Nodes {
+		if n.Health != "" {
+			b.WriteString("- `" + n.ID + "`: " + n.Health + "\n")
+		}
+	}
+	workflow.SetCurrentDetails(ctx, b.String())
+}
+
+// transitions renders how a node's health went, e.g. "Progressing: 0/3
+// replicas available → Progressing: 1/3 replicas available → Healthy".
+func transitions(applied health.Result, w activities.WaitResult) string {
+	steps := []string{applied.String()}
+	for _, h := range append(w.Transitions, w.Health) {
+		if s := h.String(); s != steps[len(steps)-1] {
+			steps = append(steps, s)
+		}
+	}
+	return strings.Join(steps, " → ")
+}
+
+// waitStep is the step that waits up to timeout for one resource's health.
+func waitStep(ctx workflow.Context, timeout time.Duration, summary string) workflow.Context {
+	if timeout <= 0 {
+		timeout = engine.DefaultWaitTimeout
+	}
+	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: timeout + waitSlack,
+		HeartbeatTimeout:    waitHeartbeat,
+		RetryPolicy:         retryPolicy,
+		Summary:             summary,
+		WaitForCancellation: true,
+	})
+}
