@@ -42,7 +42,7 @@ func main() {
 	out := flag.String("out", "", "write the results as markdown to this file")
 	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000)")
 	parallel := flag.Int("parallel", 10, "parallelism of kumo and of the floor")
-	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the kumo runs (floor excluded) to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
 	flag.Parse()
 	if err := run(*out, selectRows(*only), *parallel, *cpuprofile, *skipNull); err != nil {
@@ -97,7 +97,7 @@ func run(out string, rows []row, parallel int, cpuprofile string, skipNull bool)
 	}
 
 	rep := &report{parallel: parallel, started: time.Now()}
-	for _, r := range rows {
+	for i, r := range rows {
 		fmt.Fprintf(os.Stderr, "%s: floor\n", r.name)
 		res := result{row: r}
 		spec := configMaps("floor-"+r.name, r.n, r.chain)
@@ -106,7 +106,11 @@ func run(out string, rows []row, parallel int, cpuprofile string, skipNull bool)
 		}
 		fmt.Fprintf(os.Stderr, "%s: kumo\n", r.name)
 		settings := runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
-		if res.kumo, err = timeKumo(ctx, tmp+"/"+r.name, "kumo-"+r.name, r, false, settings, parallel, prof); err != nil {
+		var rowProf *os.File
+		if i == len(rows)-1 {
+			rowProf = prof // one profile: the largest row's (rows go by size)
+		}
+		if res.kumo, err = timeKumo(ctx, tmp+"/"+r.name, "kumo-"+r.name, r, false, settings, parallel, rowProf); err != nil {
 			return fmt.Errorf("%s kumo: %w", r.name, err)
 		}
 		if !skipNull {
