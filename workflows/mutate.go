@@ -128,18 +128,13 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		deps[i] = n.Deps
 	}
 	var failures nodeErrors
+	steps := newNodeSteps(ctx)
 	notStarted := walk(ctx, deps, r.in.Parallelism, func(i int) workflow.Future {
-		in := nodeInput(i)
-		switch changes[i].Action {
-		case engine.UnChanged:
+		if changes[i].Action == engine.UnChanged {
 			return nil
-		case engine.Delete:
-			r.progress.Nodes[i].Status = NodeRunning
-			return workflow.ExecuteActivity(deleteStep(ctx, changes[i].Type, "delete "+in.ID), acts.DeleteResource, in)
-		default:
-			r.progress.Nodes[i].Status = NodeRunning
-			return workflow.ExecuteActivity(applyStep(ctx, changes[i].Type, "apply "+in.ID), acts.ApplyResource, in)
 		}
+		r.progress.Nodes[i].Status = NodeRunning
+		return steps.start(ctx, changes[i], nodeInput(i))
 	}, func(i int, f workflow.Future) error {
 		node := &r.progress.Nodes[i]
 		if f == nil {

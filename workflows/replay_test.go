@@ -19,7 +19,10 @@ import (
 	"github.com/kumoproj/kumo/runspec"
 )
 
-var record = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
+var (
+	record    = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
+	recordTag = flag.String("record-tag", "", "with -record: name the files <run>-<tag>.json, keeping the histories of earlier shapes")
+)
 
 // TestReplayRecordedHistories replays histories recorded by earlier versions of
 // the workflows: a change that would break runs in flight (nondeterminism) fails
@@ -140,7 +143,11 @@ func recordHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join("testdata", run.name+".json"), data, 0o644); err != nil {
+		name := run.name
+		if *recordTag != "" {
+			name += "-" + *recordTag
+		}
+		if err := os.WriteFile(filepath.Join("testdata", name+".json"), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
