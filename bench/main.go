@@ -24,9 +24,13 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/internal/benchspec"
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/runspec"
 )
+
+// smallCount is how many times rows of up to 200 resources run (-count).
+var smallCount int
 
 var quiet = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 
@@ -44,6 +48,7 @@ func main() {
 	parallel := flag.Int("parallel", 10, "parallelism of kumo and of the floor")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
+	flag.IntVar(&smallCount, "count", 3, "runs of each row of up to 200 resources, of which the median is reported (larger rows run once)")
 	flag.Parse()
 	if err := run(*out, selectRows(*only), *parallel, *cpuprofile, *skipNull); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -98,29 +103,38 @@ func run(out string, rows []row, parallel int, cpuprofile string, skipNull bool)
 
 	rep := &report{parallel: parallel, started: time.Now()}
 	for i, r := range rows {
-		fmt.Fprintf(os.Stderr, "%s: floor\n", r.name)
-		res := result{row: r}
-		spec := configMaps("floor-"+r.name, r.n, r.chain)
-		if res.floor, err = timeFloor(ctx, fl, spec, r.chain); err != nil {
-			return fmt.Errorf("%s floor: %w", r.name, err)
+		count := 1
+		if r.n <= 200 {
+			count = max(smallCount, 1)
 		}
-		fmt.Fprintf(os.Stderr, "%s: kumo\n", r.name)
-		settings := runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
-		var rowProf *os.File
-		if i == len(rows)-1 {
-			rowProf = prof // one profile: the largest row's (rows go by size)
-		}
-		if res.kumo, err = timeKumo(ctx, tmp+"/"+r.name, "kumo-"+r.name, r, false, settings, parallel, rowProf); err != nil {
-			return fmt.Errorf("%s kumo: %w", r.name, err)
-		}
-		if !skipNull {
-			fmt.Fprintf(os.Stderr, "%s: kumo, null runtime\n", r.name)
-			if res.null, err = timeKumo(ctx, tmp+"/"+r.name+"-null", "null-"+r.name, r, true, runspec.RuntimeSettings{}, parallel, nil); err != nil {
-				return fmt.Errorf("%s kumo (null runtime): %w", r.name, err)
+		var runs []result
+		for k := range count {
+			name := fmt.Sprintf("%s-%d", r.name, k)
+			fmt.Fprintf(os.Stderr, "%s: floor\n", name)
+			res := result{row: r}
+			spec := benchspec.ConfigMaps("floor-"+name, r.n, r.chain)
+			if res.floor, err = timeFloor(ctx, fl, spec, r.chain); err != nil {
+				return fmt.Errorf("%s floor: %w", name, err)
 			}
+			fmt.Fprintf(os.Stderr, "%s: kumo\n", name)
+			settings := runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
+			var rowProf *os.File
+			if i == len(rows)-1 && k == 0 {
+				rowProf = prof // one profile: the largest row's (rows go by size)
+			}
+			if res.kumo, err = timeKumo(ctx, tmp+"/"+name, "kumo-"+name, r, false, settings, parallel, rowProf); err != nil {
+				return fmt.Errorf("%s kumo: %w", name, err)
+			}
+			if !skipNull {
+				fmt.Fprintf(os.Stderr, "%s: kumo, null runtime\n", name)
+				if res.null, err = timeKumo(ctx, tmp+"/"+name+"-null", "null-"+name, r, true, runspec.RuntimeSettings{}, parallel, nil); err != nil {
+					return fmt.Errorf("%s kumo (null runtime): %w", name, err)
+				}
+			}
+			fmt.Fprint(os.Stderr, res.lines())
+			runs = append(runs, res)
 		}
-		rep.results = append(rep.results, res)
-		fmt.Fprint(os.Stderr, res.lines())
+		rep.results = append(rep.results, median(runs))
 	}
 	rep.load = loadAverage()
 	md := rep.markdown()
@@ -170,7 +184,7 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 	}
 	defer k.close()
 	t.serverStart = k.started
-	spec := configMaps(project, r.n, r.chain)
+	spec := benchspec.ConfigMaps(project, r.n, r.chain)
 	if prof != nil {
 		if err := pprof.StartCPUProfile(prof); err != nil {
 			return t, err

@@ -11,6 +11,38 @@ type result struct {
 	floor times
 	kumo  kumoTimes
 	null  kumoTimes // zero when skipped
+	runs  int       // how many runs the times are the median of
+}
+
+// median is runs[0] with every time replaced by the median of the runs' (the
+// history figures are the first run's: they do not vary).
+func median(runs []result) result {
+	out := runs[0]
+	out.runs = len(runs)
+	pick := func(get func(*result) *time.Duration) {
+		ds := make([]time.Duration, len(runs))
+		for i := range runs {
+			ds[i] = *get(&runs[i])
+		}
+		*get(&out) = quantile(ds, 0.5)
+	}
+	for _, get := range []func(*result) *time.Duration{
+		func(r *result) *time.Duration { return &r.floor.apply },
+		func(r *result) *time.Duration { return &r.floor.reapply },
+		func(r *result) *time.Duration { return &r.floor.destroy },
+		func(r *result) *time.Duration { return &r.floor.nsFinalize },
+		func(r *result) *time.Duration { return &r.kumo.apply },
+		func(r *result) *time.Duration { return &r.kumo.reapply },
+		func(r *result) *time.Duration { return &r.kumo.destroy },
+		func(r *result) *time.Duration { return &r.kumo.nsFinalize },
+		func(r *result) *time.Duration { return &r.kumo.serverStart },
+		func(r *result) *time.Duration { return &r.null.apply },
+		func(r *result) *time.Duration { return &r.null.reapply },
+		func(r *result) *time.Duration { return &r.null.destroy },
+	} {
+		pick(get)
+	}
+	return out
 }
 
 type report struct {
@@ -70,8 +102,9 @@ func (rep *report) markdown() string {
 	fmt.Fprintf(&b, "Written by `make bench` (bench/) on %s. Machine: %s. Load average after the run: %s. Parallelism %d for kumo and the floor.\n\n",
 		rep.started.UTC().Format("2006-01-02 15:04 UTC"), machine(), rep.load, rep.parallel)
 	b.WriteString("The floor is raw server-side apply of the same objects from as many goroutines, with no client-side rate limiter (bench/floor.go); kumo runs on the embedded Temporal server, already started (server start is listed apart: a one-shot CLI command pays it once). Destroy times exclude the Namespace's own finalization (delete call to gone), listed apart for both. Every resource is one ConfigMap plus the Namespace (n+1 resources).\n\n")
-	b.WriteString("| row | op | floor s | kumo s | kumo / floor | kumo, null runtime s | null: ms/resource (wall) | null: node latency median / p95 ms | history events / resource | history bytes / resource |\n")
-	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("Rows of up to 200 resources show the median of several runs (the runs column); the ratio is of those medians.\n\n")
+	b.WriteString("| row | runs | op | floor s | kumo s | kumo / floor | kumo, null runtime s | null: ms/resource (wall) | null: node latency median / p95 ms | history events / resource | history bytes / resource |\n")
+	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rep.results {
 		n := r.row.n + 1
 		for _, o := range r.ops() {
@@ -86,7 +119,7 @@ func (rep *report) markdown() string {
 			if o.null > 0 {
 				nullS = secs(o.null)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f |\n", r.row.name, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor),
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f |\n", r.row.name, r.runs, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor),
 				nullS, nullPer, lat, perRes(o.h.events, n), perRes(o.h.bytes, n))
 		}
 	}

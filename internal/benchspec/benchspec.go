@@ -1,4 +1,8 @@
-package main
+// Package benchspec builds the specs kumo's benchmarks apply: a Namespace and
+// ConfigMaps in it, flat or chained, so the Go benchmarks and `make bench`
+// (which also applies the same objects by raw server-side apply) measure the
+// same thing.
+package benchspec
 
 import (
 	"fmt"
@@ -6,10 +10,9 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// configMaps is one bench spec: a Namespace and n ConfigMaps that depend on it
-// (flat) or each on the one before (chain). The floor applies the very same
-// objects (their Attributes).
-func configMaps(ns string, n int, chain bool) *engine.Spec {
+// ConfigMaps is a Namespace ns and n ConfigMaps that depend on it (flat) or
+// each on the one before (chain). Resources[0] is the Namespace.
+func ConfigMaps(ns string, n int, chain bool) *engine.Spec {
 	nsID := engine.KubernetesID("v1", "Namespace", "", ns)
 	spec := &engine.Spec{Resources: []engine.Resource{{
 		ID: nsID, Type: engine.Kubernetes,
