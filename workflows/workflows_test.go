@@ -85,6 +85,8 @@ type harness struct {
 	acts    *activities.Activities
 	backend *local.Backend
 	runs    int
+	// setup, if set, is called on each run's environment before it starts.
+	setup func(env *testsuite.TestWorkflowEnvironment)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -114,6 +116,9 @@ func (h *harness) run(wf any, spec *engine.Spec) (Result, error) {
 			h.t.Fatal(err)
 		}
 		in.SpecHash = hash
+	}
+	if h.setup != nil {
+		h.setup(env)
 	}
 	env.ExecuteWorkflow(wf, in)
 	if !env.IsWorkflowCompleted() {
