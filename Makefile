@@ -6,7 +6,7 @@ KUMO_HOME ?= $(HOME)/.kumo
 export KUMO_HOME
 KUBECONFIG_LOCAL := $(KUMO_HOME)/cluster/kubeconfig
 
-.PHONY: build example quickstart cluster-up cluster-down test test-short bench tools vet clean
+.PHONY: build example quickstart cluster-up cluster-down test test-short bench bench-go tools vet clean
 
 build:
 	go build -o bin/kumo ./cmd/kumo
@@ -48,7 +48,14 @@ test: tools
 test-short:
 	go test -short ./...
 
+# kumo against the machine's floor (raw server-side apply of the same objects),
+# as ratios, written to bench/results.md. BENCH_QUICK=1: the 200-resource rows
+# only; BENCH_LARGE=1 adds 50,000 resources.
 bench: tools
+	go run ./bench -out bench/results.md
+
+# The Go benchmarks of every package (one iteration each).
+bench-go: tools
 	go test -run '^$$' -bench . -benchtime 1x -timeout 30m ./...
 
 vet:

@@ -13,6 +13,7 @@ import (
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/internal/benchspec"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 	"github.com/kumoproj/kumo/runspec"
 	"sigs.k8s.io/yaml"
@@ -22,30 +23,7 @@ func TestMain(m *testing.M) { localclustertest.Main(m) }
 
 // configMaps: a Namespace and n ConfigMaps that depend on it (flat) or each on
 // the one before (chain).
-func configMaps(ns string, n int, chain bool) *engine.Spec {
-	nsID := engine.KubernetesID("v1", "Namespace", "", ns)
-	spec := &engine.Spec{Resources: []engine.Resource{{
-		ID: nsID, Type: engine.Kubernetes,
-		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}},
-	}}}
-	prev := nsID
-	for i := 0; i < n; i++ {
-		name := fmt.Sprintf("cm-%04d", i)
-		id := engine.KubernetesID("v1", "ConfigMap", ns, name)
-		spec.Resources = append(spec.Resources, engine.Resource{
-			ID: id, Type: engine.Kubernetes, DependsOn: []string{prev},
-			Attributes: map[string]any{
-				"apiVersion": "v1", "kind": "ConfigMap",
-				"metadata": map[string]any{"name": name, "namespace": ns},
-				"data":     map[string]any{"index": fmt.Sprint(i)},
-			},
-		})
-		if chain {
-			prev = id
-		}
-	}
-	return spec
-}
+func configMaps(ns string, n int, chain bool) *engine.Spec { return benchspec.ConfigMaps(ns, n, chain) }
 
 // applyCold runs one apply the way `kumo apply --yes` does: open the client
 // (starting the embedded Temporal server and worker) and apply. It returns the

@@ -149,19 +149,17 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	}
 	var failures nodeErrors
 	wait := waitsForHealth(ctx)
+	steps := newNodeSteps(ctx)
 	notStarted := walk(ctx, deps, r.in.Parallelism, r.isStopped, func(i int) workflow.Future {
-		in := nodeInput(i)
-		node := &r.progress.Nodes[i]
-		switch changes[i].Action {
-		case engine.UnChanged:
+		if changes[i].Action == engine.UnChanged {
 			return nil
-		case engine.Delete:
-			node.Status, node.Started = NodeRunning, workflow.Now(ctx)
-			return workflow.ExecuteActivity(deleteStep(ctx, changes[i].Type, "delete "+in.ID), acts.DeleteResource, in)
-		default:
-			node.Status, node.Started = NodeRunning, workflow.Now(ctx)
-			return r.applyNode(ctx, wait, i, in, changes[i].Type)
 		}
+		node := &r.progress.Nodes[i]
+		node.Status, node.Started = NodeRunning, workflow.Now(ctx)
+		if changes[i].Action == engine.Delete {
+			return steps.start(ctx, changes[i], nodeInput(i))
+		}
+		return r.applyNode(ctx, wait, steps, i, nodeInput(i), changes[i])
 	}, func(i int, f workflow.Future) error {
 		node := &r.progress.Nodes[i]
 		defer r.stepDone()

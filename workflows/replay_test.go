@@ -25,6 +25,7 @@ import (
 var (
 	record     = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
 	recordOnly = flag.String("record-only", "", "with -record, record only the run of this name (keeping the other histories as they are)")
+	recordTag  = flag.String("record-tag", "", "with -record: name the files <run>-<tag>.json, keeping the histories of earlier shapes")
 )
 
 // TestReplayRecordedHistories replays histories recorded by earlier versions of
@@ -187,7 +188,11 @@ func recordHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join("testdata", run.name+".json")
+		name := run.name
+		if *recordTag != "" {
+			name += "-" + *recordTag
+		}
+		path := filepath.Join("testdata", name+".json")
 		if _, err := os.Stat(path); err == nil {
 			continue // recorded by an earlier version: keep it
 		}

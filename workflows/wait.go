@@ -33,12 +33,12 @@ func waitsForHealth(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, waitChange, workflow.DefaultVersion, waitVersion) >= waitVersion
 }
 
-// applyNode is one applied node: ApplyResource, then, when its result says
+// applyNode is one applied node: its apply step (steps.start), then, when its result says
 // the resource is not healthy yet, WaitResource. The future is ready when
 // both are done, with the first error. A node whose wait failed is marked in
 // r.waitFailed: its resource was applied, so a compensation must undo it.
-func (r *run) applyNode(ctx workflow.Context, wait bool, i int, in activities.NodeInput, typ engine.Type) workflow.Future {
-	apply := workflow.ExecuteActivity(applyStep(ctx, typ, "apply "+in.ID), acts.ApplyResource, in)
+func (r *run) applyNode(ctx workflow.Context, wait bool, steps nodeSteps, i int, in activities.NodeInput, c engine.Change) workflow.Future {
+	apply := steps.start(ctx, c, in)
 	if !wait {
 		return apply
 	}

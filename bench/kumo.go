@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	sdkclient "go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/engine/runtime/memory"
+	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/worker"
+	"github.com/kumoproj/kumo/workflows"
+)
+
+// kumo is the embedded Temporal server with one worker in this process and a
+// client on it: what `kumo server` runs. Server start is timed apart (a
+// one-shot CLI pays it once per command).
+type kumo struct {
+	srv     *embedded.Server
+	tc      sdkclient.Client
+	c       *client.Client
+	w       sdkworker.Worker
+	started time.Duration
+}
+
+// nullRuntimes hands the in-memory runtime out for every type: runs with it
+// cost only kumo's own orchestration.
+type nullRuntimes struct{ rt *memory.Runtime }
+
+func (n nullRuntimes) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
+	return n.rt, nil
+}
+
+func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
+	began := time.Now()
+	srv, err := embedded.Start(ctx, embedded.Options{Dir: home + "/temporal"})
+	if err != nil {
+		return nil, err
+	}
+	k := &kumo{srv: srv, started: time.Since(began)}
+	if k.tc, err = sdkclient.DialContext(ctx, sdkclient.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quiet}); err != nil {
+		k.close()
+		return nil, err
+	}
+	if k.c, err = client.Open(client.Options{Home: home, TemporalAddress: srv.Address(), Namespace: srv.Namespace()}); err != nil {
+		k.close()
+		return nil, err
+	}
+	if null {
+		k.w = sdkworker.New(k.tc, workflows.TaskQueue, sdkworker.Options{})
+		workflows.Register(k.w)
+		activities.Register(k.w, activities.New(k.c.Backend(), nullRuntimes{memory.New()}, worker.RunChecker(k.tc)))
+	} else {
+		k.w = worker.New(k.tc, k.c.Backend())
+	}
+	if err := k.w.Start(); err != nil {
+		k.close()
+		return nil, err
+	}
+	return k, nil
+}
+
+func (k *kumo) close() {
+	if k.w != nil {
+		k.w.Stop()
+	}
+	if k.c != nil {
+		k.c.Close()
+	}
+	if k.tc != nil {
+		k.tc.Close()
+	}
+	_ = k.srv.Stop()
+}
+
+// run starts one apply (spec set) or destroy (spec nil) and waits for it.
+func (k *kumo) run(ctx context.Context, project string, spec *engine.Spec, settings runspec.RuntimeSettings, parallel int) (time.Duration, *client.Run, error) {
+	req := client.Request{Project: project, Workspace: "default", Spec: spec, AutoApprove: true, Parallelism: parallel, Settings: settings}
+	start := time.Now()
+	var r *client.Run
+	var err error
+	if spec != nil {
+		r, err = k.c.Apply(ctx, req)
+	} else {
+		r, err = k.c.Destroy(ctx, req)
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	res, err := r.Wait(ctx)
+	took := time.Since(start)
+	if err == nil && res.Phase != engine.PhaseSucceeded {
+		err = fmt.Errorf("phase %s: %s", res.Phase, res.Error)
+	}
+	return took, r, err
+}
+
+// history is what one run left in Temporal.
+type history struct {
+	events, bytes int
+	// nodeLatency: per resource activity, scheduled to completed.
+	nodeLatency []time.Duration
+	// lastDelete: the last delete's scheduled to completed (in a flat destroy,
+	// the Namespace's, which waits for its finalization).
+	lastDelete time.Duration
+}
+
+func (k *kumo) history(ctx context.Context, r *client.Run) (history, error) {
+	var h history
+	it := k.tc.GetWorkflowHistory(ctx, r.WorkflowID, r.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	scheduled := map[int64]*historypb.HistoryEvent{}
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return h, err
+		}
+		h.events++
+		h.bytes += proto.Size(e)
+		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
+			switch a.GetActivityType().GetName() {
+			case activities.ApplyResourceActivity, activities.DeleteResourceActivity:
+				scheduled[e.GetEventId()] = e
+			}
+		}
+		if a := e.GetActivityTaskCompletedEventAttributes(); a != nil {
+			s, ok := scheduled[a.GetScheduledEventId()]
+			if !ok {
+				continue
+			}
+			d := e.GetEventTime().AsTime().Sub(s.GetEventTime().AsTime())
+			h.nodeLatency = append(h.nodeLatency, d)
+			if s.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == activities.DeleteResourceActivity {
+				h.lastDelete = d
+			}
+		}
+	}
+	return h, nil
+}
+
+// quantile of ds (sorted in place); 0 when empty.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[int(q*float64(len(ds)-1))]
+}

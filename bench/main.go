@@ -1,0 +1,234 @@
+// Command bench measures kumo against the machine's floor: for each row (flat or
+// chain ConfigMaps in one Namespace) it applies, re-applies and destroys the same
+// objects twice on one local cluster — once by raw server-side apply from
+// parallel goroutines with no client-side limiter (the floor), once through
+// kumo on the embedded Temporal server — and prints kumo's times as ratios to
+// the floor. It also runs kumo with the in-memory runtime to show the
+// orchestration's own cost per resource. `make bench` runs it and writes
+// bench/results.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	sdklog "go.temporal.io/sdk/log"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/internal/benchspec"
+	"github.com/kumoproj/kumo/internal/localcluster"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// smallCount is how many times rows of up to 200 resources run (-count).
+var smallCount int
+
+var quiet = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
+
+type row struct {
+	name  string
+	n     int
+	chain bool
+}
+
+var allRows = []row{{"flat-200", 200, false}, {"chain-200", 200, true}, {"flat-2000", 2000, false}, {"flat-10000", 10000, false}, {"flat-50000", 50000, false}}
+
+func main() {
+	out := flag.String("out", "", "write the results as markdown to this file")
+	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000)")
+	parallel := flag.Int("parallel", 10, "parallelism of kumo and of the floor")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
+	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
+	flag.IntVar(&smallCount, "count", 3, "runs of each row of up to 200 resources, of which the median is reported (larger rows run once)")
+	flag.Parse()
+	if err := run(*out, selectRows(*only), *parallel, *cpuprofile, *skipNull); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func selectRows(only string) []row {
+	want := map[string]bool{}
+	switch {
+	case only != "":
+		for _, n := range strings.Split(only, ",") {
+			want[n] = true
+		}
+	case os.Getenv("BENCH_QUICK") == "1":
+		want = map[string]bool{"flat-200": true, "chain-200": true}
+	default:
+		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1"}
+	}
+	var rows []row
+	for _, r := range allRows {
+		if want[r.name] {
+			rows = append(rows, r)
+		}
+	}
+	return rows
+}
+
+func run(out string, rows []row, parallel int, cpuprofile string, skipNull bool) error {
+	ctx := context.Background()
+	tmp, err := os.MkdirTemp("", "kumo-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: tmp + "/cluster", UnsafeNoFsync: true})
+	if err != nil {
+		return err
+	}
+	defer cluster.Stop()
+	fl, err := newFloor(cluster.RESTConfig(), parallel)
+	if err != nil {
+		return err
+	}
+	var prof *os.File
+	if cpuprofile != "" {
+		if prof, err = os.Create(cpuprofile); err != nil {
+			return err
+		}
+		defer prof.Close()
+	}
+
+	rep := &report{parallel: parallel, started: time.Now()}
+	for i, r := range rows {
+		count := 1
+		if r.n <= 200 {
+			count = max(smallCount, 1)
+		}
+		var runs []result
+		for k := range count {
+			name := fmt.Sprintf("%s-%d", r.name, k)
+			fmt.Fprintf(os.Stderr, "%s: floor\n", name)
+			res := result{row: r}
+			spec := benchspec.ConfigMaps("floor-"+name, r.n, r.chain)
+			if res.floor, err = timeFloor(ctx, fl, spec, r.chain); err != nil {
+				return fmt.Errorf("%s floor: %w", name, err)
+			}
+			fmt.Fprintf(os.Stderr, "%s: kumo\n", name)
+			settings := runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
+			var rowProf *os.File
+			if i == len(rows)-1 && k == 0 {
+				rowProf = prof // one profile: the largest row's (rows go by size)
+			}
+			if res.kumo, err = timeKumo(ctx, tmp+"/"+name, "kumo-"+name, r, false, settings, parallel, rowProf); err != nil {
+				return fmt.Errorf("%s kumo: %w", name, err)
+			}
+			if !skipNull {
+				fmt.Fprintf(os.Stderr, "%s: kumo, null runtime\n", name)
+				if res.null, err = timeKumo(ctx, tmp+"/"+name+"-null", "null-"+name, r, true, runspec.RuntimeSettings{}, parallel, nil); err != nil {
+					return fmt.Errorf("%s kumo (null runtime): %w", name, err)
+				}
+			}
+			fmt.Fprint(os.Stderr, res.lines())
+			runs = append(runs, res)
+		}
+		rep.results = append(rep.results, median(runs))
+	}
+	rep.load = loadAverage()
+	md := rep.markdown()
+	fmt.Print(md)
+	if out != "" {
+		return os.WriteFile(out, []byte(md), 0o644)
+	}
+	return nil
+}
+
+// times of apply, re-apply and destroy.
+type times struct {
+	apply, reapply, destroy time.Duration
+	nsFinalize              time.Duration // part of destroy: the Namespace's own finalization
+}
+
+func timeFloor(ctx context.Context, fl *floor, spec *engine.Spec, chain bool) (times, error) {
+	var t times
+	start := time.Now()
+	if err := fl.apply(ctx, spec, chain); err != nil {
+		return t, err
+	}
+	t.apply = time.Since(start)
+	start = time.Now()
+	if err := fl.apply(ctx, spec, chain); err != nil {
+		return t, err
+	}
+	t.reapply = time.Since(start)
+	start = time.Now()
+	fin, err := fl.destroy(ctx, spec)
+	t.destroy, t.nsFinalize = time.Since(start), fin
+	return t, err
+}
+
+// kumoTimes adds what the runs left in Temporal.
+type kumoTimes struct {
+	times
+	serverStart time.Duration
+	hist        [3]history // apply, re-apply, destroy
+}
+
+func timeKumo(ctx context.Context, home, project string, r row, null bool, settings runspec.RuntimeSettings, parallel int, prof *os.File) (kumoTimes, error) {
+	var t kumoTimes
+	k, err := startKumo(ctx, home, null)
+	if err != nil {
+		return t, err
+	}
+	defer k.close()
+	t.serverStart = k.started
+	spec := benchspec.ConfigMaps(project, r.n, r.chain)
+	if prof != nil {
+		if err := pprof.StartCPUProfile(prof); err != nil {
+			return t, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	for i, d := range []*time.Duration{&t.apply, &t.reapply, &t.destroy} {
+		s := spec
+		if i == 2 {
+			s = nil
+		}
+		took, run, err := k.run(ctx, project, s, settings, parallel)
+		if err != nil {
+			return t, err
+		}
+		*d = took
+		if t.hist[i], err = k.history(ctx, run); err != nil {
+			return t, err
+		}
+	}
+	t.nsFinalize = t.hist[2].lastDelete
+	return t, nil
+}
+
+// loadAverage is the 1, 5 and 15 minute load (Linux), for judging the noise.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(data))[:3], " ")
+}
+
+// machine names the CPU and core count the figures ran on.
+func machine() string {
+	cpu := ""
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+				cpu = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	kv, _ := exec.Command("uname", "-sr").Output()
+	return fmt.Sprintf("%d cores, %s, %s, %s", runtime.NumCPU(), cpu, strings.TrimSpace(string(kv)), runtime.Version())
+}
