@@ -2,8 +2,9 @@ package engine
 
 import (
 	"reflect"
-	"slices"
 	"strconv"
+
+	"github.com/kumoproj/kumo/internal/keys"
 )
 
 // Action is what applying the spec does to one resource.
@@ -151,17 +152,7 @@ func diffValue(path []string, a, b any, hasA, hasB bool, out *[]FieldChange) {
 		switch x := a.(type) {
 		case map[string]any:
 			if y, ok := b.(map[string]any); ok {
-				keys := make([]string, 0, len(x)+len(y))
-				for k := range x {
-					keys = append(keys, k)
-				}
-				for k := range y {
-					if _, dup := x[k]; !dup {
-						keys = append(keys, k)
-					}
-				}
-				slices.Sort(keys)
-				for _, k := range keys {
+				for _, k := range keys.Union(x, y) {
 					va, inA := x[k]
 					vb, inB := y[k]
 					diffValue(append(path, keySegment(k, len(path) == 0)), va, vb, inA, inB, out)

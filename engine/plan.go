@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kumoproj/kumo/internal/keys"
 )
 
 // digestPrefix starts every plan digest, naming its hash.
@@ -87,17 +89,7 @@ func PlanSummary(changes []Change) string {
 // show the same changes.
 func PlanDifference(approved, now []Change) string {
 	before, after := changesByID(approved), changesByID(now)
-	ids := make([]string, 0, len(before)+len(after))
-	for id := range before {
-		ids = append(ids, id)
-	}
-	for id := range after {
-		if _, ok := before[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
+	for _, id := range keys.Union(before, after) {
 		a, inApproved := before[id]
 		b, inNow := after[id]
 		switch {

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
+
+	"github.com/kumoproj/kumo/internal/keys"
 )
 
 // Values compares two attribute trees (a Terraform resource as recorded and as
@@ -24,17 +25,7 @@ func diffTree(ptr string, rec, live any, liveHas bool, out *[]Field) {
 	rm, rok := rec.(map[string]any)
 	lm, lok := live.(map[string]any)
 	if rok && lok {
-		keys := make([]string, 0, len(rm)+len(lm))
-		for k := range rm {
-			keys = append(keys, k)
-		}
-		for k := range lm {
-			if _, dup := rm[k]; !dup {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range keys.Union(rm, lm) {
 			lv, has := lm[k]
 			rv, rhas := rm[k]
 			if !rhas {
