@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/urfave/cli/v2"
+	"go.temporal.io/sdk/contrib/envconfig"
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine/generate"
@@ -24,6 +25,13 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
 		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: the kumo server running on --home, else an embedded server for this command)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
 		&cli.StringFlag{Name: "namespace", Value: "default", Usage: "Temporal namespace", EnvVars: []string{"TEMPORAL_NAMESPACE"}},
+		&cli.StringFlag{Name: "api-key", Usage: "API key for the Temporal cluster (default: $TEMPORAL_API_KEY, else the profile's)"},
+		&cli.StringFlag{Name: "tls-cert-path", Usage: "client certificate for mTLS with Temporal (default: $TEMPORAL_TLS_CLIENT_CERT_PATH or _DATA, else the profile's)"},
+		&cli.StringFlag{Name: "tls-key-path", Usage: "client key for mTLS with Temporal (default: $TEMPORAL_TLS_CLIENT_KEY_PATH or _DATA, else the profile's)"},
+		&cli.StringFlag{Name: "tls-ca-path", Usage: "CA that signed Temporal's server certificate (default: $TEMPORAL_TLS_SERVER_CA_CERT_PATH or _DATA, else the profile's, else the system's)"},
+		&cli.StringFlag{Name: "tls-server-name", Usage: "name to verify Temporal's certificate against (default: $TEMPORAL_TLS_SERVER_NAME, else the host of the address)"},
+		&cli.StringFlag{Name: "profile", Usage: "profile of the temporal CLI's config file to connect with (default: $TEMPORAL_PROFILE, else default)"},
+		&cli.StringFlag{Name: "temporal-config-file", Usage: "the temporal CLI's config file (default: $TEMPORAL_CONFIG_FILE, else temporalio/temporal.toml in the user's config directory)"},
 		&cli.StringFlag{Name: "home", Usage: "kumo's data directory (default: $KUMO_HOME, else ~/.kumo)", EnvVars: []string{"KUMO_HOME"}},
 		&cli.StringFlag{Name: "backend", Usage: "where releases, state, workspaces and run logs live: s3://bucket[/prefix] or file:///dir (default: backend in the nearest project.yaml, else --home)", EnvVars: []string{"KUMO_BACKEND"}},
 		&cli.StringFlag{Name: "s3-endpoint", Usage: "endpoint of an S3-compatible server (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)"},
@@ -92,12 +100,37 @@ func open(c *cli.Context) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.TemporalAddress = global(c, "temporal-address")
-	opts.Namespace = global(c, "namespace")
+	conn, err := connection(c)
+	if err != nil {
+		return nil, err
+	}
+	opts.TemporalAddress, opts.Namespace, opts.Connection = conn.Address, conn.Namespace, conn
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	return client.OpenContext(c.Context, opts)
+}
+
+// connection is how to reach an existing Temporal cluster: the temporal CLI's
+// profile and TEMPORAL_* environment, overridden by the flags given. Its
+// Address is empty when none was named.
+func connection(c *cli.Context) (envconfig.ClientConfigProfile, error) {
+	return client.LoadConnection(client.ConnectionFlags{
+		Address: globalSet(c, "temporal-address"), Namespace: globalSet(c, "namespace"), APIKey: globalSet(c, "api-key"),
+		TLSCertPath: globalSet(c, "tls-cert-path"), TLSKeyPath: globalSet(c, "tls-key-path"), TLSCAPath: globalSet(c, "tls-ca-path"),
+		TLSServerName: globalSet(c, "tls-server-name"), Profile: globalSet(c, "profile"), ConfigFilePath: globalSet(c, "temporal-config-file"),
+	})
+}
+
+// globalSet is global for a flag set on the command line or by its
+// environment variable, else empty (not the flag's default).
+func globalSet(c *cli.Context, name string) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.IsSet(name) {
+			return global(c, name)
+		}
+	}
+	return ""
 }
 
 // backendFlags are the flags that say where the records live.

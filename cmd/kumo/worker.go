@@ -18,9 +18,12 @@ func workerCommand() *cli.Command {
 		Name:  "worker",
 		Usage: "run a kumo worker against an existing Temporal cluster (--temporal-address)",
 		Action: func(c *cli.Context) error {
-			address := global(c, "temporal-address")
-			if address == "" {
-				return errors.New("kumo worker needs --temporal-address (or TEMPORAL_ADDRESS): the Temporal frontend to poll")
+			conn, err := connection(c)
+			if err != nil {
+				return err
+			}
+			if conn.Address == "" {
+				return errors.New("kumo worker needs --temporal-address (or TEMPORAL_ADDRESS, or a temporal CLI profile with an address): the Temporal frontend to poll")
 			}
 			// The CLI's records: a worker serves every project, so it takes the
 			// backend flags (or KUMO_BACKEND) but reads no project.yaml.
@@ -28,17 +31,20 @@ func workerCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			opts := sdkclient.Options{HostPort: address, Namespace: global(c, "namespace")}
+			var opts sdkclient.Options
 			if !globalBool(c, "debug") {
 				opts.Logger = sdklog.NewStructuredLogger(quietLogger())
 			}
-			tc, err := sdkclient.DialContext(c.Context, opts)
+			tc, err := client.Dial(c.Context, conn, opts, client.DialOptions{})
 			if err != nil {
-				return fmt.Errorf("connect to Temporal at %s: %w", address, err)
+				return err
 			}
 			defer tc.Close()
+			if err := client.CheckSearchAttributes(c.Context, tc, conn); err != nil {
+				return err
+			}
 			w := worker.New(tc, b)
-			fmt.Fprintf(os.Stderr, "kumo worker polling task queue %q on %s (namespace %s)\n", "kumo", address, global(c, "namespace"))
+			fmt.Fprintf(os.Stderr, "kumo worker polling task queue %q on %s (namespace %s)\n", "kumo", conn.Address, conn.Namespace)
 			if err := w.Start(); err != nil {
 				return err
 			}
