@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -87,4 +90,56 @@ func read(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestWorkerSIGTERMMidApply: two workers serve an apply; SIGTERM to one makes
+// it stop polling (its /readyz fails), finish what it runs, and exit 0 within
+// its grace; the other worker finishes the run.
+func TestWorkerSIGTERMMidApply(t *testing.T) {
+	const n = 120
+	e := newEnv(t)
+	address := temporalServer(t)
+	e.flags = []string{"--temporal-address", address}
+	healthAddr := freeAddress(t)
+	first, firstDone := e.background(nil, "worker", "--health-address", healthAddr, "--shutdown-grace", "30s", "--log-format", "json")
+	waitFor(t, "the first worker to be ready", time.Minute, func() bool { return httpStatus("http://"+healthAddr+"/readyz") == 200 })
+	e.worker()
+	spec := e.writeSpec("chain.yaml", chainSpec(e.ns, n))
+	_, wait := e.background(nil, "apply", "--yes", "--parallelism", "1", "-f", spec)
+
+	waitFor(t, "the apply to get going", 2*time.Minute, func() bool { return len(e.configMapNames()) >= 10 })
+	if err := first.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	stoppedAt := len(e.configMapNames())
+	r := firstDone()
+	if r.code != 0 || !strings.Contains(r.stderr, `"msg":"stopped"`) {
+		t.Fatalf("worker after SIGTERM: %s", r)
+	}
+	if stoppedAt >= n {
+		t.Fatalf("the run finished before the worker was stopped")
+	}
+	if r := wait(); r.code != 0 {
+		t.Fatalf("apply after one worker stopped: %s", r)
+	}
+	t.Logf("worker stopped after %d of %d ConfigMaps", stoppedAt, n)
+	e.checkStateMatchesCluster(n)
+}
+
+func freeAddress(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func httpStatus(url string) int {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
