@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -103,7 +105,8 @@ func TestWorkerSIGTERMMidApply(t *testing.T) {
 	healthAddr := freeAddress(t)
 	first, firstDone := e.background(nil, "worker", "--health-address", healthAddr, "--shutdown-grace", "30s", "--log-format", "json")
 	waitFor(t, "the first worker to be ready", time.Minute, func() bool { return httpStatus("http://"+healthAddr+"/readyz") == 200 })
-	e.worker()
+	metricsAddr := freeAddress(t)
+	e.background(nil, "worker", "--metrics-address", metricsAddr)
 	spec := e.writeSpec("chain.yaml", chainSpec(e.ns, n))
 	_, wait := e.background(nil, "apply", "--yes", "--parallelism", "1", "-f", spec)
 
@@ -124,6 +127,26 @@ func TestWorkerSIGTERMMidApply(t *testing.T) {
 	}
 	t.Logf("worker stopped after %d of %d ConfigMaps", stoppedAt, n)
 	e.checkStateMatchesCluster(n)
+	// The second worker finished the run: its metrics count the activities.
+	metrics := httpBody(t, "http://"+metricsAddr+"/metrics")
+	count := regexp.MustCompile(`(?m)^temporal_activity_execution_latency\w*_count\{[^}]*\} (\d+)`).FindStringSubmatch(metrics)
+	if count == nil || count[1] == "0" {
+		t.Fatalf("the second worker's metrics count no activity:\n%s", metrics)
+	}
+	t.Logf("the second worker executed %s activities", count[1])
+}
+
+func httpBody(t *testing.T, url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func freeAddress(t *testing.T) string {

@@ -96,5 +96,7 @@ type minLevel struct {
 func (m minLevel) Enabled(ctx context.Context, l slog.Level) bool {
 	return l >= m.level && m.Handler.Enabled(ctx, l)
 }
-func (m minLevel) WithAttrs(a []slog.Attr) slog.Handler { return minLevel{m.Handler.WithAttrs(a), m.level} }
-func (m minLevel) WithGroup(g string) slog.Handler      { return minLevel{m.Handler.WithGroup(g), m.level} }
+func (m minLevel) WithAttrs(a []slog.Attr) slog.Handler {
+	return minLevel{m.Handler.WithAttrs(a), m.level}
+}
+func (m minLevel) WithGroup(g string) slog.Handler { return minLevel{m.Handler.WithGroup(g), m.level} }

@@ -19,6 +19,7 @@ func workerCommand() *cli.Command {
 		Usage: "run a kumo worker against an existing Temporal cluster (TEMPORAL_ADDRESS or --temporal-address)",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "health-address", Usage: "host:port serving /livez and /readyz for probes (default: none)"},
+			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: the Temporal SDK's (default: none)"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 2 * time.Minute, Usage: "on SIGTERM, how long activities in flight may take to finish (they keep heartbeating) before they are cancelled and retried elsewhere; a second SIGTERM exits at once"},
 		},
@@ -56,7 +57,16 @@ func runWorker(c *cli.Context) error {
 	if !globalBool(c, "debug") {
 		sdkLog = slogAtLeast(log, slogWarn)
 	}
-	tc, err := client.Dial(c.Context, conn, sdkclient.Options{Logger: sdklog.NewStructuredLogger(sdkLog)}, client.DialOptions{})
+	sdkOpts := sdkclient.Options{Logger: sdklog.NewStructuredLogger(sdkLog)}
+	if a := c.String("metrics-address"); a != "" {
+		handler, stop, err := startMetrics(a, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		sdkOpts.MetricsHandler = handler
+	}
+	tc, err := client.Dial(c.Context, conn, sdkOpts, client.DialOptions{})
 	if err != nil {
 		return err
 	}
