@@ -6,10 +6,27 @@ KUMO_HOME ?= $(HOME)/.kumo
 export KUMO_HOME
 KUBECONFIG_LOCAL := $(KUMO_HOME)/cluster/kubeconfig
 
-.PHONY: build example quickstart cluster-up cluster-down test test-short bench bench-go tools vet clean
+.PHONY: build image release-binaries example quickstart cluster-up cluster-down test test-short bench bench-go tools vet clean
 
 build:
 	go build -o bin/kumo ./cmd/kumo
+
+# The container image (deploy/docker/Dockerfile) with docker or podman,
+# whichever is installed.
+IMAGE ?= kumo:dev
+CONTAINER_ENGINE ?= $(shell command -v docker || command -v podman)
+image:
+	@test -n "$(CONTAINER_ENGINE)" || { echo "make image needs docker or podman"; exit 1; }
+	$(CONTAINER_ENGINE) build -f deploy/docker/Dockerfile -t $(IMAGE) .
+
+# Static binaries for linux and darwin on amd64 and arm64, in dist/.
+PLATFORMS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64
+release-binaries:
+	@for p in $(PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; \
+		echo "dist/kumo-$$os-$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch go build -trimpath -ldflags "-s -w" -o dist/kumo-$$os-$$arch ./cmd/kumo || exit 1; \
+	done
 
 tools:
 	hack/build-tools.sh
@@ -62,4 +79,4 @@ vet:
 	go vet ./...
 
 clean:
-	rm -rf bin examples/shop/generators
+	rm -rf bin dist examples/shop/generators

@@ -181,7 +181,7 @@ func (c *Client) temporalAddress(ctx context.Context) (string, error) {
 // than where the client reads them.
 func (c *Client) canAttach(home string, info *ServerInfo) error {
 	if info.Namespace != c.opts.Namespace {
-		return fmt.Errorf("the kumo server on %s (pid %d) serves Temporal namespace %q, not %q: use --namespace %s, or stop it and start `kumo server --namespace %s`",
+		return fmt.Errorf("the kumo server on %s (pid %d) serves Temporal namespace %q, not %q: use --temporal-namespace %s, or stop it and start `kumo server --temporal-namespace %s`",
 			home, info.PID, info.Namespace, c.opts.Namespace, info.Namespace, c.opts.Namespace)
 	}
 	if info.Backend != c.opts.Backend {

@@ -14,8 +14,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 
@@ -38,6 +40,12 @@ type Options struct {
 	// kumo server, else starts the embedded one.
 	TemporalAddress string
 	Namespace       string
+	// Connection holds the rest of how to reach TemporalAddress (API key, TLS,
+	// gRPC metadata), read by LoadConnection; ignored for the embedded server
+	// and a kumo server this client attaches to.
+	Connection envconfig.ClientConfigProfile
+	// DialTimeout bounds connecting to TemporalAddress; default DefaultDialTimeout.
+	DialTimeout time.Duration
 	// Logger receives Temporal's logs; nil discards them.
 	Logger *slog.Logger
 	// UIBaseURL is the Temporal Web UI's address, for links to runs; empty
@@ -128,12 +136,18 @@ func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc, err := sdkclient.DialContext(ctx, sdkclient.Options{
-		HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger),
-	})
+	base := sdkclient.Options{HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger)}
+	var tc sdkclient.Client
+	if c.opts.TemporalAddress != "" {
+		p := c.opts.Connection
+		p.Address, p.Namespace = address, c.opts.Namespace
+		tc, err = Dial(ctx, p, base, DialOptions{Timeout: c.opts.DialTimeout})
+	} else if tc, err = sdkclient.DialContext(ctx, base); err != nil {
+		err = fmt.Errorf("connect to Temporal at %s: %w", address, err)
+	}
 	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)
+		return nil, err
 	}
 	c.temporal = tc
 	return tc, nil

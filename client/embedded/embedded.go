@@ -72,6 +72,8 @@ type Options struct {
 	// Retention of closed workflows, used only when the namespace is created.
 	// Default DefaultRetention.
 	Retention time.Duration
+	// TLS, if set, makes the frontend require mutual TLS (tls.go).
+	TLS *TLS
 }
 
 // Server is a running embedded Temporal server. Stop it when done.
@@ -171,6 +173,13 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 
 	address := net.JoinHostPort(dialHost(opts.Host), strconv.Itoa(ports.frontend))
 	cfg := serverConfig(sqlCfg, ports, opts.Host)
+	dialOpts := client.ConnectionOptions{}
+	if opts.TLS != nil {
+		opts.TLS.apply(cfg)
+		if dialOpts.TLS, err = opts.TLS.clientConfig(); err != nil {
+			return nil, err
+		}
+	}
 	srvLogger := newServerLogger(logger)
 	hosts := map[primitives.ServiceName]static.Hosts{}
 	for svc, port := range ports.byService() {
@@ -208,9 +217,10 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 
 	// Readiness and search attributes, through the public API like any client.
 	c, err := client.DialContext(ctx, client.Options{
-		HostPort:  s.address,
-		Namespace: s.namespace,
-		Logger:    sdklog.NewStructuredLogger(logger),
+		HostPort:          s.address,
+		Namespace:         s.namespace,
+		Logger:            sdklog.NewStructuredLogger(logger),
+		ConnectionOptions: dialOpts,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: connect to %s: %w", s.address, err)

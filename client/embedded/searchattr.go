@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -113,4 +114,16 @@ func names(m map[string]enumspb.IndexedValueType) []string {
 		out = append(out, n)
 	}
 	return out
+}
+
+// MissingSearchAttributes names kumo's search attributes that namespace lacks,
+// sorted; an attribute with another type is an error.
+func MissingSearchAttributes(ctx context.Context, c client.Client, namespace string) ([]string, error) {
+	missing, err := missingSearchAttributes(ctx, c.OperatorService(), namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := names(missing)
+	slices.Sort(out)
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"go.temporal.io/sdk/contrib/envconfig"
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine/generate"
@@ -27,6 +28,13 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "temporal-namespace", Value: "default", Usage: "Temporal namespace", EnvVars: []string{"TEMPORAL_NAMESPACE"}},
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "Kubernetes namespace for objects of plain manifests that have none (apply, preview, spec convert; default: the kubeconfig context's, else default)"},
 		&cli.StringFlag{Name: "ui-url", Usage: "address of the Temporal Web UI, for links to runs (e.g. http://localhost:8233)", EnvVars: []string{"KUMO_UI_URL"}},
+		&cli.StringFlag{Name: "api-key", Usage: "API key for the Temporal cluster (default: $TEMPORAL_API_KEY, else the profile's)"},
+		&cli.StringFlag{Name: "tls-cert-path", Usage: "client certificate for mTLS with Temporal (default: $TEMPORAL_TLS_CLIENT_CERT_PATH or _DATA, else the profile's)"},
+		&cli.StringFlag{Name: "tls-key-path", Usage: "client key for mTLS with Temporal (default: $TEMPORAL_TLS_CLIENT_KEY_PATH or _DATA, else the profile's)"},
+		&cli.StringFlag{Name: "tls-ca-path", Usage: "CA that signed Temporal's server certificate (default: $TEMPORAL_TLS_SERVER_CA_CERT_PATH or _DATA, else the profile's, else the system's)"},
+		&cli.StringFlag{Name: "tls-server-name", Usage: "name to verify Temporal's certificate against (default: $TEMPORAL_TLS_SERVER_NAME, else the host of the address)"},
+		&cli.StringFlag{Name: "profile", Usage: "profile of the temporal CLI's config file to connect with (default: $TEMPORAL_PROFILE, else default)"},
+		&cli.StringFlag{Name: "temporal-config-file", Usage: "the temporal CLI's config file (default: $TEMPORAL_CONFIG_FILE, else temporalio/temporal.toml in the user's config directory)"},
 		&cli.StringFlag{Name: "home", Usage: "kumo's data directory (default: $KUMO_HOME, else ~/.kumo)", EnvVars: []string{"KUMO_HOME"}},
 		&cli.StringFlag{Name: "backend", Usage: "where releases, state, workspaces and run logs live: s3://bucket[/prefix] or file:///dir (default: backend in the nearest project.yaml, else --home)", EnvVars: []string{"KUMO_BACKEND"}},
 		&cli.StringFlag{Name: "s3-endpoint", Usage: "endpoint of an S3-compatible server (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)"},
@@ -95,11 +103,11 @@ func open(c *cli.Context) (*client.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts.TemporalAddress = global(c, "temporal-address")
-	if opts.Namespace, err = temporalNamespace(c); err != nil {
+	conn, err := connection(c)
+	if err != nil {
 		return nil, err
 	}
-	opts.UIBaseURL = global(c, "ui-url")
+	opts.TemporalAddress, opts.Namespace, opts.Connection = conn.Address, conn.Namespace, conn
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
@@ -126,6 +134,32 @@ func temporalNamespace(c *cli.Context) (string, error) {
 			strings.Join(names, " "), ns, ns)
 	}
 	return global(c, "temporal-namespace"), nil
+}
+
+// connection is how to reach an existing Temporal cluster: the temporal CLI's
+// profile and TEMPORAL_* environment, overridden by the flags given. Its
+// Address is empty when none was named.
+func connection(c *cli.Context) (envconfig.ClientConfigProfile, error) {
+	// An old invocation's --namespace is refused rather than ignored.
+	if _, err := temporalNamespace(c); err != nil {
+		return envconfig.ClientConfigProfile{}, err
+	}
+	return client.LoadConnection(client.ConnectionFlags{
+		Address: globalSet(c, "temporal-address"), Namespace: globalSet(c, "temporal-namespace"), APIKey: globalSet(c, "api-key"),
+		TLSCertPath: globalSet(c, "tls-cert-path"), TLSKeyPath: globalSet(c, "tls-key-path"), TLSCAPath: globalSet(c, "tls-ca-path"),
+		TLSServerName: globalSet(c, "tls-server-name"), Profile: globalSet(c, "profile"), ConfigFilePath: globalSet(c, "temporal-config-file"),
+	})
+}
+
+// globalSet is global for a flag set on the command line or by its
+// environment variable, else empty (not the flag's default).
+func globalSet(c *cli.Context, name string) string {
+	for _, ctx := range c.Lineage() {
+		if ctx.Command != nil && ctx.IsSet(name) {
+			return global(c, name)
+		}
+	}
+	return ""
 }
 
 // backendFlags are the flags that say where the records live.

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -74,11 +72,6 @@ func runServer(c *cli.Context) error {
 	<-c.Context.Done()
 	fmt.Fprintf(os.Stderr, "Stopping: activities in flight get up to %s; runs not finished continue when kumo server (or a worker) is back. Interrupt again to exit at once.\n",
 		c.Duration("shutdown-grace"))
-	again := make(chan os.Signal, 1)
-	signal.Notify(again, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-again
-		os.Exit(130)
-	}()
+	exitOnSecondSignal()
 	return srv.Stop()
 }

@@ -45,6 +45,9 @@ func TestTemporalSetupRegistersSearchAttributes(t *testing.T) {
 	if r := run("temporal", "setup"); r.code == 0 || !strings.Contains(r.stderr, "--temporal-address") {
 		t.Errorf("setup without an address: %s", r)
 	}
+	if r := run("--temporal-address", address, "--temporal-namespace", "team-a", "worker"); r.code == 0 || !strings.Contains(r.stderr, "kumo temporal setup --temporal-address "+address+" --temporal-namespace team-a") {
+		t.Errorf("worker on a namespace without kumo's search attributes: %s", r)
+	}
 	if r := run("--temporal-address", address, "--temporal-namespace", "team-a", "temporal", "setup"); r.code != 0 || !strings.Contains(r.stdout, "KumoProject") {
 		t.Fatalf("setup: %s", r)
 	}

@@ -2,8 +2,7 @@ package main
 
 import (
 	"errors"
-	"fmt"
-	"os"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	sdkclient "go.temporal.io/sdk/client"
@@ -11,44 +10,83 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/worker"
+	"github.com/kumoproj/kumo/workflows"
 )
 
 func workerCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "worker",
-		Usage: "run a kumo worker against an existing Temporal cluster (--temporal-address)",
-		Action: func(c *cli.Context) error {
-			address := global(c, "temporal-address")
-			if address == "" {
-				return errors.New("kumo worker needs --temporal-address (or TEMPORAL_ADDRESS): the Temporal frontend to poll")
-			}
-			// The CLI's records: a worker serves every project, so it takes the
-			// backend flags (or KUMO_BACKEND) but reads no project.yaml.
-			b, err := client.OpenBackend(c.Context, backendFlags(c))
-			if err != nil {
-				return err
-			}
-			namespace, err := temporalNamespace(c)
-			if err != nil {
-				return err
-			}
-			opts := sdkclient.Options{HostPort: address, Namespace: namespace}
-			if !globalBool(c, "debug") {
-				opts.Logger = sdklog.NewStructuredLogger(quietLogger())
-			}
-			tc, err := sdkclient.DialContext(c.Context, opts)
-			if err != nil {
-				return fmt.Errorf("connect to Temporal at %s: %w", address, err)
-			}
-			defer tc.Close()
-			w := worker.New(tc, b)
-			fmt.Fprintf(os.Stderr, "kumo worker polling task queue %q on %s (namespace %s)\n", "kumo", address, namespace)
-			if err := w.Start(); err != nil {
-				return err
-			}
-			<-c.Context.Done()
-			w.Stop()
-			return nil
+		Usage: "run a kumo worker against an existing Temporal cluster (TEMPORAL_ADDRESS or --temporal-address)",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "health-address", Usage: "host:port serving /livez and /readyz for probes (default: none)"},
+			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: the Temporal SDK's (default: none)"},
+			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
+			&cli.DurationFlag{Name: "shutdown-grace", Value: 2 * time.Minute, Usage: "on SIGTERM, how long activities in flight may take to finish (they keep heartbeating) before they are cancelled and retried elsewhere; a second SIGTERM exits at once"},
 		},
+		Action: runWorker,
 	}
+}
+
+func runWorker(c *cli.Context) error {
+	log, err := logger(c.String("log-format"), globalBool(c, "debug"))
+	if err != nil {
+		return err
+	}
+	conn, err := connection(c)
+	if err != nil {
+		return err
+	}
+	if conn.Address == "" {
+		return errors.New("kumo worker needs --temporal-address (or TEMPORAL_ADDRESS, or a temporal CLI profile with an address): the Temporal frontend to poll")
+	}
+	// The CLI's records: a worker serves every project, so it takes the
+	// backend flags (or KUMO_BACKEND) but reads no project.yaml.
+	b, err := client.OpenBackend(c.Context, backendFlags(c))
+	if err != nil {
+		return err
+	}
+	var health *healthServer
+	if a := c.String("health-address"); a != "" {
+		if health, err = startHealth(a, log); err != nil {
+			return err
+		}
+		defer health.stop()
+	}
+	// The SDK logs at warn and above unless --debug.
+	sdkLog := log
+	if !globalBool(c, "debug") {
+		sdkLog = slogAtLeast(log, slogWarn)
+	}
+	sdkOpts := sdkclient.Options{Logger: sdklog.NewStructuredLogger(sdkLog)}
+	if a := c.String("metrics-address"); a != "" {
+		handler, stop, err := startMetrics(a, log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		sdkOpts.MetricsHandler = handler
+	}
+	tc, err := client.Dial(c.Context, conn, sdkOpts, client.DialOptions{})
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	if err := client.CheckSearchAttributes(c.Context, tc, conn); err != nil {
+		return err
+	}
+	grace := c.Duration("shutdown-grace")
+	w := worker.NewWithOptions(tc, b, worker.Options{StopTimeout: grace})
+	if err := w.Start(); err != nil {
+		return err
+	}
+	health.setReady(true)
+	log.Info("kumo worker polling", "taskQueue", workflows.TaskQueue, "address", conn.Address, "namespace", conn.Namespace)
+
+	<-c.Context.Done()
+	health.setReady(false)
+	log.Info("stopping: no new tasks; activities in flight may finish, heartbeating; a second signal exits at once", "grace", grace)
+	exitOnSecondSignal()
+	w.Stop()
+	log.Info("stopped")
+	return nil
 }

@@ -62,6 +62,10 @@ type Options struct {
 	// pod garbage collector) and kwok with one simulated Node, so that Pods run
 	// and become Ready. Start then also waits for that Node to be Ready.
 	Workloads bool
+	// RBAC authorizes requests by RBAC instead of allowing everything; the
+	// cluster's own token stays an admin (group system:masters). For tests of
+	// what a service account may do.
+	RBAC bool
 }
 
 // Cluster is a running (or, from Load, a recorded) local control plane.
@@ -198,7 +202,7 @@ func start(ctx context.Context, opts Options, bins Binaries, creds *credentials)
 		"--service-account-key-file=" + creds.saKeyFile,
 		"--service-account-signing-key-file=" + creds.saKeyFile,
 		"--service-cluster-ip-range=10.0.0.0/24",
-		"--authorization-mode=AlwaysAllow",
+		"--authorization-mode=" + authorizationMode(opts.RBAC),
 		"--token-auth-file=" + creds.tokenFile,
 		"--disable-admission-plugins=ServiceAccount",
 		"--profiling=false",
@@ -229,6 +233,13 @@ func start(ctx context.Context, opts Options, bins Binaries, creds *credentials)
 }
 
 // freePorts returns the given ports, replacing each 0 by a free loopback port.
+func authorizationMode(rbac bool) string {
+	if rbac {
+		return "RBAC"
+	}
+	return "AlwaysAllow"
+}
+
 func freePorts(want ...int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {

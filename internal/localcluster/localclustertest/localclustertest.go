@@ -47,6 +47,10 @@ type Option func(*localcluster.Options)
 // scheduled onto a simulated Node and become Running and Ready.
 func Workloads(o *localcluster.Options) { o.Workloads = true }
 
+// RBAC starts the cluster with localcluster.Options.RBAC. Only for a private
+// cluster (a test without Main).
+func RBAC(o *localcluster.Options) { o.RBAC = true }
+
 // Main runs the package's tests with one shared cluster, started with opts on
 // the first Start call and stopped after the last test. With -short no cluster
 // is started. It builds missing binaries before the tests run, so a cold build

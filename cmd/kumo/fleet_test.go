@@ -1,0 +1,168 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/internal/tlstest"
+)
+
+// TestWorkerMutualTLS: a Temporal frontend that requires mutual TLS; a kumo
+// worker connects with TEMPORAL_TLS_* paths, the CLI with the same settings as
+// data, and an apply through them succeeds. Wrong settings fail fast, each
+// with one line.
+func TestWorkerMutualTLS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts Temporal, a cluster and kumo processes")
+	}
+	ca := tlstest.NewCA(t, "temporal")
+	server, client := ca.Issue(t, "frontend"), ca.Issue(t, "kumo")
+	srv, err := embedded.Start(context.Background(), embedded.Options{
+		Dir: t.TempDir(), TLS: &embedded.TLS{CertFile: server.CertFile, KeyFile: server.KeyFile, CAFile: ca.CertFile},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop() })
+
+	e := newEnv(t)
+	e.environ = []string{
+		"TEMPORAL_ADDRESS=" + srv.Address(), "TEMPORAL_NAMESPACE=" + srv.Namespace(),
+		"TEMPORAL_TLS_CLIENT_CERT_PATH=" + client.CertFile, "TEMPORAL_TLS_CLIENT_KEY_PATH=" + client.KeyFile,
+		"TEMPORAL_TLS_SERVER_CA_CERT_PATH=" + ca.CertFile,
+	}
+	e.worker()
+	// The CLI reads the same settings as data.
+	e.environ = []string{
+		"TEMPORAL_ADDRESS=" + srv.Address(), "TEMPORAL_NAMESPACE=" + srv.Namespace(),
+		"TEMPORAL_TLS_CLIENT_CERT_DATA=" + read(t, client.CertFile), "TEMPORAL_TLS_CLIENT_KEY_DATA=" + read(t, client.KeyFile),
+		"TEMPORAL_TLS_SERVER_CA_CERT_DATA=" + read(t, ca.CertFile),
+	}
+	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+configMap(e.ns, "a", "dependsOn: [v1:Namespace:"+e.ns+"]"))
+	e.ok("apply", "--yes", "-f", spec)
+	if rel := e.release(0); rel["phase"] != "succeeded" {
+		t.Fatalf("release: %v", rel)
+	}
+
+	other := tlstest.NewCA(t, "other")
+	stranger := other.Issue(t, "stranger")
+	paths := func(cert tlstest.Pair, caFile string) []string {
+		return []string{
+			"TEMPORAL_ADDRESS=" + srv.Address(), "TEMPORAL_NAMESPACE=" + srv.Namespace(),
+			"TEMPORAL_TLS_CLIENT_CERT_PATH=" + cert.CertFile, "TEMPORAL_TLS_CLIENT_KEY_PATH=" + cert.KeyFile,
+			"TEMPORAL_TLS_SERVER_CA_CERT_PATH=" + caFile,
+		}
+	}
+	for _, c := range []struct {
+		name    string
+		environ []string
+		args    []string
+		want    string
+	}{
+		{"wrong CA", paths(client, other.CertFile), nil, "not signed by the trusted CA"},
+		{"certificate from another CA", paths(stranger, ca.CertFile), nil, "refused the client certificate"},
+		{"no TLS", []string{"TEMPORAL_ADDRESS=" + srv.Address()}, nil, "probably requires TLS"},
+		{"unknown namespace", paths(client, ca.CertFile), []string{"--temporal-namespace", "nope"}, `namespace "nope" does not exist`},
+		{"nothing listening", []string{"TEMPORAL_ADDRESS=127.0.0.1:1"}, nil, "cannot reach Temporal at 127.0.0.1:1: connection refused"},
+	} {
+		e.environ = c.environ
+		start := time.Now()
+		r := e.run(append(c.args, "worker")...)
+		took := time.Since(start)
+		lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) || len(lines) != 1 {
+			t.Errorf("%s: want one line with %q: %s", c.name, c.want, r)
+		}
+		t.Logf("%s: failed in %s: %s", c.name, took.Round(time.Millisecond), lines[0])
+	}
+}
+
+func read(t *testing.T, path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestWorkerSIGTERMMidApply: two workers serve an apply; SIGTERM to one makes
+// it stop polling (its /readyz fails), finish what it runs, and exit 0 within
+// its grace; the other worker finishes the run.
+func TestWorkerSIGTERMMidApply(t *testing.T) {
+	const n = 120
+	e := newEnv(t)
+	address := temporalServer(t)
+	e.flags = []string{"--temporal-address", address}
+	healthAddr := freeAddress(t)
+	first, firstDone := e.background(nil, "worker", "--health-address", healthAddr, "--shutdown-grace", "30s", "--log-format", "json")
+	waitFor(t, "the first worker to be ready", time.Minute, func() bool { return httpStatus("http://"+healthAddr+"/readyz") == 200 })
+	metricsAddr := freeAddress(t)
+	e.background(nil, "worker", "--metrics-address", metricsAddr)
+	spec := e.writeSpec("chain.yaml", chainSpec(e.ns, n))
+	_, wait := e.background(nil, "apply", "--yes", "--parallelism", "1", "-f", spec)
+
+	waitFor(t, "the apply to get going", 2*time.Minute, func() bool { return len(e.configMapNames()) >= 10 })
+	if err := first.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	stoppedAt := len(e.configMapNames())
+	r := firstDone()
+	if r.code != 0 || !strings.Contains(r.stderr, `"msg":"stopped"`) {
+		t.Fatalf("worker after SIGTERM: %s", r)
+	}
+	if stoppedAt >= n {
+		t.Fatalf("the run finished before the worker was stopped")
+	}
+	if r := wait(); r.code != 0 {
+		t.Fatalf("apply after one worker stopped: %s", r)
+	}
+	t.Logf("worker stopped after %d of %d ConfigMaps", stoppedAt, n)
+	e.checkStateMatchesCluster(n)
+	// The second worker finished the run: its metrics count the activities.
+	metrics := httpBody(t, "http://"+metricsAddr+"/metrics")
+	count := regexp.MustCompile(`(?m)^temporal_activity_execution_latency\w*_count\{[^}]*\} (\d+)`).FindStringSubmatch(metrics)
+	if count == nil || count[1] == "0" {
+		t.Fatalf("the second worker's metrics count no activity:\n%s", metrics)
+	}
+	t.Logf("the second worker executed %s activities", count[1])
+}
+
+func httpBody(t *testing.T, url string) string {
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func freeAddress(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func httpStatus(url string) int {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}

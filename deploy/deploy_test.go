@@ -1,0 +1,350 @@
+// Package deploy_test checks the Kubernetes manifests under deploy/kubernetes
+// against a real apiserver: every overlay builds and is accepted by a
+// server-side dry-run, and the ClusterRole is what kumo's Kubernetes runtime
+// needs, found by running it under a token bound to that role.
+package deploy_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	authv1 "k8s.io/api/authentication/v1"
+	authzv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8s "k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/engine/runtime/kubernetes"
+	"github.com/kumoproj/kumo/internal/localcluster"
+	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
+)
+
+var overlays = []string{"overlays/external-temporal", "overlays/single-node", "namespaced"}
+
+// TestOverlaysDryRun: each overlay builds with kustomize and the apiserver
+// accepts every object in a server-side dry-run.
+func TestOverlaysDryRun(t *testing.T) {
+	kubectl := kubectlPath(t)
+	c := localclustertest.Start(t, localclustertest.RBAC)
+	kube := adminClient(t, c)
+	for _, ns := range []string{"kumo", "apps"} {
+		createNamespace(t, kube, ns)
+	}
+	for _, o := range overlays {
+		manifests := build(t, kubectl, o)
+		out, err := kubectlRun(kubectl, manifests, "--kubeconfig", c.Kubeconfig, "apply", "--server-side", "--dry-run=server", "-f", "-")
+		if err != nil {
+			t.Errorf("%s: server-side dry-run: %v\n%s", o, err, out)
+			continue
+		}
+		t.Logf("%s:\n%s", o, out)
+	}
+}
+
+// TestWorkerDeploymentHardening: the worker's pod runs as non-root on a
+// read-only root filesystem, probes the health endpoint, and is given longer
+// to stop than its own shutdown grace.
+func TestWorkerDeploymentHardening(t *testing.T) {
+	kubectl := kubectlPath(t)
+	var dep struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					TerminationGracePeriodSeconds int64 `json:"terminationGracePeriodSeconds"`
+					SecurityContext               struct {
+						RunAsNonRoot bool `json:"runAsNonRoot"`
+					} `json:"securityContext"`
+					Containers []struct {
+						Args            []string `json:"args"`
+						SecurityContext struct {
+							ReadOnlyRootFilesystem bool `json:"readOnlyRootFilesystem"`
+						} `json:"securityContext"`
+						LivenessProbe  *struct{} `json:"livenessProbe"`
+						ReadinessProbe *struct{} `json:"readinessProbe"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	doc := document(t, build(t, kubectl, "overlays/external-temporal"), "Deployment", "kumo-worker")
+	if err := yaml.Unmarshal([]byte(doc), &dep); err != nil {
+		t.Fatal(err)
+	}
+	pod := dep.Spec.Template.Spec
+	if !pod.SecurityContext.RunAsNonRoot || len(pod.Containers) != 1 {
+		t.Fatalf("worker pod: %+v", pod)
+	}
+	ctr := pod.Containers[0]
+	if !ctr.SecurityContext.ReadOnlyRootFilesystem || ctr.LivenessProbe == nil || ctr.ReadinessProbe == nil {
+		t.Errorf("worker container: %+v", ctr)
+	}
+	var grace time.Duration
+	for _, a := range ctr.Args {
+		if v, ok := strings.CutPrefix(a, "--shutdown-grace="); ok {
+			grace, _ = time.ParseDuration(v)
+		}
+	}
+	if grace == 0 || time.Duration(pod.TerminationGracePeriodSeconds)*time.Second <= grace {
+		t.Errorf("terminationGracePeriodSeconds %d is not longer than --shutdown-grace %s", pod.TerminationGracePeriodSeconds, grace)
+	}
+}
+
+// TestClusterRoleIsWhatTheRuntimeNeeds runs the Kubernetes runtime under a
+// token of the worker's service account bound to the ClusterRole: every kind
+// the role names is applied, read, waited for and deleted. Then each rule in
+// turn is taken away, and the same run must be refused: no rule is spare.
+func TestClusterRoleIsWhatTheRuntimeNeeds(t *testing.T) {
+	kubectl := kubectlPath(t)
+	c := localclustertest.Start(t, localclustertest.RBAC)
+	kube := adminClient(t, c)
+	createNamespace(t, kube, "kumo")
+	manifests := build(t, kubectl, "overlays/external-temporal")
+	var rbac []string
+	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding"} {
+		rbac = append(rbac, document(t, manifests, kind, ""))
+	}
+	if out, err := kubectlRun(kubectl, strings.Join(rbac, "\n---\n"), "--kubeconfig", c.Kubeconfig, "apply", "--server-side", "-f", "-"); err != nil {
+		t.Fatalf("apply the worker's RBAC: %v\n%s", err, out)
+	}
+	ctx := context.Background()
+	tok, err := kube.CoreV1().ServiceAccounts("kumo").CreateToken(ctx, "kumo-worker", &authv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := kubernetes.NewForConfig(&rest.Config{
+		Host: c.Server, BearerToken: tok.Status.Token, TLSClientConfig: rest.TLSClientConfig{CAData: c.CAData}, QPS: 100, Burst: 100,
+	}, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := exercise(ctx, rt, "rbac-all"); err != nil {
+		t.Fatalf("the runtime under the ClusterRole: %v", err)
+	}
+
+	role, err := kube.RbacV1().ClusterRoles().Get(ctx, "kumo-runtime", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := role.Rules
+	for i, less := range lessRules(full) {
+		ns := fmt.Sprintf("rbac-less-%d", i)
+		setRules(t, kube, less.rules, less.verb, less.group, less.resource, false)
+		err := exercise(ctx, rt, ns)
+		if err == nil || !strings.Contains(err.Error(), "forbidden") {
+			t.Errorf("without %s: the run was not refused: %v", less.without, err)
+		} else {
+			t.Logf("without %s: %v", less.without, err)
+		}
+		setRules(t, kube, full, less.verb, less.group, less.resource, true)
+		// What the refused run left goes with its namespace, in the background.
+		_ = kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	}
+}
+
+type reducedRules struct {
+	without               string
+	verb, group, resource string // one permission the reduction takes away
+	rules                 []rbacv1.PolicyRule
+}
+
+// lessRules are rules each with one resource or one verb of one rule taken away.
+func lessRules(full []rbacv1.PolicyRule) []reducedRules {
+	var out []reducedRules
+	with := func(i int, r rbacv1.PolicyRule, without, verb, resource string) {
+		rules := append([]rbacv1.PolicyRule{}, full[:i]...)
+		if len(r.Resources) > 0 && len(r.Verbs) > 0 {
+			rules = append(rules, r)
+		}
+		out = append(out, reducedRules{without, verb, full[i].APIGroups[0], resource, append(rules, full[i+1:]...)})
+	}
+	for i, rule := range full {
+		for j, resource := range rule.Resources {
+			r := rule
+			r.Resources = slices.Delete(slices.Clone(rule.Resources), j, j+1)
+			with(i, r, resource+" "+strings.Join(rule.Verbs, ","), rule.Verbs[0], resource)
+		}
+		for j, verb := range rule.Verbs {
+			r := rule
+			r.Verbs = slices.Delete(slices.Clone(rule.Verbs), j, j+1)
+			with(i, r, verb+" on "+strings.Join(rule.Resources, ","), verb, rule.Resources[0])
+		}
+	}
+	return out
+}
+
+// exercise applies, reads, waits for and deletes one object of every kind the
+// ClusterRole names, in a new namespace.
+func exercise(ctx context.Context, rt *kubernetes.Runtime, ns string) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	labels := map[string]any{"app": "web"}
+	podSpec := map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx"}}}
+	template := map[string]any{"metadata": map[string]any{"labels": labels}, "spec": podSpec}
+	objects := []map[string]any{
+		object("v1", "Namespace", "", ns, nil),
+		object("v1", "ServiceAccount", ns, "web", nil),
+		object("v1", "ConfigMap", ns, "web", map[string]any{"data": map[string]any{"k": "v"}}),
+		object("v1", "Secret", ns, "web", map[string]any{"stringData": map[string]any{"k": "v"}}),
+		object("v1", "Service", ns, "web", map[string]any{"spec": map[string]any{"selector": labels, "ports": []any{map[string]any{"port": 80}}}}),
+		// A LoadBalancer Service is healthy once it has an address: its wait watches.
+		object("v1", "Service", ns, "web-lb", map[string]any{"spec": map[string]any{"type": "LoadBalancer", "selector": labels, "ports": []any{map[string]any{"port": 80}}}}),
+		object("apps/v1", "Deployment", ns, "web", map[string]any{"spec": map[string]any{"selector": map[string]any{"matchLabels": labels}, "template": template}}),
+		object("apps/v1", "StatefulSet", ns, "web", map[string]any{"spec": map[string]any{"serviceName": "web", "selector": map[string]any{"matchLabels": labels}, "template": template}}),
+		object("apps/v1", "DaemonSet", ns, "web", map[string]any{"spec": map[string]any{"selector": map[string]any{"matchLabels": labels}, "template": template}}),
+		object("batch/v1", "Job", ns, "web", map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"restartPolicy": "Never", "containers": podSpec["containers"]}}}}),
+		object("batch/v1", "CronJob", ns, "web", map[string]any{"spec": map[string]any{"schedule": "0 0 * * *", "jobTemplate": map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{"restartPolicy": "Never", "containers": podSpec["containers"]}}}}}}),
+	}
+	var resources []*engine.Resource
+	for _, obj := range objects {
+		id, err := engine.KubernetesIDOf(obj)
+		if err != nil {
+			return err
+		}
+		res := &engine.Resource{ID: id, Type: engine.Kubernetes, Attributes: obj}
+		resources = append(resources, res)
+		if _, err := rt.Apply(ctx, res, runtime.ApplyOptions{DryRun: true}); err != nil {
+			return err
+		}
+		if _, err := rt.Apply(ctx, res, runtime.ApplyOptions{}); err != nil {
+			return err
+		}
+		if _, err := rt.Read(ctx, res); err != nil {
+			return err
+		}
+	}
+	// Health follows each object (list and watch) and a workload's Pods:
+	// nothing runs Pods or load balancers here, so those waits end by the timeout.
+	for _, res := range resources {
+		_, err := rt.WaitHealthy(ctx, res, runtime.WaitOptions{Timeout: time.Second})
+		var he *runtime.HealthError
+		if err != nil && (!errors.As(err, &he) || !he.TimedOut) {
+			return err
+		}
+	}
+	for i := len(resources) - 1; i >= 0; i-- {
+		if err := rt.Delete(ctx, resources[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func object(apiVersion, kind, ns, name string, body map[string]any) map[string]any {
+	meta := map[string]any{"name": name}
+	if ns != "" {
+		meta["namespace"] = ns
+	}
+	obj := map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": meta}
+	for k, v := range body {
+		obj[k] = v
+	}
+	return obj
+}
+
+// setRules replaces the ClusterRole's rules and waits until the authorizer,
+// which follows roles through a cache, allows (or refuses) verb on resource.
+func setRules(t *testing.T, kube k8s.Interface, rules []rbacv1.PolicyRule, verb, group, resource string, allowed bool) {
+	t.Helper()
+	ctx := context.Background()
+	role, err := kube.RbacV1().ClusterRoles().Get(ctx, "kumo-runtime", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	role.Rules = rules
+	if _, err := kube.RbacV1().ClusterRoles().Update(ctx, role, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	review := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
+		User: "system:serviceaccount:kumo:kumo-worker", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kumo", "system:authenticated"},
+		ResourceAttributes: &authzv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Namespace: "x"},
+	}}
+	for range 100 {
+		got, err := kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status.Allowed == allowed {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("the authorizer did not follow the ClusterRole for %s %s", verb, resource)
+}
+
+func kubectlPath(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("needs a local Kubernetes control plane")
+	}
+	p, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl (for kustomize and apply) is not installed")
+	}
+	return p
+}
+
+func build(t *testing.T, kubectl, overlay string) string {
+	t.Helper()
+	out, err := kubectlRun(kubectl, "", "kustomize", "kubernetes/"+overlay)
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v\n%s", overlay, err, out)
+	}
+	return out
+}
+
+func kubectlRun(kubectl, stdin string, args ...string) (string, error) {
+	cmd := exec.Command(kubectl, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+// document is the object of kind (and name, if given) in a multi-document YAML.
+func document(t *testing.T, manifests, kind, name string) string {
+	t.Helper()
+	for _, doc := range strings.Split(manifests, "\n---\n") {
+		var m struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Kind == kind && (name == "" || m.Metadata.Name == name) {
+			return doc
+		}
+	}
+	t.Fatalf("no %s %s in the build", kind, name)
+	return ""
+}
+
+func adminClient(t *testing.T, c *localcluster.Cluster) k8s.Interface {
+	kube, err := k8s.NewForConfig(c.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kube
+}
+
+func createNamespace(t *testing.T, kube k8s.Interface, ns string) {
+	_, err := kube.CoreV1().Namespaces().Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+}
