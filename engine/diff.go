@@ -64,8 +64,8 @@ func (c Change) TakesOver() bool {
 //   - prior: the resource as last recorded in state, nil when new.
 //
 // The action is Create (planned, not live), Update (both, and they differ; Fields lists
-// each difference), Delete (live, not planned), Adopt (planned equals live but
-// prior is nil: the resource was made outside kumo, which now takes it over) or
+// each difference), Delete (live, not planned), Adopt (a Kubernetes object: planned
+// equals live but prior is nil: it was made outside kumo, which now takes it over) or
 // UnChanged. Drifted is set when live
 // and prior both exist and differ. Attributes are compared after Normalize; for
 // Kubernetes, fields the server maintains (metadata.managedFields, resourceVersion,
@@ -91,7 +91,9 @@ func Diff(id string, typ Type, planned, live, prior *Resource) Change {
 		switch {
 		case len(c.Fields) > 0:
 			c.Action = Update
-		case prior == nil:
+		case prior == nil && typ == Kubernetes:
+			// Taking over with kumo's field manager is a Kubernetes notion; a
+			// Terraform object kumo imports (import-id) is its own record.
 			c.Action = Adopt
 		}
 	case planned == nil && live != nil:

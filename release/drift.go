@@ -184,10 +184,10 @@ func (m *Manager) driftByRead(ctx context.Context, rt runtime.Runtime, recorded 
 			res := drift.Result{ID: rec.ID, Type: string(rec.Type)}
 			live, err := rt.Read(gctx, rec)
 			switch {
+			case errors.Is(err, runtime.ErrNotFound) || err == nil && live == nil:
+				res.Status = drift.Missing
 			case err != nil:
 				res.Status, res.Error = drift.Error, err.Error()
-			case live == nil:
-				res.Status = drift.Missing
 			default:
 				res.Fields = drift.Values(rec.Attributes, live.Attributes)
 				res.Status = drift.InSync

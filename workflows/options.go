@@ -105,14 +105,3 @@ func readStep(ctx workflow.Context, typ engine.Type, summary string) workflow.Co
 		Summary:             summary,
 	})
 }
-
-// localStep runs a node's step (nodeSteps) as a local activity of up to timeout.
-// WaitForCancellation has no local-activity counterpart: nodeSteps runs them
-// in a disconnected context instead.
-func localStep(ctx workflow.Context, timeout time.Duration, summary string) workflow.Context {
-	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: timeout,
-		RetryPolicy:         retryPolicy,
-		Summary:             summary,
-	})
-}

@@ -99,8 +99,6 @@ type harness struct {
 	runs    int
 	// rollbackOnFailure is the runs' RunInput.RollbackOnFailure.
 	rollbackOnFailure bool
-	// setup, if set, is called on each run's environment before it starts.
-	setup func(env *testsuite.TestWorkflowEnvironment)
 }
 
 func newHarness(t *testing.T) *harness {
@@ -138,9 +136,6 @@ func (h *harness) runWith(wf any, spec *engine.Spec, setup func(env *testsuite.T
 			h.t.Fatal(err)
 		}
 		in.SpecHash = hash
-	}
-	if h.setup != nil {
-		h.setup(env)
 	}
 	if setup != nil {
 		setup(env, &in)
