@@ -136,6 +136,11 @@ func dialError(p envconfig.ClientConfigProfile, timeout time.Duration, err error
 		return fmt.Errorf("TLS with %s failed: %s (TEMPORAL_TLS_SERVER_NAME, --tls-server-name)", at, tlsReason(msg))
 	case strings.Contains(msg, "certificate required") || strings.Contains(msg, "bad certificate") || strings.Contains(msg, "unknown certificate authority"):
 		return fmt.Errorf("TLS with %s failed: it refused the client certificate: %s (TEMPORAL_TLS_CLIENT_CERT_PATH, --tls-cert-path)", at, tlsReason(msg))
+	case p.TLS != nil && (p.TLS.ClientCertPath != "" || len(p.TLS.ClientCertData) > 0) && (strings.Contains(msg, "broken pipe") || strings.Contains(msg, "connection reset")):
+		// With TLS 1.3 the server checks the client certificate after the
+		// client's handshake is done: a refusal often reaches the client as
+		// the connection closing under its first write, not as an alert.
+		return fmt.Errorf("TLS with %s failed: it closed the connection after the handshake, so it probably refused the client certificate (TEMPORAL_TLS_CLIENT_CERT_PATH, --tls-cert-path)", at)
 	case strings.Contains(msg, "server preface"):
 		return fmt.Errorf("cannot talk to %s without TLS: it closed the connection, so it probably requires TLS (TEMPORAL_TLS_*, --tls-*)", at)
 	case strings.Contains(msg, "tls:") || strings.Contains(msg, "x509:") || strings.Contains(msg, "handshake"):
