@@ -108,6 +108,7 @@ func open(c *cli.Context) (*client.Client, error) {
 		return nil, err
 	}
 	opts.TemporalAddress, opts.Namespace, opts.Connection = conn.Address, conn.Namespace, conn
+	opts.UIBaseURL = global(c, "ui-url")
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
