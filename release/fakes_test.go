@@ -2,69 +2,26 @@ package release_test
 
 import (
 	"context"
-	"fmt"
-	"maps"
 	"sync"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/engine/runtime/memory"
 	"github.com/kumoproj/kumo/runspec"
 )
 
-// fakeRuntime keeps objects in memory; reject names IDs whose apply fails for good.
-type fakeRuntime struct {
-	mu      sync.Mutex
-	objects map[string]map[string]any
-	applies int
-	reject  map[string]bool
-}
+// fakeRuntime is the in-memory runtime every runtime conformance test runs
+// against, handed out for every resource type.
+type fakeRuntime struct{ *memory.Runtime }
 
-func newFakeRuntime() *fakeRuntime {
-	return &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{}}
-}
-
-func (f *fakeRuntime) Apply(_ context.Context, r *engine.Resource, opts runtime.ApplyOptions) (*engine.Resource, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.reject[r.ID] && !opts.DryRun {
-		return nil, runtime.Permanent(fmt.Errorf("apply %s: rejected", r.ID))
-	}
-	out := *r
-	out.Attributes = engine.Normalize(r.Attributes).(map[string]any)
-	if !opts.DryRun {
-		f.objects[r.ID] = out.Attributes
-		f.applies++
-	}
-	return &out, nil
-}
-
-func (f *fakeRuntime) Read(_ context.Context, r *engine.Resource) (*engine.Resource, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	attrs, ok := f.objects[r.ID]
-	if !ok {
-		return nil, nil
-	}
-	out := *r
-	out.Attributes = maps.Clone(attrs)
-	return &out, nil
-}
-
-func (f *fakeRuntime) Delete(_ context.Context, r *engine.Resource) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	delete(f.objects, r.ID)
-	return nil
-}
+func newFakeRuntime() *fakeRuntime { return &fakeRuntime{memory.New()} }
 
 func (f *fakeRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
-	return f, nil
+	return f.Runtime, nil
 }
 
 func (f *fakeRuntime) has(id string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	_, ok := f.objects[id]
+	_, ok := f.Object(id)
 	return ok
 }
 

@@ -136,7 +136,7 @@ func TestDeleteAndCompensate(t *testing.T) {
 		if _, err := m.Apply(ctx, node2(x.ID)); err != nil {
 			t.Fatal(err)
 		}
-		if got := rt.objects[x.ID]["data"]; !reflect.DeepEqual(got, map[string]any{"v": "2"}) {
+		if got := object(rt, x.ID)["data"]; !reflect.DeepEqual(got, map[string]any{"v": "2"}) {
 			t.Fatalf("after apply: data %v", got)
 		}
 		for range 2 {
@@ -144,7 +144,7 @@ func TestDeleteAndCompensate(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if got := rt.objects[x.ID]["data"]; !reflect.DeepEqual(got, map[string]any{"v": "1"}) {
+		if got := object(rt, x.ID)["data"]; !reflect.DeepEqual(got, map[string]any{"v": "1"}) {
 			t.Fatalf("after undoing the update: data %v, want the prior value", got)
 		}
 		for range 2 {
@@ -170,11 +170,17 @@ func TestApplyRejected(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
 		m, rt := withRuntime(b)
 		a := ns("a")
-		rt.reject[a.ID] = true
+		rt.Reject(a.ID)
 		node := started(t, b, m, a)
 		_, err := m.Apply(ctx, node(a.ID))
 		if !errors.Is(err, release.ErrResourceFailed) || err.Error() != "apply v1:Namespace:a: rejected" {
 			t.Fatalf("Apply of a rejected resource: %v, want ErrResourceFailed with the runtime's message", err)
 		}
 	})
+}
+
+// object is the live attributes of id in rt (nil when absent).
+func object(rt *fakeRuntime, id string) map[string]any {
+	attrs, _ := rt.Object(id)
+	return attrs
 }
