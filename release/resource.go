@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"reflect"
 	"slices"
@@ -344,12 +345,15 @@ func truncateValues(c *engine.Change) {
 	}
 }
 
+// truncate cuts a long string value, keeping its length and a hash of the
+// whole: a change after the cut still shows, and changes the plan's digest.
 func truncate(v any) any {
 	s, ok := v.(string)
 	if !ok || len(s) <= maxPreviewValue {
 		return v
 	}
-	return s[:maxPreviewValue] + fmt.Sprintf("... (%d bytes)", len(s))
+	sum := sha256.Sum256([]byte(s))
+	return s[:maxPreviewValue] + fmt.Sprintf("... (%d bytes, sha256 %x)", len(s), sum[:6])
 }
 
 // Compensate undoes what a failed apply did to one resource: a created
