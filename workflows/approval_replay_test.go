@@ -59,7 +59,7 @@ func TestRecordApprovalHistories(t *testing.T) {
 		if _, err := os.Stat(path); err == nil {
 			continue
 		}
-		in := RunInput{Project: "p", Workspace: "w", Parallelism: 2}
+		in := RunInput{Project: "p", Workspace: "w", Parallelism: 2, ApprovalTimeout: run.timeout}
 		if in.SpecHash, err = b.PutSpec(ctx, run.spec); err != nil {
 			t.Fatal(err)
 		}
@@ -67,8 +67,10 @@ func TestRecordApprovalHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		awaitApprovalStage(t, tc, wr)
-		run.answer(t, tc, wr)
+		if run.answer != nil {
+			awaitApprovalStage(t, tc, wr)
+			run.answer(t, tc, wr)
+		}
 		if err := wr.Get(ctx, nil); (err == nil) != run.succeeds {
 			t.Fatalf("run %s: error %v", run.name, err)
 		}
@@ -92,26 +94,56 @@ func TestRecordApprovalHistories(t *testing.T) {
 }
 
 type recordedApproval struct {
-	name     string
-	spec     *engine.Spec
+	name    string
+	spec    *engine.Spec
+	timeout time.Duration
+	// answer, once the run awaits approval; nil lets it time out.
 	answer   func(t *testing.T, tc client.Client, wr client.WorkflowRun)
 	succeeds bool
 }
 
-// recordedApprovals are the runs of the current version to record: approved,
-// rejected.
+// recordedApprovals are the runs of the current version to record: approved
+// (for its digest), rejected, stale (what is live changed before the
+// approval), timed out.
 func recordedApprovals(rt *fakeRuntime) []recordedApproval {
-	signal := func(approved bool) func(*testing.T, client.Client, client.WorkflowRun) {
+	update := func(req ApprovalRequest, before func()) func(*testing.T, client.Client, client.WorkflowRun) {
 		return func(t *testing.T, tc client.Client, wr client.WorkflowRun) {
-			if err := tc.SignalWorkflow(context.Background(), wr.GetID(), wr.GetRunID(), ApprovalSignal, Approval{Approved: approved}); err != nil {
+			if before != nil {
+				before()
+			}
+			if _, err := sendApproval(tc, wr, req); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	return []recordedApproval{
-		{"approval-signal-approved", &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}, signal(true), true},
-		{"approval-signal-rejected", &engine.Spec{Resources: []engine.Resource{cm("a"), cm("c")}}, signal(false), false},
+	liveChange := func() {
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		rt.objects["v1:ConfigMap:ns:s"] = cm("s").Attributes
 	}
+	return []recordedApproval{
+		{name: "approval-update-approved", spec: &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}},
+			answer: update(ApprovalRequest{Approve: true, By: "recorder"}, nil), succeeds: true},
+		{name: "approval-update-rejected", spec: &engine.Spec{Resources: []engine.Resource{cm("a"), cm("c")}},
+			answer: update(ApprovalRequest{Reason: "recorded", By: "recorder"}, nil)},
+		{name: "approval-update-stale", spec: &engine.Spec{Resources: []engine.Resource{cm("a"), cm("s")}},
+			answer: update(ApprovalRequest{Approve: true}, liveChange)},
+		{name: "approval-update-timeout", spec: &engine.Spec{Resources: []engine.Resource{cm("t")}}, timeout: time.Second},
+	}
+}
+
+// sendApproval answers a run with ApproveUpdate, as `kumo approve` does.
+func sendApproval(tc client.Client, wr client.WorkflowRun, req ApprovalRequest) (ApprovalAnswer, error) {
+	ctx := context.Background()
+	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: wr.GetID(), RunID: wr.GetRunID(), UpdateName: ApproveUpdate, Args: []any{req},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	var answer ApprovalAnswer
+	if err == nil {
+		err = h.Get(ctx, &answer)
+	}
+	return answer, err
 }
 
 // awaitApprovalStage waits until the run says it awaits approval.

@@ -71,7 +71,7 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation,
 	}).Get(finishCtx, nil)
 	r.progress.Stage = StageDone
-	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Error: msg, Compensation: r.compensation}
+	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Digest: r.progress.Digest, Error: msg, Compensation: r.compensation}
 	if err != nil {
 		return result, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err)
 	}
@@ -98,9 +98,15 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	for i := range changes {
 		r.progress.Nodes[i].Action = changes[i].Action
 	}
-	r.progress.Changes = changes
-	if err := r.awaitApproval(ctx); err != nil {
+	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
+	approved, err := r.awaitApproval(ctx, rel.Key)
+	if err != nil {
 		return changes, err
+	}
+	if approved {
+		if err := r.checkPlanStillHolds(ctx, changes, nodeInput); err != nil {
+			return changes, err
+		}
 	}
 
 	phase, stage := engine.PhaseApplying, StageApplying
@@ -198,27 +204,6 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 		r.compensation.Resources = append(r.compensation.Resources, node.ID)
 		return nil
 	})
-}
-
-// awaitApproval waits for the approval signal unless the run was started with
-// AutoApprove or nothing would change.
-func (r *run) awaitApproval(ctx workflow.Context) error {
-	if r.in.AutoApprove || !anyChange(r.progress.Changes) {
-		return nil
-	}
-	r.progress.Stage = StageApproval
-	var a Approval
-	ch := workflow.GetSignalChannel(ctx, ApprovalSignal)
-	received, _ := ch.ReceiveWithTimeout(ctx, approvalTimeout, &a)
-	switch {
-	case ctx.Err() != nil:
-		return errors.New("cancelled while waiting for approval")
-	case !received:
-		return fmt.Errorf("not approved within %s", approvalTimeout)
-	case !a.Approved:
-		return errors.New("cancelled: the preview was not approved")
-	}
-	return nil
 }
 
 func anyChange(changes []engine.Change) bool {

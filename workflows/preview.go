@@ -5,6 +5,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
 )
 
 // Preview diffs the spec against what is live and the latest finished release,
@@ -38,6 +39,6 @@ func Preview(ctx workflow.Context, in RunInput) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	r.progress.Changes = changes
-	return Result{Changes: changes}, nil
+	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
+	return Result{Changes: changes, Digest: r.progress.Digest}, nil
 }

@@ -20,6 +20,7 @@ type run struct {
 	plan     activities.Plan
 	// compensation is set once a failed apply has been undone.
 	compensation *engine.Compensation
+	gate         approvalGate
 }
 
 func newRun(ctx workflow.Context, in RunInput) (*run, error) {
@@ -27,8 +28,10 @@ func newRun(ctx workflow.Context, in RunInput) (*run, error) {
 		in.Parallelism = defaultParallel
 	}
 	r := &run{in: in, progress: Progress{Stage: StagePlanning}}
-	err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil })
-	return r, err
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
+		return nil, err
+	}
+	return r, r.setApprovalHandler(ctx)
 }
 
 func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error {

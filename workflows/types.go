@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"time"
+
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -21,12 +23,15 @@ type RunInput struct {
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.
 	AutoApprove bool `json:"autoApprove,omitempty"`
+	// ApprovalTimeout is how long the run waits for approval (default 24 h).
+	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
 	// RollbackOnFailure undoes what a failed apply changed, in reverse order.
 	RollbackOnFailure bool                    `json:"rollbackOnFailure,omitempty"`
 	Settings          runspec.RuntimeSettings `json:"settings"`
 }
 
-// Approval answers the preview of an apply or destroy.
+// Approval answers the preview of an apply or destroy as ApprovalSignal, for
+// runs older than ApproveUpdate.
 type Approval struct {
 	Approved bool `json:"approved"`
 }
@@ -36,7 +41,9 @@ type Result struct {
 	Revision int          `json:"revision,omitempty"`
 	Phase    engine.Phase `json:"phase,omitempty"`
 	// Changes is the preview, one entry per node.
-	Changes      []engine.Change      `json:"changes"`
+	Changes []engine.Change `json:"changes"`
+	// Digest is the preview's engine.PlanDigest.
+	Digest       string               `json:"digest,omitempty"`
 	Error        string               `json:"error,omitempty"`
 	Compensation *engine.Compensation `json:"compensation,omitempty"`
 }
@@ -76,6 +83,10 @@ type Progress struct {
 	Nodes    []Node `json:"nodes,omitempty"`
 	// Changes is filled once the preview is complete.
 	Changes []engine.Change `json:"changes,omitempty"`
+	// Digest is the preview's engine.PlanDigest, with Changes.
+	Digest string `json:"digest,omitempty"`
+	// Approval is set once the run waits for approval.
+	Approval *ApprovalState `json:"approval,omitempty"`
 }
 
 // Node is one resource's progress.
