@@ -93,9 +93,10 @@ func previewCommand() *cli.Command {
 					return runFailed(ctx, run, err)
 				}
 				if c.String("output") == "json" {
-					return printJSON(map[string]any{"changes": res.Changes})
+					return printJSON(map[string]any{"changes": res.Changes, "digest": res.Digest})
 				}
 				printChanges(os.Stdout, res.Changes)
+				printDigest(os.Stdout, res.Digest)
 				return nil
 			})
 		},
@@ -106,14 +107,16 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "apply",
 		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
-		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(),
-			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}),
+		Flags: append(append(sourceFlags(), parallelismFlag(), yesFlag(),
+			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"}), approvalFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setSource(c, &req); err != nil {
 					return err
 				}
-				req.AutoApprove = c.Bool("yes")
+				if err := setApproval(c, &req); err != nil {
+					return err
+				}
 				req.RollbackOnFailure = c.Bool("rollback-on-failure")
 				run, err := kc.Apply(ctx, req)
 				if err != nil {
@@ -129,10 +132,12 @@ func destroyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "destroy",
 		Usage: "delete everything the latest release recorded, dependents first",
-		Flags: []cli.Flag{parallelismFlag(), yesFlag()},
+		Flags: append([]cli.Flag{parallelismFlag(), yesFlag()}, approvalFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
-				req.AutoApprove = c.Bool("yes")
+				if err := setApproval(c, &req); err != nil {
+					return err
+				}
 				run, err := kc.Destroy(ctx, req)
 				if err != nil {
 					return err
@@ -147,14 +152,16 @@ func rollbackCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rollback",
 		Usage: "apply an earlier revision's spec again, as a new revision",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "revision", Usage: "revision to restore (default: the last succeeded one before the latest)"},
 			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
 			parallelismFlag(), yesFlag(),
-		},
+		}, approvalFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
-				req.AutoApprove = c.Bool("yes")
+				if err := setApproval(c, &req); err != nil {
+					return err
+				}
 				run, err := kc.Rollback(ctx, req, c.Int("revision"), c.Bool("allow-failed"))
 				if err != nil {
 					return err
