@@ -68,7 +68,8 @@ func rejectCommand() *cli.Command {
 		Usage:     "reject the plan of a run awaiting approval: its release fails with the reason, nothing is changed",
 		ArgsUsage: "[RUN_ID] (default: the running apply, destroy or rollback of --project/--workspace)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "reason", Required: true, Usage: "why; the failed release records it"},
+			// Checked in the action: flags may follow RUN_ID (positionalArgs).
+			&cli.StringFlag{Name: "reason", Usage: "why (required); the failed release records it"},
 			&cli.StringFlag{Name: "digest", Usage: "the plan digest you reviewed; refused if the run's plan is another"},
 		},
 		Action: func(c *cli.Context) error {
@@ -93,6 +94,10 @@ func answerRun(c *cli.Context, req workflows.ApprovalRequest) error {
 	if len(args) == 1 {
 		runID = args[0]
 	}
+	if !req.Approve && c.String("reason") == "" {
+		return errors.New("kumo reject needs --reason TEXT: the failed release records why")
+	}
+	req.Reason = c.String("reason")
 	req.By = whoAmI()
 	return withClient(c, func(kc *client.Client, t target) error {
 		ctx := c.Context
