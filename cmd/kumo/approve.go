@@ -57,7 +57,7 @@ func approveCommand() *cli.Command {
 			&cli.StringFlag{Name: "reason", Usage: "why, for the run's record"},
 		},
 		Action: func(c *cli.Context) error {
-			return answerRun(c, workflows.ApprovalRequest{Approve: true, Digest: c.String("digest"), Reason: c.String("reason")})
+			return answerRun(c, true)
 		},
 	}
 }
@@ -73,7 +73,7 @@ func rejectCommand() *cli.Command {
 			&cli.StringFlag{Name: "digest", Usage: "the plan digest you reviewed; refused if the run's plan is another"},
 		},
 		Action: func(c *cli.Context) error {
-			return answerRun(c, workflows.ApprovalRequest{Digest: c.String("digest"), Reason: c.String("reason")})
+			return answerRun(c, false)
 		},
 	}
 }
@@ -82,7 +82,7 @@ func rejectCommand() *cli.Command {
 // the project+workspace). With the embedded server, the run goes on in this
 // process, so the command follows it to its end; otherwise the workers carry
 // it on and the command returns.
-func answerRun(c *cli.Context, req workflows.ApprovalRequest) error {
+func answerRun(c *cli.Context, approve bool) error {
 	args, err := positionalArgs(c)
 	if err != nil {
 		return err
@@ -94,11 +94,11 @@ func answerRun(c *cli.Context, req workflows.ApprovalRequest) error {
 	if len(args) == 1 {
 		runID = args[0]
 	}
-	if !req.Approve && c.String("reason") == "" {
+	// Read the flags after positionalArgs: they may follow RUN_ID.
+	req := workflows.ApprovalRequest{Approve: approve, Digest: c.String("digest"), Reason: c.String("reason"), By: whoAmI()}
+	if !approve && req.Reason == "" {
 		return errors.New("kumo reject needs --reason TEXT: the failed release records why")
 	}
-	req.Reason = c.String("reason")
-	req.By = whoAmI()
 	return withClient(c, func(kc *client.Client, t target) error {
 		ctx := c.Context
 		run, err := kc.RunToAnswer(ctx, t.Project, t.Workspace, runID)
