@@ -27,7 +27,10 @@ func (e *env) startAwaiting(revision int, args ...string) (runID string, wait fu
 	e.t.Helper()
 	answer, answerWriter := io.Pipe()
 	e.t.Cleanup(func() { answerWriter.Close() })
-	_, wait = e.background(answer, append([]string{"apply"}, args...)...)
+	_, waitApply := e.background(answer, append([]string{"apply"}, args...)...)
+	// exec.Cmd.Wait waits for stdin copying to end: close the never-answered
+	// prompt's input first.
+	wait = func() result { answerWriter.Close(); return waitApply() }
 	waitFor(e.t, fmt.Sprintf("revision %d to await approval", revision), time.Minute, func() bool {
 		rows := e.releases()
 		return len(rows) >= revision && rows[0].Revision == revision && rows[0].Phase == "awaiting-approval"
@@ -140,6 +143,8 @@ func TestApprovalOutlivesTheTerminal(t *testing.T) {
 	if err := cli.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(2 * time.Second) // the interrupt, not the end of input, ends the prompt
+	answerWriter.Close()        // exec waits for stdin copying to end
 	if r := wait(); r.code != 130 || !strings.Contains(r.stderr, "still awaits approval") {
 		t.Fatalf("interrupted apply: %s", r)
 	}
