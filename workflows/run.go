@@ -23,6 +23,7 @@ type run struct {
 	control
 	// waitFailed marks nodes applied whose wait for health then failed.
 	waitFailed map[int]bool
+	gate       approvalGate
 }
 
 func newRun(ctx workflow.Context, in RunInput) (*run, error) {
@@ -31,8 +32,10 @@ func newRun(ctx workflow.Context, in RunInput) (*run, error) {
 	}
 	r := &run{in: in, progress: Progress{Stage: StagePlanning}}
 	r.init(ctx)
-	err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil })
-	return r, err
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
+		return nil, err
+	}
+	return r, r.setApprovalHandler(ctx)
 }
 
 func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error {
