@@ -33,7 +33,7 @@ func Destroy(ctx workflow.Context, in RunInput) (Result, error) {
 }
 
 func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, error) {
-	r, err := newRun(ctx, in)
+	r, err := newRun(ctx, in, string(op))
 	if err != nil {
 		return Result{}, err
 	}

@@ -11,7 +11,7 @@ import (
 // Preview diffs the spec against what is live and the latest finished release,
 // changing nothing and recording no release, so it never blocks an apply.
 func Preview(ctx workflow.Context, in RunInput) (Result, error) {
-	r, err := newRun(ctx, in)
+	r, err := newRun(ctx, in, "preview")
 	if err != nil {
 		return Result{}, err
 	}
