@@ -44,8 +44,11 @@ func (c *Client) RunToAnswer(ctx context.Context, project, workspace, runID stri
 // Answer approves or rejects the plan of a run awaiting approval, and returns
 // once the run has taken the answer: an error wrapping ErrNotAnswerable says
 // why it did not (not awaiting approval, answered already, another plan's
-// digest), and the run goes on waiting.
+// digest), and the run goes on waiting. req.By defaults to user@host.
 func (r *Run) Answer(ctx context.Context, req workflows.ApprovalRequest) (workflows.ApprovalAnswer, error) {
+	if req.By == "" {
+		req.By = startedBy()
+	}
 	var answer workflows.ApprovalAnswer
 	h, err := r.c.temporal.UpdateWorkflow(ctx, sdkclient.UpdateWorkflowOptions{
 		WorkflowID: r.WorkflowID, RunID: r.RunID, UpdateName: workflows.ApproveUpdate, Args: []any{req},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/user"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -95,7 +94,7 @@ func answerRun(c *cli.Context, approve bool) error {
 		runID = args[0]
 	}
 	// Read the flags after positionalArgs: they may follow RUN_ID.
-	req := workflows.ApprovalRequest{Approve: approve, Digest: c.String("digest"), Reason: c.String("reason"), By: whoAmI()}
+	req := workflows.ApprovalRequest{Approve: approve, Digest: c.String("digest"), Reason: c.String("reason")}
 	if !approve && req.Reason == "" {
 		return errors.New("kumo reject needs --reason TEXT: the failed release records why")
 	}
@@ -120,18 +119,6 @@ func answerRun(c *cli.Context, approve bool) error {
 		}
 		return follow(ctx, run, false)
 	})
-}
-
-// whoAmI is user@host, for the record of who answered a run.
-func whoAmI() string {
-	name := "unknown"
-	if u, err := user.Current(); err == nil {
-		name = u.Username
-	}
-	if host, err := os.Hostname(); err == nil {
-		return name + "@" + host
-	}
-	return name
 }
 
 // printDigest shows the plan digest under a preview: what `kumo approve
@@ -164,7 +151,7 @@ func askApproval(ctx context.Context, run *client.Run, answers chan<- error) {
 		if ctx.Err() != nil {
 			return
 		}
-		req := workflows.ApprovalRequest{Approve: approved, By: whoAmI()}
+		req := workflows.ApprovalRequest{Approve: approved}
 		if !approved {
 			req.Reason = promptDeclined
 		}

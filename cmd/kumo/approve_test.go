@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,20 +21,24 @@ func (e *env) approvalSpec(value string) string {
 	return e.writeSpec("spec-"+value+".yaml", "resources:\n"+namespace(e.ns)+cm)
 }
 
-// startAwaiting starts `kumo apply` without --yes (its prompt never answered)
-// and returns once revision awaits approval, with the run's ID and a func that
-// waits for the apply to end.
+// startAwaiting starts `kumo apply` without --yes (its prompt never answered:
+// its input stays open, since the end of input is a no) and returns once
+// revision awaits approval, with the run's ID and a func that waits for the
+// apply to end.
 func (e *env) startAwaiting(revision int, args ...string) (runID string, wait func() result) {
 	e.t.Helper()
-	answer, answerWriter := io.Pipe()
+	// A file, not an io.Reader: exec then copies nothing, and the apply's end
+	// is not held up by its open input.
+	answer, answerWriter, err := os.Pipe()
+	if err != nil {
+		e.t.Fatal(err)
+	}
 	e.t.Cleanup(func() { answerWriter.Close() })
-	_, waitApply := e.background(answer, append([]string{"apply"}, args...)...)
-	// exec.Cmd.Wait waits for stdin copying to end: close the never-answered
-	// prompt's input first.
-	wait = func() result { answerWriter.Close(); return waitApply() }
+	_, wait = e.background(answer, append([]string{"apply"}, args...)...)
+	answer.Close()
 	waitFor(e.t, fmt.Sprintf("revision %d to await approval", revision), time.Minute, func() bool {
-		rows := e.releases()
-		return len(rows) >= revision && rows[0].Revision == revision && rows[0].Phase == "awaiting-approval"
+		rows := e.releases() // oldest first
+		return len(rows) == revision && rows[revision-1].Phase == "awaiting-approval"
 	})
 	runID, _ = e.release(revision)["runID"].(string)
 	return runID, wait

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -96,10 +95,10 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			}
 			return ctx.Err()
 		case err := <-answers:
-			if errors.Is(err, client.ErrNotAnswerable) {
+			// Answered elsewhere first, or the run ended meanwhile: how it
+			// ends comes from done.
+			if err != nil {
 				fmt.Fprintf(os.Stderr, "Your answer was not taken: %v\n", err)
-			} else if err != nil {
-				return fmt.Errorf("send approval: %w", err)
 			}
 		case <-ticker.C:
 		}
