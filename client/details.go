@@ -59,7 +59,8 @@ func staticDetails(operation string, req Request, in any) string {
 	return b.String()
 }
 
-// startedBy is user@host, as far as they are known.
+// startedBy is user@host, as far as they are known: who started a run, or
+// answered it.
 func startedBy() string {
 	name := "?"
 	if u, err := user.Current(); err == nil {

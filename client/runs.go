@@ -37,6 +37,8 @@ type Request struct {
 	rollbackOf  int
 	Parallelism int
 	AutoApprove bool
+	// ApprovalTimeout is how long a run waits for approval (default 24 h).
+	ApprovalTimeout time.Duration
 	// RollbackOnFailure undoes a failed apply's changes (apply only).
 	RollbackOnFailure bool
 	Settings          runspec.RuntimeSettings
@@ -86,7 +88,7 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 	in := workflows.RunInput{
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
-		Wait: req.Wait, Timeout: req.Timeout,
+		Wait: req.Wait, Timeout: req.Timeout, ApprovalTimeout: req.ApprovalTimeout,
 	}
 	switch {
 	case req.Spec != nil:
@@ -221,11 +223,6 @@ func (r *Run) Progress(ctx context.Context) (workflows.Progress, error) {
 	}
 	r.addLiveHealth(ctx, &p)
 	return p, nil
-}
-
-// Approve answers the preview: go ahead, or cancel.
-func (r *Run) Approve(ctx context.Context, approved bool) error {
-	return r.c.temporal.SignalWorkflow(ctx, r.WorkflowID, r.RunID, workflows.ApprovalSignal, workflows.Approval{Approved: approved})
 }
 
 // Wait blocks until the run ends. A run whose release failed returns its Result

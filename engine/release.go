@@ -55,10 +55,13 @@ type Phase string
 const (
 	PhaseGenerating Phase = "generating"
 	PhasePreviewing Phase = "previewing"
-	PhaseApplying   Phase = "applying"
-	PhaseDestroying Phase = "destroying"
-	PhaseSucceeded  Phase = "succeeded"
-	PhaseFailed     Phase = "failed"
+	// PhaseAwaitingApproval: previewed, waiting for someone to approve or
+	// reject the plan (`kumo approve`, `kumo reject`).
+	PhaseAwaitingApproval Phase = "awaiting-approval"
+	PhaseApplying         Phase = "applying"
+	PhaseDestroying       Phase = "destroying"
+	PhaseSucceeded        Phase = "succeeded"
+	PhaseFailed           Phase = "failed"
 )
 
 // Final reports whether no run will change a release in this phase any more.

@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/engine"
 )
@@ -18,13 +19,22 @@ func approvalSpec() *engine.Spec {
 	return &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}
 }
 
-// whileAwaitingApproval sets the run up to wait for approval and calls act once
-// it does: the environment's clock only moves on while no activity runs, so a
-// minute after the start the run is waiting (the approval timeout is an hour).
-// It fails the test if the run is anywhere else by then.
+// asBeforeApprovalUpdate makes the run take the version of runs started before
+// approvalChange: it waits for ApprovalSignal, an hour. Such runs may still be
+// waiting when a worker with this code picks them up.
+func asBeforeApprovalUpdate(env *testsuite.TestWorkflowEnvironment, in *RunInput) {
+	in.AutoApprove = false
+	env.OnGetVersion(approvalChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+}
+
+// whileAwaitingApproval sets the run up to wait for approval the way runs
+// before approvalChange did (signal) and calls act once it does: the
+// environment's clock only moves on while no activity runs, so a minute after
+// the start the run is waiting (the approval timeout is an hour). It fails the
+// test if the run is anywhere else by then.
 func whileAwaitingApproval(t *testing.T, act func(env *testsuite.TestWorkflowEnvironment)) func(*testsuite.TestWorkflowEnvironment, *RunInput) {
 	return func(env *testsuite.TestWorkflowEnvironment, in *RunInput) {
-		in.AutoApprove = false
+		asBeforeApprovalUpdate(env, in)
 		env.RegisterDelayedCallback(func() {
 			v, err := env.QueryWorkflow(ProgressQuery)
 			if err != nil {
@@ -121,12 +131,12 @@ func TestApplyNotApprovedInTimeAppliesNothing(t *testing.T) {
 	var start time.Time
 	var env *testsuite.TestWorkflowEnvironment
 	_, err := h.runWith(Apply, approvalSpec(), func(e *testsuite.TestWorkflowEnvironment, in *RunInput) {
-		in.AutoApprove = false
+		asBeforeApprovalUpdate(e, in)
 		env, start = e, e.Now()
 	})
-	h.assertFailedUnapplied(failedResult(t, err), err, "not approved within "+approvalTimeout.String())
-	if waited := env.Now().Sub(start); waited < approvalTimeout {
-		t.Errorf("the run gave up after %s of workflow time, before the approval timeout %s", waited, approvalTimeout)
+	h.assertFailedUnapplied(failedResult(t, err), err, "not approved within "+signalApprovalTimeout.String())
+	if waited := env.Now().Sub(start); waited < signalApprovalTimeout {
+		t.Errorf("the run gave up after %s of workflow time, before the approval timeout %s", waited, signalApprovalTimeout)
 	}
 }
 

@@ -33,7 +33,7 @@ func Destroy(ctx workflow.Context, in RunInput) (Result, error) {
 }
 
 func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, error) {
-	r, err := newRun(ctx, in)
+	r, err := newRun(ctx, in, string(op))
 	if err != nil {
 		return Result{}, err
 	}
@@ -80,7 +80,7 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
 		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation,
 	}).Get(finishCtx, nil)
-	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Error: msg, Compensation: r.compensation}
+	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Digest: r.progress.Digest, Error: msg, Compensation: r.compensation}
 	if err != nil {
 		return r.end(ctx, result, StatusFailed, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err))
 	}
@@ -114,9 +114,8 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	for i := range changes {
 		r.progress.Nodes[i].Action = changes[i].Action
 	}
-	r.progress.Changes = changes
-	// A cancel interrupts the wait for approval (r.wait), not the work.
-	if err := r.awaitApproval(r.wait); err != nil {
+	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
+	if err := r.approve(ctx, rel.Key, changes, nodeInput); err != nil {
 		return changes, err
 	}
 	if err := r.checkStop(); err != nil {
@@ -230,36 +229,6 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 		r.compensation.Resources = append(r.compensation.Resources, node.ID)
 		return nil
 	})
-}
-
-// awaitApproval waits for the approval signal unless the run was started with
-// AutoApprove or nothing would change.
-func (r *run) awaitApproval(ctx workflow.Context) error {
-	if r.in.AutoApprove || !anyChange(r.progress.Changes) {
-		return nil
-	}
-	r.setStage(StageApproval, 0)
-	var a Approval
-	ch := workflow.GetSignalChannel(ctx, ApprovalSignal)
-	received, _ := ch.ReceiveWithTimeout(ctx, approvalTimeout, &a)
-	switch {
-	case ctx.Err() != nil:
-		return errors.New("cancelled while waiting for approval")
-	case !received:
-		return fmt.Errorf("not approved within %s", approvalTimeout)
-	case !a.Approved:
-		return errRejected
-	}
-	return nil
-}
-
-func anyChange(changes []engine.Change) bool {
-	for _, c := range changes {
-		if c.Action != engine.UnChanged {
-			return true
-		}
-	}
-	return false
 }
 
 // rootMessage is the message of the innermost application error (what the activity

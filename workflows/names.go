@@ -23,7 +23,8 @@ const (
 
 // Signal and query names.
 const (
-	// ApprovalSignal carries an Approval: the go-ahead (or not) after preview.
+	// ApprovalSignal carries an Approval: how runs older than ApproveUpdate
+	// (approval.go) took the go-ahead after preview. Kept for them.
 	ApprovalSignal = "approval"
 	// ProgressQuery returns a Progress.
 	ProgressQuery = "progress"

@@ -23,7 +23,6 @@ const (
 	deleteHeartbeat      = 10 * time.Second
 	terraformCallTimeout = 2 * time.Hour
 	terraformPreview     = 5 * time.Minute
-	approvalTimeout      = time.Hour
 	defaultParallel      = 10
 )
 

@@ -11,12 +11,12 @@ import (
 // Preview diffs the spec against what is live and the latest finished release,
 // changing nothing and recording no release, so it never blocks an apply.
 func Preview(ctx workflow.Context, in RunInput) (Result, error) {
-	r, err := newRun(ctx, in)
+	r, err := newRun(ctx, in, "preview")
 	if err != nil {
 		return Result{}, err
 	}
 	changes, err := r.previewOnly(r.work)
-	res := Result{Changes: changes}
+	res := Result{Changes: changes, Digest: r.progress.Digest}
 	if r.tracked {
 		res.Status = r.finalStatus(err)
 	}
@@ -47,6 +47,6 @@ func (r *run) previewOnly(ctx workflow.Context) ([]engine.Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.progress.Changes = changes
+	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
 	return changes, nil
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 
 var (
 	record     = flag.Bool("record", false, "record testdata/*.json anew from runs on an embedded Temporal server")
-	recordOnly = flag.String("record-only", "", "with -record, record only the run of this name (keeping the other histories as they are)")
+	recordOnly = flag.String("record-only", "", "with -record, record only the runs of these names, comma-separated (keeping the other histories as they are)")
 	recordTag  = flag.String("record-tag", "", "with -record: name the files <run>-<tag>.json, keeping the histories of earlier shapes")
 )
 
@@ -53,8 +54,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 // unchanged, a reference), Preview, Destroy, Rollback and an Apply that fails and compensates, against a real embedded server
 // with an in-memory runtime, and saves each history. Runs of the current
 // version (v2-*: KumoStatus, the changes memo, cancel) add an apply that waits
-// for approval and one cancelled half-way. Histories already in testdata are
-// kept: they are what earlier versions recorded.
+// for approval and one cancelled half-way; approval-* runs wait for an
+// approval (ApproveUpdate) that rejects, comes after what is live changed
+// (stale), or never comes. Histories already in testdata are kept: they are
+// what earlier versions recorded.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
 	srv, err := embedded.Start(ctx, embedded.Options{Dir: t.TempDir()})
@@ -117,24 +120,37 @@ func recordHistories(t *testing.T) {
 	runs := []struct {
 		name, workflow string
 		spec           *engine.Spec
+		// answer is the approval the run waits for; nil: auto-approved,
+		// unless approvalTimeout lets it wait in vain.
+		answer          *ApprovalRequest
+		approvalTimeout time.Duration
 	}{
-		{"apply-create-and-fail", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}}},
-		{"apply-update-delete-ref", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), withRef}}},
-		{"preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a")}}},
-		{"destroy", DestroyWorkflow, nil},
-		{"rollback", RollbackWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}},
-		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}}},
-		{"generate", GenerateWorkflow, nil},
-		{"apply-from-stack", ApplyWorkflow, nil},
-		{"v2-apply-approved", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}}},
-		{"v2-preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("c")}}},
+		{"apply-create-and-fail", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}}, nil, 0},
+		{"apply-update-delete-ref", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), withRef}}, nil, 0},
+		{"preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a")}}, nil, 0},
+		{"destroy", DestroyWorkflow, nil, nil, 0},
+		{"rollback", RollbackWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}, nil, 0},
+		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}}, nil, 0},
+		{"generate", GenerateWorkflow, nil, nil, 0},
+		{"apply-from-stack", ApplyWorkflow, nil, nil, 0},
+		{"v2-apply-approved", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}},
+			&ApprovalRequest{Approve: true, By: "recorder"}, 0},
+		{"v2-preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("c")}}, nil, 0},
 		{"v2-apply-cancel", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			cm("a"), cm("cancel-here", "v1:ConfigMap:ns:a"), cm("never", "v1:ConfigMap:ns:cancel-here"),
-		}}},
-		{"apply-wait", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}},
+		}}, nil, 0},
+		{"apply-wait", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
+		{"approval-rejected", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("r")}},
+			&ApprovalRequest{Reason: "recorded", By: "recorder"}, 0},
+		{"approval-stale", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("s")}}, &ApprovalRequest{Approve: true}, 0},
+		{"approval-timeout", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("t")}}, nil, time.Second},
+	}
+	only := map[string]bool{}
+	for name := range strings.SplitSeq(*recordOnly, ",") {
+		only[name] = name != ""
 	}
 	for _, run := range runs {
-		if *recordOnly != "" && run.name != *recordOnly {
+		if *recordOnly != "" && !only[run.name] {
 			continue
 		}
 		in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 2}
@@ -142,7 +158,8 @@ func recordHistories(t *testing.T) {
 			in.RollbackOf = 1
 		}
 		in.RollbackOnFailure = run.name == "apply-compensate" || run.name == "v2-apply-cancel"
-		in.AutoApprove = run.name != "v2-apply-approved"
+		in.AutoApprove = run.answer == nil && run.approvalTimeout == 0
+		in.ApprovalTimeout = run.approvalTimeout
 		if run.spec != nil {
 			if in.SpecHash, err = b.PutSpec(ctx, run.spec); err != nil {
 				t.Fatal(err)
@@ -160,13 +177,21 @@ func recordHistories(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !in.AutoApprove {
-			approve(t, tc, wr)
+		if run.answer != nil {
+			awaitApprovalStage(t, tc, wr)
+			if run.name == "approval-stale" { // what the plan creates appears live
+				rt.mu.Lock()
+				rt.objects["v1:ConfigMap:ns:s"] = cm("s").Attributes
+				rt.mu.Unlock()
+			}
+			if _, err := sendApproval(tc, wr, *run.answer); err != nil {
+				t.Fatal(err)
+			}
 		}
 		// Some runs fail on purpose (a rejected node, a cancel); every other must succeed.
 		err = wr.Get(ctx, nil)
 		switch run.name {
-		case "apply-create-and-fail", "apply-compensate", "v2-apply-approved", "v2-apply-cancel":
+		case "apply-create-and-fail", "apply-compensate", "v2-apply-approved", "v2-apply-cancel", "approval-rejected", "approval-stale", "approval-timeout":
 			if err == nil {
 				t.Fatalf("run %s succeeded; it is recorded to fail", run.name)
 			}
@@ -202,20 +227,35 @@ func recordHistories(t *testing.T) {
 	}
 }
 
-// approve waits until the run awaits approval, then approves it.
-func approve(t *testing.T, tc client.Client, wr client.WorkflowRun) {
-	ctx := context.Background()
+// awaitApprovalStage waits until the run says it awaits approval.
+func awaitApprovalStage(t *testing.T, tc client.Client, wr client.WorkflowRun) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
 	for {
 		var p Progress
-		v, err := tc.QueryWorkflow(ctx, wr.GetID(), wr.GetRunID(), ProgressQuery)
+		v, err := tc.QueryWorkflow(context.Background(), wr.GetID(), wr.GetRunID(), ProgressQuery)
 		if err == nil && v.Get(&p) == nil && p.Stage == StageApproval {
-			break
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s did not come to await approval (%v)", wr.GetID(), err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if err := tc.SignalWorkflow(ctx, wr.GetID(), wr.GetRunID(), ApprovalSignal, Approval{Approved: true}); err != nil {
-		t.Fatal(err)
+}
+
+// sendApproval answers a run with ApproveUpdate, as `kumo approve` does.
+func sendApproval(tc client.Client, wr client.WorkflowRun, req ApprovalRequest) (ApprovalAnswer, error) {
+	ctx := context.Background()
+	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: wr.GetID(), RunID: wr.GetRunID(), UpdateName: ApproveUpdate, Args: []any{req},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	var answer ApprovalAnswer
+	if err == nil {
+		err = h.Get(ctx, &answer)
 	}
+	return answer, err
 }
 
 // waitingRuntime is fakeRuntime that can wait: whatever it waits for becomes

@@ -15,7 +15,10 @@ var acts *activities.Activities
 
 // run is the state one workflow execution keeps and exposes through ProgressQuery.
 type run struct {
-	in       RunInput
+	in RunInput
+	// op is the run's operation (apply, destroy, rollback, preview), for its
+	// summary line.
+	op       string
 	progress Progress
 	plan     activities.Plan
 	// compensation is set once a failed apply has been undone.
@@ -23,16 +26,19 @@ type run struct {
 	control
 	// waitFailed marks nodes applied whose wait for health then failed.
 	waitFailed map[int]bool
+	gate       approvalGate
 }
 
-func newRun(ctx workflow.Context, in RunInput) (*run, error) {
+func newRun(ctx workflow.Context, in RunInput, op string) (*run, error) {
 	if in.Parallelism <= 0 {
 		in.Parallelism = defaultParallel
 	}
-	r := &run{in: in, progress: Progress{Stage: StagePlanning}}
+	r := &run{in: in, op: op, progress: Progress{Stage: StagePlanning}}
 	r.init(ctx)
-	err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil })
-	return r, err
+	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
+		return nil, err
+	}
+	return r, r.setApprovalHandler(ctx)
 }
 
 func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error {

@@ -133,27 +133,46 @@ func (r *run) stepDone() {
 	r.showDetails()
 }
 
-// showDetails sets the current details the Web UI shows on the run's page: the
-// stage, the revision, and how many resources are done.
+// showDetails sets the current details the Web UI shows on the run's page:
+// the run's summary line, then the stage and how many resources are done.
 func (r *run) showDetails() {
 	if !r.tracked {
 		return
 	}
 	var b strings.Builder
+	b.WriteString(r.summaryLine() + "\n\n")
 	b.WriteString(string(r.progress.Stage))
-	if r.progress.Revision > 0 {
-		fmt.Fprintf(&b, ", revision %d", r.progress.Revision)
-	}
 	switch r.progress.Stage {
 	case StagePreview, StageApplying, StageDestroying, StageCompensating:
 		fmt.Fprintf(&b, ": %d of %d resources done", r.done, r.total)
 	case StageApproval:
-		fmt.Fprintf(&b, ": %s to approve", CountChanges(r.progress.Changes))
+		fmt.Fprintf(&b, ": %s to approve, plan %s", CountChanges(r.progress.Changes), engine.ShortDigest(r.progress.Digest))
 	}
 	if r.stopped {
 		b.WriteString(" (cancelling: no resource starts)")
 	}
 	workflow.SetCurrentDetails(r.work, b.String())
+}
+
+// summaryLine is the run in one line: what its static summary said at the
+// start ("apply shop/dev"), then the revision and, once previewed, the plan's
+// counts: "apply shop/dev rev 7: 3 to create, 1 to update, 0 to delete".
+// Temporal keeps a static summary as the run was started with, so the run
+// says what it learned since here, first in its current details.
+func (r *run) summaryLine() string {
+	s := fmt.Sprintf("%s %s/%s", r.op, r.in.Project, r.in.Workspace)
+	if r.progress.Revision > 0 {
+		s += fmt.Sprintf(" rev %d", r.progress.Revision)
+	}
+	if r.progress.Changes == nil {
+		return s
+	}
+	c := CountChanges(r.progress.Changes)
+	s += fmt.Sprintf(": %d to create, %d to update, %d to delete", c.Create, c.Update, c.Delete)
+	if c.Adopt > 0 {
+		s += fmt.Sprintf(", %d to adopt", c.Adopt)
+	}
+	return s
 }
 
 // recordChanges keeps the preview's counts in the run's memo, where a list of

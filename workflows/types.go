@@ -24,6 +24,8 @@ type RunInput struct {
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.
 	AutoApprove bool `json:"autoApprove,omitempty"`
+	// ApprovalTimeout is how long the run waits for approval (default 24 h).
+	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
 	// RollbackOnFailure undoes what a failed apply changed, in reverse order.
 	RollbackOnFailure bool                    `json:"rollbackOnFailure,omitempty"`
 	Settings          runspec.RuntimeSettings `json:"settings"`
@@ -34,7 +36,8 @@ type RunInput struct {
 	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
-// Approval answers the preview of an apply or destroy.
+// Approval answers the preview of an apply or destroy as ApprovalSignal, for
+// runs older than ApproveUpdate.
 type Approval struct {
 	Approved bool `json:"approved"`
 }
@@ -53,7 +56,9 @@ type Result struct {
 	// whose preview was not approved). Empty from runs older than it.
 	Status Status `json:"status,omitempty"`
 	// Changes is the preview, one entry per node.
-	Changes      []engine.Change      `json:"changes"`
+	Changes []engine.Change `json:"changes"`
+	// Digest is the preview's engine.PlanDigest.
+	Digest       string               `json:"digest,omitempty"`
 	Error        string               `json:"error,omitempty"`
 	Compensation *engine.Compensation `json:"compensation,omitempty"`
 }
@@ -93,6 +98,10 @@ type Progress struct {
 	Nodes    []Node `json:"nodes,omitempty"`
 	// Changes is filled once the preview is complete.
 	Changes []engine.Change `json:"changes,omitempty"`
+	// Digest is the preview's engine.PlanDigest, with Changes.
+	Digest string `json:"digest,omitempty"`
+	// Approval is set once the run waits for approval.
+	Approval *ApprovalState `json:"approval,omitempty"`
 }
 
 // Node is one resource's progress.

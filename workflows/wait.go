@@ -73,7 +73,7 @@ func (r *run) applyNode(ctx workflow.Context, wait bool, steps nodeSteps, i int,
 // run's page) to the health of every node that waited or waits, in plan order.
 func (r *run) showHealth(ctx workflow.Context) {
 	var b strings.Builder
-	b.WriteString("**Health**\n\n")
+	b.WriteString(r.summaryLine() + "\n\n**Health**\n\n")
 	for _, n := range r.progress.Nodes {
 		if n.Health != "" {
 			b.WriteString("- `" + n.ID + "`: " + n.Health + "\n")

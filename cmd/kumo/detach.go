@@ -29,7 +29,7 @@ func followOrDetach(ctx context.Context, c *cli.Context, kc *client.Client, run 
 		fmt.Print("It goes on on the Temporal cluster's workers.")
 	}
 	if interactive {
-		fmt.Print(" It waits for approval after its preview: `kumo resume` shows the plan and asks.")
+		fmt.Printf(" It waits for approval after its preview: `kumo approve %s` (or `kumo resume`, which shows the plan and asks).", run.RunID)
 	}
 	fmt.Println(" `kumo resume` follows it; `kumo release list` shows its release.")
 	return nil

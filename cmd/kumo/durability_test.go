@@ -150,10 +150,8 @@ func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
 	}()
 	_, wait := e.background(answer, "apply", "-f", spec)
 	waitFor(t, "the first apply to await approval", time.Minute, func() bool {
-		r := e.run("release", "list", "-o", "json")
-		return strings.Contains(r.stdout, `"phase": "previewing"`) && strings.Contains(e.run("release", "list").stdout, "previewing")
+		return strings.Contains(e.run("release", "list").stdout, "awaiting-approval")
 	})
-	time.Sleep(500 * time.Millisecond) // let the preview finish and the prompt show
 
 	second := e.fails([]string{"apply", "--yes", "-f", spec}, "another run is in progress", "kumo/"+e.project+"/default", "kumo resume")
 	rel := e.release(1)
@@ -272,7 +270,7 @@ func TestSecondKumoIsRefusedWhileOneApplies(t *testing.T) {
 	}()
 	_, wait := e.background(answer, "apply", "-f", spec)
 	waitFor(t, "the first apply to await approval", time.Minute, func() bool {
-		return strings.Contains(e.run("release", "list").stdout, "previewing")
+		return strings.Contains(e.run("release", "list").stdout, "awaiting-approval")
 	})
 	runID, _ := e.release(1)["runID"].(string)
 	e.fails([]string{"apply", "--yes", "-f", spec}, "another run is in progress", runID)
@@ -310,7 +308,7 @@ func TestUnlock(t *testing.T) {
 	}()
 	cli, wait := e.background(answer, "apply", "-f", spec)
 	waitFor(t, "the apply to await approval", time.Minute, func() bool {
-		return strings.Contains(e.run("release", "list").stdout, "previewing")
+		return strings.Contains(e.run("release", "list").stdout, "awaiting-approval")
 	})
 	rel := e.release(1)
 	runID, workflowID := rel["runID"].(string), rel["workflowID"].(string)

@@ -17,9 +17,10 @@ import (
 const pollInterval = 200 * time.Millisecond
 
 // follow renders a run's preview and per-resource progress until it ends. When
-// the run waits for approval, interactive asks for it; otherwise follow waits
-// for someone else to answer. It fails when the release failed (exit code 2
-// when it was cancelled or not approved).
+// the run waits for approval, interactive asks for it; otherwise follow says
+// where to answer and waits. Interrupted while the run waits, it leaves the run
+// waiting. It fails when the release failed (exit code 2 when it was cancelled
+// or not approved).
 func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	start := time.Now()
 	type outcome struct {
@@ -38,6 +39,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	showProgress := func(p workflows.Progress) {
 		if !shownPreview && p.Changes != nil {
 			printChanges(os.Stdout, p.Changes)
+			printDigest(os.Stdout, p.Digest)
 			shownPreview = true
 		}
 		for _, n := range p.Nodes {
@@ -61,6 +63,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			nodes = p.Nodes
 		} else if !shownPreview && o.res.Changes != nil {
 			printChanges(os.Stdout, o.res.Changes)
+			printDigest(os.Stdout, o.res.Digest)
 		}
 		printSummary(os.Stdout, run, o.res, nodes, time.Since(start))
 		if o.err == nil {
@@ -74,13 +77,29 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	}
 	ticker := time.NewTicker(pollInterval)
 	defer ticker.Stop()
-	answered := false
+	// The stage stays awaiting-approval until the workflow has taken the
+	// answer: ask once. The answer goes to the run as `kumo approve` sends it.
+	asked, waiting := false, false
+	answers := make(chan error, 1)
 	for {
 		select {
 		case o := <-done:
+			if waiting && interactive {
+				fmt.Println() // answered elsewhere: end the prompt's line
+			}
 			return finish(o)
 		case <-ctx.Done():
+			if waiting {
+				fmt.Println()
+				return stillWaiting(run)
+			}
 			return ctx.Err()
+		case err := <-answers:
+			// Answered elsewhere first, or the run ended meanwhile: how it
+			// ends comes from done.
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "Your answer was not taken: %v\n", err)
+			}
 		case <-ticker.C:
 		}
 		p, err := run.Progress(ctx)
@@ -88,34 +107,14 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			continue // the first workflow task may not have run yet
 		}
 		showProgress(p)
-		// The stage stays awaiting-approval until the workflow has read the
-		// answer: ask once.
-		if p.Stage != workflows.StageApproval || answered {
+		waiting = p.Stage == workflows.StageApproval
+		if !waiting || asked {
 			continue
 		}
-		answered = true
-		if !interactive {
-			fmt.Printf("The %s awaits approval.\n", run.Operation)
-			continue
-		}
-		answer := make(chan bool, 1)
-		go func() {
-			answer <- confirm(os.Stdin, os.Stdout, fmt.Sprintf("Do you want to %s these changes? [y/N] ", run.Operation))
-		}()
-		select {
-		case approved := <-answer:
-			if err := run.Approve(context.WithoutCancel(ctx), approved); err != nil {
-				return fmt.Errorf("send approval: %w", err)
-			}
-		case o := <-done: // answered elsewhere, or the run ended
-			fmt.Println()
-			return finish(o)
-		case <-ctx.Done():
-			fmt.Println()
-			if err := run.Approve(context.WithoutCancel(ctx), false); err != nil {
-				return fmt.Errorf("send approval: %w", err)
-			}
-			return &exitError{code: 130, err: fmt.Errorf("interrupted: the %s was not approved", run.Operation)}
+		asked = true
+		printAwaiting(os.Stdout, run, p.Approval)
+		if interactive {
+			askApproval(ctx, run, answers)
 		}
 	}
 }

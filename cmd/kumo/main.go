@@ -30,6 +30,7 @@ func newApp() *cli.App {
 		EnableBashCompletion: true,
 		Commands: withCommonFlags([]*cli.Command{
 			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
+			approveCommand(), rejectCommand(),
 			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), workerCommand(), serverCommand(), temporalCommand(),
 		}),
 		// Errors are printed once, by main, without a stack trace.

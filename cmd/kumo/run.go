@@ -90,9 +90,10 @@ func previewCommand() *cli.Command {
 					return runFailed(ctx, run, err)
 				}
 				if c.String("output") == "json" {
-					return printJSON(map[string]any{"changes": res.Changes})
+					return printJSON(map[string]any{"changes": res.Changes, "digest": res.Digest})
 				}
 				printChanges(os.Stdout, res.Changes)
+				printDigest(os.Stdout, res.Digest)
 				return nil
 			})
 		},
@@ -103,18 +104,20 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "apply",
 		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
-		Flags: append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
+		Flags: append(append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"},
-			waitFlag(), timeoutFlag()),
+			waitFlag(), timeoutFlag()), approvalFlags()...),
 		Action: func(c *cli.Context) error {
-			if c.String("spec-file") == "-" && !c.Bool("yes") {
+			if c.String("spec-file") == "-" && !c.Bool("yes") && c.String("approval") != "auto" {
 				return errors.New("kumo apply -f - reads standard input, so it cannot ask for confirmation there too: add --yes (or preview first)")
 			}
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setSource(c, &req); err != nil {
 					return err
 				}
-				req.AutoApprove = c.Bool("yes")
+				if err := setApproval(c, &req); err != nil {
+					return err
+				}
 				req.RollbackOnFailure = c.Bool("rollback-on-failure")
 				if err := setWait(c, &req); err != nil {
 					return err
@@ -133,10 +136,12 @@ func destroyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "destroy",
 		Usage: "delete everything the latest release recorded, dependents first",
-		Flags: []cli.Flag{parallelismFlag(), yesFlag(), detachFlag()},
+		Flags: append([]cli.Flag{parallelismFlag(), yesFlag(), detachFlag()}, approvalFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
-				req.AutoApprove = c.Bool("yes")
+				if err := setApproval(c, &req); err != nil {
+					return err
+				}
 				run, err := kc.Destroy(ctx, req)
 				if err != nil {
 					return err
@@ -151,14 +156,16 @@ func rollbackCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rollback",
 		Usage: "apply an earlier revision's spec again, as a new revision",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "revision", Usage: "revision to restore (default: the last succeeded one before the latest)"},
 			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
 			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(), waitFlag(), timeoutFlag(),
-		},
+		}, approvalFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
-				req.AutoApprove = c.Bool("yes")
+				if err := setApproval(c, &req); err != nil {
+					return err
+				}
 				if err := setWait(c, &req); err != nil {
 					return err
 				}

@@ -1,0 +1,236 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// approvalChange names the workflow version from which a run that waits for
+// approval takes the answer as ApproveUpdate (validated: only while waiting,
+// only for the plan's digest), waits RunInput.ApprovalTimeout with its release
+// in phase awaiting-approval, and previews again after an approval, ending
+// with "plan is stale" if the plan changed. Runs started before it replay as
+// they ran: they wait an hour for ApprovalSignal (or, now, the update).
+const approvalChange = "approval-update"
+
+const (
+	// approvalTimeout is how long a run waits for approval by default.
+	approvalTimeout = 24 * time.Hour
+	// signalApprovalTimeout is how long runs older than approvalChange wait.
+	signalApprovalTimeout = time.Hour
+)
+
+// ApproveUpdate is the Update that answers a run awaiting approval: it takes an
+// ApprovalRequest and returns an ApprovalAnswer. Its validator refuses it, so
+// the caller learns at once, when the run is not awaiting approval, has been
+// answered, or the request's digest does not name the plan awaiting approval.
+const ApproveUpdate = "approve"
+
+// ApprovalRequest approves or rejects the plan a run awaits approval for.
+type ApprovalRequest struct {
+	Approve bool `json:"approve"`
+	// Digest, when set, must name the plan awaiting approval (its digest, or
+	// 12 or more of its first hex digits): the approval is of that plan only.
+	Digest string `json:"digest,omitempty"`
+	// Reason says why; a rejected run's release fails with it.
+	Reason string `json:"reason,omitempty"`
+	// By names who answered (user@host), for the run's record.
+	By string `json:"by,omitempty"`
+}
+
+// ApprovalAnswer is what an accepted ApproveUpdate answers: the run's revision
+// and the digest of the plan that was approved or rejected.
+type ApprovalAnswer struct {
+	Revision int    `json:"revision,omitempty"`
+	Digest   string `json:"digest"`
+}
+
+// ApprovalState is a run's approval, in its Progress from the moment it waits.
+type ApprovalState struct {
+	// Digest is the plan's digest (engine.PlanDigest) the approval is bound to.
+	Digest string `json:"digest"`
+	// Deadline is when the run stops waiting and fails, in workflow time.
+	Deadline time.Time `json:"deadline"`
+	// Answer is set once the run was approved or rejected.
+	Answer *ApprovalRequest `json:"answer,omitempty"`
+}
+
+// approvalGate is the workflow side of ApproveUpdate.
+type approvalGate struct {
+	// state is set while the run waits, and after; nil before.
+	state *ApprovalState
+	// waiting: the run accepts an answer now.
+	waiting bool
+}
+
+// setApprovalHandler registers ApproveUpdate on every run, so a run that is
+// not (or no longer) waiting refuses with a reason instead of "unknown update".
+func (r *run) setApprovalHandler(ctx workflow.Context) error {
+	return workflow.SetUpdateHandlerWithOptions(ctx, ApproveUpdate,
+		func(ctx workflow.Context, req ApprovalRequest) (ApprovalAnswer, error) {
+			if err := r.validateApproval(req); err != nil { // a second answer in the same task
+				return ApprovalAnswer{}, err
+			}
+			answer := req
+			r.gate.state.Answer = &answer
+			r.gate.waiting = false
+			return ApprovalAnswer{Revision: r.progress.Revision, Digest: r.gate.state.Digest}, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(req ApprovalRequest) error { return r.validateApproval(req) }})
+}
+
+// validateApproval refuses an answer the run cannot take. It only reads.
+func (r *run) validateApproval(req ApprovalRequest) error {
+	if s := r.gate.state; s != nil && s.Answer != nil {
+		return fmt.Errorf("the run was already %s", answerVerb(s.Answer))
+	}
+	if !r.gate.waiting {
+		return fmt.Errorf("the run is not awaiting approval: it is %s", r.progress.Stage)
+	}
+	if req.Digest != "" && !engine.MatchDigest(r.gate.state.Digest, req.Digest) {
+		return fmt.Errorf("plan digest %s does not match the plan awaiting approval (%s): the plan you reviewed is not this run's; review its preview again",
+			req.Digest, engine.ShortDigest(r.gate.state.Digest))
+	}
+	return nil
+}
+
+func answerVerb(a *ApprovalRequest) string {
+	if a.Approve {
+		return "approved"
+	}
+	return "rejected"
+}
+
+// approve waits for the plan in r.progress to be approved, unless the run was
+// started with AutoApprove or nothing would change; a plan someone approved is
+// previewed again (checkPlanStillHolds) before anything is applied. Activities
+// run on ctx; a cancel interrupts only the wait (r.wait).
+func (r *run) approve(ctx workflow.Context, key backend.ReleaseKey, changes []engine.Change, node func(i int) activities.NodeInput) error {
+	if r.in.AutoApprove || !anyChange(changes) {
+		return nil
+	}
+	if workflow.GetVersion(ctx, approvalChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return r.awaitApprovalSignal()
+	}
+	if err := r.awaitApproval(ctx, key); err != nil {
+		return err
+	}
+	if err := r.checkStop(); err != nil {
+		return err
+	}
+	return r.checkPlanStillHolds(ctx, changes, node)
+}
+
+// awaitApproval waits up to RunInput.ApprovalTimeout for an answer
+// (ApproveUpdate), with the release in phase awaiting-approval.
+func (r *run) awaitApproval(ctx workflow.Context, key backend.ReleaseKey) error {
+	timeout := r.in.ApprovalTimeout
+	if timeout <= 0 {
+		timeout = approvalTimeout
+	}
+	err := workflow.ExecuteActivity(step(ctx, "await approval"), acts.SetReleasePhase,
+		activities.SetPhaseInput{Key: key, Phase: engine.PhaseAwaitingApproval}).Get(ctx, nil)
+	if err != nil {
+		return err
+	}
+	r.openGate(timeout)
+	answered, err := workflow.AwaitWithTimeout(r.wait, timeout, func() bool { return r.gate.state.Answer != nil })
+	r.gate.waiting = false
+	switch {
+	case err != nil || r.wait.Err() != nil:
+		return errors.New("cancelled while waiting for approval")
+	case !answered:
+		return fmt.Errorf("not approved within %s", timeout)
+	case !r.gate.state.Answer.Approve:
+		return rejection(r.gate.state.Answer)
+	}
+	return nil
+}
+
+// openGate starts accepting answers for the plan in r.progress, and says the
+// run awaits approval (KumoStatus, current details).
+func (r *run) openGate(timeout time.Duration) {
+	r.setStage(StageApproval, 0)
+	r.gate.state = &ApprovalState{Digest: r.progress.Digest, Deadline: workflow.Now(r.work).Add(timeout)}
+	r.progress.Approval = r.gate.state
+	r.gate.waiting = true
+}
+
+// rejectedError ends a run whose plan was rejected: like errRejected, a
+// cancel by the user, not a failure; its message says who and why.
+type rejectedError struct{ msg string }
+
+func (e rejectedError) Error() string        { return e.msg }
+func (e rejectedError) Is(target error) bool { return target == errRejected }
+
+// rejection is the error of a run whose plan was rejected.
+func rejection(a *ApprovalRequest) error {
+	msg := "rejected"
+	if a.By != "" {
+		msg += " by " + a.By
+	}
+	if a.Reason != "" {
+		msg += ": " + a.Reason
+	}
+	return rejectedError{msg}
+}
+
+// awaitApprovalSignal is how runs older than approvalChange wait, event for
+// event (one timer of signalApprovalTimeout): for ApprovalSignal, or now
+// ApproveUpdate.
+func (r *run) awaitApprovalSignal() error {
+	r.openGate(signalApprovalTimeout)
+	ch := workflow.GetSignalChannel(r.wait, ApprovalSignal)
+	received, err := workflow.AwaitWithTimeout(r.wait, signalApprovalTimeout, func() bool { return ch.Len() > 0 || r.gate.state.Answer != nil })
+	r.gate.waiting = false
+	var a Approval
+	switch {
+	case err != nil || r.wait.Err() != nil:
+		return errors.New("cancelled while waiting for approval")
+	case !received:
+		return fmt.Errorf("not approved within %s", signalApprovalTimeout)
+	case r.gate.state.Answer != nil:
+		if !r.gate.state.Answer.Approve {
+			return rejection(r.gate.state.Answer)
+		}
+		return nil
+	}
+	ch.ReceiveAsync(&a)
+	if !a.Approved {
+		return errRejected
+	}
+	return nil
+}
+
+func anyChange(changes []engine.Change) bool {
+	for _, c := range changes {
+		if c.Action != engine.UnChanged {
+			return true
+		}
+	}
+	return false
+}
+
+// checkPlanStillHolds previews again after an approval, and fails the run if
+// the plan it would apply now is not the one approved: what is live changed
+// while the run waited, and nobody approved the new plan.
+func (r *run) checkPlanStillHolds(ctx workflow.Context, approved []engine.Change, node func(i int) activities.NodeInput) error {
+	now, err := r.preview(ctx, node)
+	if err != nil {
+		return err
+	}
+	approvedDigest, nowDigest := engine.PlanDigest(approved), engine.PlanDigest(now)
+	if nowDigest == approvedDigest {
+		return nil
+	}
+	return fmt.Errorf("plan is stale: approved %s (%s), now %s (%s): %s; apply again to review the new plan",
+		engine.PlanSummary(approved), engine.ShortDigest(approvedDigest), engine.PlanSummary(now), engine.ShortDigest(nowDigest),
+		engine.PlanDifference(approved, now))
+}
