@@ -2,6 +2,8 @@ package workflows
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,18 +13,23 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/runspec"
 )
 
 // TestRecordDriftHistories records DriftCheck runs for the replay test (with
 // -record; -record-only and -record-tag as there): a check that finds drift
-// (drift-warn) and, from the version that remediates, a check that remediates
-// (drift-remediate). TestReplayRecordedHistories replays every file.
+// (drift-warn) and, from the version that notifies and remediates
+// (driftRemediateChange), one that tells a webhook (drift-warn-v2) and one
+// that remediates (drift-remediate-v2). TestReplayRecordedHistories replays
+// every file.
 func TestRecordDriftHistories(t *testing.T) {
 	if !*record {
 		t.Skip("records histories only with -record")
 	}
 	ctx := context.Background()
+	hook := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer hook.Close()
 	h := newHarness(t)
 	tc := startWorker(t, h.acts)
 	a, b := cm("a"), cm("b")
@@ -46,7 +53,11 @@ func TestRecordDriftHistories(t *testing.T) {
 		h.rt.mu.Lock()
 		h.rt.objects[a.ID]["data"] = map[string]any{"k": "changed"}
 		h.rt.mu.Unlock()
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/" + run.name, TaskQueue: TaskQueue}, DriftWorkflow, run.in)
+		in := runspec.DriftInput{Project: "p", Workspace: "w", Mode: run.mode}
+		if run.webhook {
+			in.Drift.Webhook = hook.URL
+		}
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/" + run.name, TaskQueue: TaskQueue}, DriftWorkflow, in)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,10 +70,13 @@ func TestRecordDriftHistories(t *testing.T) {
 
 // driftRecordings are the drift checks TestRecordDriftHistories records.
 var driftRecordings = []struct {
-	name string
-	in   runspec.DriftInput
+	name    string
+	mode    string
+	webhook bool
 }{
-	{"drift-warn", runspec.DriftInput{Project: "p", Workspace: "w"}},
+	{"drift-warn", "", false},
+	{"drift-warn-v2", drift.ModeWarn, true},
+	{"drift-remediate-v2", drift.ModeRemediate, true},
 }
 
 // saveHistory writes the history of wr to testdata/<name>[-<tag>].json, unless

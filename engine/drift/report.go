@@ -73,6 +73,8 @@ type Report struct {
 	// RunID is the check's run (the Temporal run ID); it names the stored report.
 	RunID    string `json:"runID"`
 	Revision int    `json:"revision"`
+	// SpecHash is the checked revision's spec: what a remediation re-applies.
+	SpecHash string `json:"specHash,omitempty"`
 	Counts   Counts `json:"counts"`
 	// Resources lists every resource that is not in sync, and in-sync ones with
 	// ignored differences, by ID.
