@@ -92,10 +92,16 @@ func (e *ScheduleExistsError) Error() string {
 // kumo server on the home, or the cluster at the address given. A schedule on
 // a one-shot kumo's embedded server would stop with the command.
 func (c *Client) scheduleClient(ctx context.Context) (sdkclient.ScheduleClient, error) {
+	const why = "drift schedules need a Temporal that keeps running, and this kumo's own server stops when the command ends"
+	if c.server != nil {
+		return nil, fmt.Errorf("%s: start `kumo server`, or pass --temporal-address", why)
+	}
+	required := c.requireServer
 	c.requireServer = true
 	tc, err := c.dial(ctx)
+	c.requireServer = required
 	if errors.Is(err, ErrNoServer) {
-		return nil, fmt.Errorf("drift schedules need a Temporal that keeps running, and this kumo's own server stops when the command ends: %w", err)
+		return nil, fmt.Errorf("%s: %w", why, err)
 	}
 	if err != nil {
 		return nil, err
@@ -181,7 +187,7 @@ func (c *Client) UpdateDriftSchedule(ctx context.Context, req ScheduleRequest) (
 	return c.describe(ctx, h, false)
 }
 
-// DriftScheduleAction is what PauseDriftSchedule and its siblings do.
+// DriftScheduleAction is a change ChangeDriftSchedule makes.
 type DriftScheduleAction string
 
 const (
@@ -220,6 +226,10 @@ func (c *Client) ChangeDriftSchedule(ctx context.Context, project, workspace str
 	return scheduleError(string(action), h.GetID(), err)
 }
 
+// triggerWait bounds how long TriggerDriftCheck waits for the schedule to start
+// the check.
+const triggerWait = 30 * time.Second
+
 // TriggerDriftCheck triggers the schedule of a stack and returns the check it
 // started, waiting (up to ctx) for the schedule to start it. A check already
 // running is returned instead: checks never overlap.
@@ -236,6 +246,7 @@ func (c *Client) TriggerDriftCheck(ctx context.Context, project, workspace strin
 	if err := h.Trigger(ctx, sdkclient.ScheduleTriggerOptions{Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP}); err != nil {
 		return nil, scheduleError("trigger", h.GetID(), err)
 	}
+	deadline := time.Now().Add(triggerWait)
 	for {
 		d, err := h.Describe(ctx)
 		if err != nil {
@@ -248,6 +259,9 @@ func (c *Client) TriggerDriftCheck(ctx context.Context, project, workspace strin
 		if len(before.Info.RunningWorkflows) > 0 {
 			r := before.Info.RunningWorkflows[0]
 			return &Run{c: c, Operation: driftOperation, WorkflowID: r.WorkflowID, RunID: r.FirstExecutionRunID}, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("trigger %s: no check started within %s (is a check running? kumo run list --operation drift)", h.GetID(), triggerWait)
 		}
 		select {
 		case <-ctx.Done():
