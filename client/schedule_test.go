@@ -114,6 +114,7 @@ func (e *scheduleEnv) trigger() *drift.Report {
 	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	start := time.Now()
 	run, err := e.c.TriggerDriftCheck(ctx, e.ns, "default")
 	if err != nil {
 		e.t.Fatal(err)
@@ -125,6 +126,11 @@ func (e *scheduleEnv) trigger() *drift.Report {
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	what := "no remediation"
+	if r.Remediation != nil {
+		what = r.Remediation.State + " " + r.Remediation.Outcome
+	}
+	e.t.Logf("trigger to report: %s (%s)", time.Since(start).Round(time.Millisecond), what)
 	return r
 }
 
