@@ -115,19 +115,10 @@ func (c *Client) scheduleClient(ctx context.Context) (sdkclient.ScheduleClient, 
 // interval, and paused by Temporal after a check that fails. It fails with a
 // ScheduleExistsError if the stack has one.
 func (c *Client) CreateDriftSchedule(ctx context.Context, req ScheduleRequest) (*DriftSchedule, error) {
-	sc, err := c.scheduleClient(ctx)
+	sc, s, in, err := c.prepareSchedule(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	s, err := scheduleSettings(req)
-	if err != nil {
-		return nil, err
-	}
-	in, err := c.driftInput(ctx, req.DriftRequest)
-	if err != nil {
-		return nil, err
-	}
-	s.Stack = in.Stack
 	id := workflows.DriftScheduleID(req.Project, req.Workspace)
 	opts := sdkclient.ScheduleOptions{
 		ID:             id,
@@ -158,19 +149,10 @@ func (c *Client) CreateDriftSchedule(ctx context.Context, req ScheduleRequest) (
 // rules of a stack's schedule with req's, read anew (a schedule carries the
 // settings and rules it was made or last updated with). Paused stays as it was.
 func (c *Client) UpdateDriftSchedule(ctx context.Context, req ScheduleRequest) (*DriftSchedule, error) {
-	sc, err := c.scheduleClient(ctx)
+	sc, s, in, err := c.prepareSchedule(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	s, err := scheduleSettings(req)
-	if err != nil {
-		return nil, err
-	}
-	in, err := c.driftInput(ctx, req.DriftRequest)
-	if err != nil {
-		return nil, err
-	}
-	s.Stack = in.Stack
 	h := sc.GetHandle(ctx, workflows.DriftScheduleID(req.Project, req.Workspace))
 	err = h.Update(ctx, sdkclient.ScheduleUpdateOptions{DoUpdate: func(u sdkclient.ScheduleUpdateInput) (*sdkclient.ScheduleUpdate, error) {
 		sched := u.Description.Schedule
@@ -185,6 +167,22 @@ func (c *Client) UpdateDriftSchedule(ctx context.Context, req ScheduleRequest) (
 		return nil, scheduleError("update", h.GetID(), err)
 	}
 	return c.describe(ctx, h, false)
+}
+
+// prepareSchedule checks req and reads what its schedule carries: the timing
+// and mode for the memo, and the check's input (settings, rules, stack).
+func (c *Client) prepareSchedule(ctx context.Context, req ScheduleRequest) (sdkclient.ScheduleClient, ScheduleSettings, runspec.DriftInput, error) {
+	s, err := scheduleSettings(req)
+	if err != nil {
+		return nil, s, runspec.DriftInput{}, err
+	}
+	sc, err := c.scheduleClient(ctx)
+	if err != nil {
+		return nil, s, runspec.DriftInput{}, err
+	}
+	in, err := c.driftInput(ctx, req.DriftRequest)
+	s.Stack = in.Stack
+	return sc, s, in, err
 }
 
 // DriftScheduleAction is a change ChangeDriftSchedule makes.

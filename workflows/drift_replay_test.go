@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	historypb "go.temporal.io/api/history/v1"
@@ -47,7 +49,7 @@ func TestRecordDriftHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, run := range driftRecordings {
-		if *recordOnly != "" && run.name != *recordOnly {
+		if *recordOnly != "" && !slices.Contains(strings.Split(*recordOnly, ","), run.name) {
 			continue
 		}
 		h.rt.mu.Lock()
