@@ -14,19 +14,35 @@ import (
 func (a *Activities) CheckDrift(ctx context.Context, in runspec.DriftInput) (runspec.DriftResult, error) {
 	defer heartbeat(ctx)()
 	id := runID(ctx)
-	r, err := a.m.CheckDrift(ctx, release.DriftInput{
+	r, events, err := a.m.CheckDrift(ctx, release.DriftInput{
 		Project: in.Project, Workspace: in.Workspace, RunID: id, CheckTime: in.CheckTime,
-		Settings: in.Settings, Parallelism: in.Parallelism, Config: in.Drift,
+		Settings: in.Settings, Parallelism: in.Parallelism, Config: in.Drift, Mode: in.Mode,
 	})
 	if err != nil {
 		return runspec.DriftResult{}, temporalError(err)
 	}
-	return DriftResultOf(r), nil
+	res := DriftResultOf(r)
+	res.Events = events
+	return res, nil
+}
+
+// RecordRemediation records how a check's remediation ended in its report and
+// returns the event to announce (nil: none).
+func (a *Activities) RecordRemediation(ctx context.Context, in runspec.RemediationRecord) (*drift.Event, error) {
+	e, err := a.m.RecordRemediation(ctx, in)
+	return e, temporalError(err)
+}
+
+// NotifyDrift POSTs one drift event to the workspace's webhook. A failure is
+// retried by Temporal; the check does not fail with it.
+func (a *Activities) NotifyDrift(ctx context.Context, in runspec.DriftNotice) error {
+	return release.PostDriftEvent(ctx, in.URL, in.Event)
 }
 
 // DriftResultOf summarises a report for workflow history.
 func DriftResultOf(r *drift.Report) runspec.DriftResult {
-	out := runspec.DriftResult{RunID: r.RunID, Revision: r.Revision, Counts: r.Counts, Summary: r.Summary(), ExitCode: r.ExitCode()}
+	out := runspec.DriftResult{RunID: r.RunID, Revision: r.Revision, Counts: r.Counts, Summary: r.Summary(), ExitCode: r.ExitCode(),
+		Stack: r.Stack, SpecHash: r.SpecHash, Remediation: r.Remediation}
 	for _, res := range r.Resources {
 		if res.Status != drift.InSync && len(out.NotInSync) < runspec.MaxDriftedIDs {
 			out.NotInSync = append(out.NotInSync, string(res.Status)+" "+res.ID)

@@ -19,6 +19,8 @@ const (
 	DeleteResourceActivity      = "DeleteResource"
 	CompensateResourceActivity  = "CompensateResource"
 	CheckDriftActivity          = "CheckDrift"
+	RecordRemediationActivity   = "RecordRemediation"
+	NotifyDriftActivity         = "NotifyDrift"
 	WaitResourceActivity        = "WaitResource"
 )
 
@@ -48,6 +50,8 @@ func (a *Activities) byName() map[string]any {
 		DeleteResourceActivity:      a.DeleteResource,
 		CompensateResourceActivity:  a.CompensateResource,
 		CheckDriftActivity:          a.CheckDrift,
+		RecordRemediationActivity:   a.RecordRemediation,
+		NotifyDriftActivity:         a.NotifyDrift,
 		WaitResourceActivity:        a.WaitResource,
 	}
 }

@@ -21,6 +21,7 @@ type CreateReleaseInput struct {
 	Operation  engine.Operation `json:"operation"`
 	SpecHash   string           `json:"specHash,omitempty"` // empty for destroy: the desired spec is empty
 	RollbackOf int              `json:"rollbackOf,omitempty"`
+	Reason     string           `json:"reason,omitempty"`
 	WorkflowID string           `json:"workflowID"`
 	RunID      string           `json:"runID"`
 }

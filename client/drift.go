@@ -21,34 +21,50 @@ type DriftRequest struct {
 	// Project is the project's own drift config (project.yaml), applied after the
 	// workspace's.
 	ProjectDrift drift.Config
+	// Mode is drift.ModeWarn (default) or drift.ModeRemediate: re-apply the
+	// checked release when drift is found (within the remediation policy).
+	Mode string
 }
 
-// CheckDrift runs a DriftCheck now, waits for it and returns the report it
-// stored. It never blocks, nor is blocked by, an apply of the stack.
+// CheckDrift runs a DriftCheck now, waits for it (and for the remediation it
+// starts, in remediate mode) and returns the report it stored. It never
+// blocks, nor is blocked by, an apply of the stack.
 func (c *Client) CheckDrift(ctx context.Context, req DriftRequest) (*drift.Report, error) {
-	ws, err := c.Workspace(ctx, req.Workspace)
+	in, err := c.driftInput(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	in := runspec.DriftInput{
-		Project: req.Project, Workspace: req.Workspace, Settings: req.Settings, Parallelism: req.Parallelism,
-		Drift: ws.Drift.Merge(req.ProjectDrift),
-	}
-	if latest, err := c.backend.LatestRelease(ctx, req.Project, req.Workspace); err == nil {
-		in.Stack = latest.Stack
-	} else if errors.Is(err, backend.ErrNotFound) {
-		return nil, fmt.Errorf("nothing to check: %s/%s has no releases", req.Project, req.Workspace)
 	}
 	id := workflows.DriftWorkflowID(req.Project, req.Workspace, time.Now())
 	run, err := c.startWorkflow(ctx, workflows.DriftWorkflow, id, Request{Project: req.Project, Workspace: req.Workspace, Stack: in.Stack}, in)
 	if err != nil {
 		return nil, err
 	}
-	var res runspec.DriftResult
-	if err := run.wait(ctx, &res); err != nil {
-		return nil, fmt.Errorf("drift check of %s/%s: %w", req.Project, req.Workspace, err)
+	return c.WaitDriftCheck(ctx, run, req.Project, req.Workspace)
+}
+
+// driftInput is the input of a check of req's stack: the workspace's drift
+// config then the project's, and the stack of its latest release.
+func (c *Client) driftInput(ctx context.Context, req DriftRequest) (runspec.DriftInput, error) {
+	if err := drift.ValidMode(req.Mode); err != nil {
+		return runspec.DriftInput{}, fmt.Errorf("--mode: %w", err)
 	}
-	return c.backend.DriftReport(ctx, req.Project, req.Workspace, res.RunID)
+	ws, err := c.Workspace(ctx, req.Workspace)
+	if err != nil {
+		return runspec.DriftInput{}, err
+	}
+	in := runspec.DriftInput{
+		Project: req.Project, Workspace: req.Workspace, Settings: req.Settings, Parallelism: req.Parallelism,
+		Drift: ws.Drift.Merge(req.ProjectDrift), Mode: req.Mode,
+	}
+	latest, err := c.backend.LatestRelease(ctx, req.Project, req.Workspace)
+	if errors.Is(err, backend.ErrNotFound) {
+		return in, fmt.Errorf("nothing to check: %s/%s has no releases", req.Project, req.Workspace)
+	}
+	if err != nil {
+		return in, err
+	}
+	in.Stack = latest.Stack
+	return in, nil
 }
 
 // DriftReport returns the stored report of check runID, or the latest with "".

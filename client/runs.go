@@ -170,6 +170,7 @@ func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error
 var operations = map[string]string{
 	workflows.GenerateWorkflow: "generate", workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply",
 	workflows.DestroyWorkflow: "destroy", workflows.RollbackWorkflow: "rollback", workflows.DriftWorkflow: "drift",
+	workflows.RemediateWorkflow: "remediate",
 }
 
 // Rollback starts a Rollback run to revision (0: the last succeeded revision

@@ -66,7 +66,7 @@ type RunFilter struct {
 const DefaultRunLimit = 50
 
 // RunOperations are the values of the KumoOperation search attribute.
-var RunOperations = []string{"apply", "destroy", "rollback", "generate", "preview", "drift"}
+var RunOperations = []string{"apply", "destroy", "rollback", "generate", "preview", "drift", "remediate"}
 
 // RunStatuses are the values RunFilter.Status takes. A status names the state a
 // run is in as `kumo run wait` reports it: completed is a run that succeeded,
@@ -247,6 +247,9 @@ func runStatus(execution enumspb.WorkflowExecutionStatus, kumo string) string {
 		}
 		return kumo
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
+		if kumo == string(workflows.StatusDriftStuck) {
+			return kumo
+		}
 		return string(workflows.StatusSucceeded)
 	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
 		return string(workflows.StatusCancelled)

@@ -17,6 +17,9 @@ type Release struct {
 	State    *State `json:"state,omitempty"`
 	// RollbackOf is the revision whose spec a rollback applied again.
 	RollbackOf int `json:"rollbackOf,omitempty"`
+	// Reason says why a run that no one typed made this release (a
+	// remediation names its drift check).
+	Reason string `json:"reason,omitempty"`
 	// Error is why a failed release failed.
 	Error string `json:"error,omitempty"`
 	// Compensation is what was undone after a failed apply, if anything was.
@@ -47,6 +50,9 @@ const (
 	OperationApply    Operation = "apply"
 	OperationDestroy  Operation = "destroy"
 	OperationRollback Operation = "rollback"
+	// OperationRemediate re-applies the spec of the release a drift check
+	// found drifted.
+	OperationRemediate Operation = "remediate"
 )
 
 // Phase is where a release is in its life. Only succeeded and failed are final.

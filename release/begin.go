@@ -18,6 +18,7 @@ type BeginInput struct {
 	Operation  engine.Operation
 	SpecHash   string // empty for destroy: the desired spec is empty
 	RollbackOf int
+	Reason     string
 	WorkflowID string
 	RunID      string
 }
@@ -68,7 +69,7 @@ func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
 		r := &engine.Release{
 			Project: in.Project, Workspace: in.Workspace, Stack: in.Stack,
 			Revision: prior + 1, Operation: in.Operation, Phase: engine.PhasePreviewing,
-			SpecHash: specHash, RollbackOf: in.RollbackOf, CreateTime: now, ModifyTime: now,
+			SpecHash: specHash, RollbackOf: in.RollbackOf, Reason: in.Reason, CreateTime: now, ModifyTime: now,
 			WorkflowID: in.WorkflowID, RunID: in.RunID,
 		}
 		err = m.backend.CreateRelease(ctx, r)

@@ -25,9 +25,12 @@ type DriftInput struct {
 	Settings  runspec.RuntimeSettings
 	// Parallelism bounds the reads and dry-runs in flight (default 10).
 	Parallelism int
-	// Config is the ignore rules (workspace's, then project's) and how many
-	// reports to keep.
+	// Config is the ignore rules (workspace's, then project's), how many
+	// reports to keep, and the remediation policy.
 	Config drift.Config
+	// Mode is drift.ModeWarn ("") or drift.ModeRemediate: then the report
+	// says whether to remediate (drift.Report.Decide).
+	Mode string
 }
 
 // CheckDrift compares every resource of the latest succeeded release of a
@@ -37,14 +40,15 @@ type DriftInput struct {
 // its references resolved from the recorded state, dry-run applied as kumo);
 // Terraform resources by refreshing their recorded state (Runtime.Read) and
 // comparing its attributes with the recorded ones. A stack with no succeeded
-// release is ErrNoRelease.
-func (m *Manager) CheckDrift(ctx context.Context, in DriftInput) (*drift.Report, error) {
+// release is ErrNoRelease. It also returns the changes of drift state since the
+// previous report (drift.Report.Events), for the webhook.
+func (m *Manager) CheckDrift(ctx context.Context, in DriftInput) (*drift.Report, []drift.Event, error) {
 	rel, err := m.latestSucceeded(ctx, in.Project, in.Workspace)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := in.Config.Validate("drift config"); err != nil {
-		return nil, kindErr(ErrInvalid, err)
+		return nil, nil, kindErr(ErrInvalid, err)
 	}
 	var recorded []engine.Resource
 	if rel.State != nil {
@@ -52,7 +56,7 @@ func (m *Manager) CheckDrift(ctx context.Context, in DriftInput) (*drift.Report,
 	}
 	desired, err := m.recordedDesired(ctx, rel, recorded)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	results := make([]drift.Result, len(recorded))
 	byType := map[engine.Type][]int{}
@@ -80,9 +84,10 @@ func (m *Manager) CheckDrift(ctx context.Context, in DriftInput) (*drift.Report,
 		m.driftByRead(ctx, rt, recorded, idx, in.Parallelism, results)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	report := &drift.Report{Project: in.Project, Workspace: in.Workspace, Stack: rel.Stack, CheckTime: in.CheckTime, RunID: in.RunID, Revision: rel.Revision}
+	report := &drift.Report{Project: in.Project, Workspace: in.Workspace, Stack: rel.Stack, CheckTime: in.CheckTime, RunID: in.RunID,
+		Revision: rel.Revision, SpecHash: rel.SpecHash, Mode: in.Mode}
 	for _, res := range results {
 		in.Config.Apply(&res)
 		report.Add(res)
@@ -93,17 +98,43 @@ func (m *Manager) CheckDrift(ctx context.Context, in DriftInput) (*drift.Report,
 	case errors.Is(err, backend.ErrNotFound):
 		prev = nil
 	case err != nil:
-		return nil, kindErr(ErrBackend, err)
+		return nil, nil, kindErr(ErrBackend, err)
 	}
 	if prev != nil && prev.RunID == in.RunID {
 		// A retry of this check: carry over from the one before it instead.
 		prev = m.reportBefore(ctx, in)
 	}
 	report.CarryOver(prev)
+	if in.Mode == drift.ModeRemediate {
+		report.Decide(prev, in.Config.Remediation)
+	}
 	if err := m.backend.PutDriftReport(ctx, report, in.Config.KeepOrDefault()); err != nil {
+		return nil, nil, kindErr(ErrBackend, err)
+	}
+	return report, report.Events(prev), nil
+}
+
+// RecordRemediation records in the report of the check how its remediation
+// ended (see drift.Remediation.Finish) and returns the event to announce, if
+// any. Recording an outcome again changes nothing.
+func (m *Manager) RecordRemediation(ctx context.Context, in runspec.RemediationRecord) (*drift.Event, error) {
+	r, err := m.backend.DriftReport(ctx, in.Project, in.Workspace, in.Check)
+	if err != nil {
 		return nil, kindErr(ErrBackend, err)
 	}
-	return report, nil
+	if r.Remediation == nil || r.Remediation.State != drift.Remediating {
+		return nil, kindf(ErrInvalid, "drift check %s of %s/%s started no remediation", in.Check, in.Project, in.Workspace)
+	}
+	if r.Remediation.Outcome == "" {
+		r.Remediation.Finish(in.WorkflowID, in.Revision, in.Outcome, in.Error)
+		if err := m.backend.PutDriftReport(ctx, r, in.Keep); err != nil {
+			return nil, kindErr(ErrBackend, err)
+		}
+	}
+	if e, ok := r.RemediationEvent(); ok {
+		return &e, nil
+	}
+	return nil, nil
 }
 
 // reportBefore returns the newest stored report older than this check's.

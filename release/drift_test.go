@@ -24,7 +24,7 @@ func TestCheckDrift(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
 		rt := newFakeRuntime()
 		m := release.New(b, rt, &runs{})
-		if _, err := m.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "c0", CheckTime: time.Now()}); !errors.Is(err, release.ErrNoRelease) {
+		if _, _, err := m.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "c0", CheckTime: time.Now()}); !errors.Is(err, release.ErrNoRelease) {
 			t.Fatalf("check without releases: %v, want ErrNoRelease", err)
 		}
 		x, y := tfObject("x", "mine"), tfObject("y", "kept")
@@ -57,7 +57,7 @@ func TestCheckDrift(t *testing.T) {
 		_ = rt.Delete(ctx, &y)
 
 		t1 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
-		r1, err := m.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "check-1", CheckTime: t1})
+		r1, _, err := m.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "check-1", CheckTime: t1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestCheckDrift(t *testing.T) {
 
 		t2 := t1.Add(time.Hour)
 		cfg := drift.Config{Ignore: []drift.Rule{{ID: "*:kumotest_object:x", JSONPointers: []string{"/content"}}}}
-		r2, err := m.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "check-2", CheckTime: t2, Config: cfg})
+		r2, _, err := m.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "check-2", CheckTime: t2, Config: cfg})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +94,7 @@ func TestCheckDrift(t *testing.T) {
 			}
 		}
 		// A retried check writes the same report, counted once.
-		again, err := m.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "check-2", CheckTime: t2, Config: cfg})
+		again, _, err := m.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "check-2", CheckTime: t2, Config: cfg})
 		if err != nil || again.Resources[1].ConsecutiveChecks != 2 {
 			t.Errorf("retried check: %+v, %v", again, err)
 		}

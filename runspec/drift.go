@@ -16,9 +16,11 @@ type DriftInput struct {
 	CheckTime   time.Time       `json:"checkTime,omitzero"`
 	Settings    RuntimeSettings `json:"settings"`
 	Parallelism int             `json:"parallelism,omitempty"`
-	// Drift is the ignore rules (the workspace's, then the project's) and how
-	// many reports to keep.
+	// Drift is the ignore rules (the workspace's, then the project's), how
+	// many reports to keep, the remediation policy and the webhook.
 	Drift drift.Config `json:"drift,omitzero"`
+	// Mode is drift.ModeWarn (default) or drift.ModeRemediate.
+	Mode string `json:"mode,omitempty"`
 }
 
 // DriftResult is what a drift check returns through workflow history: the
@@ -32,6 +34,36 @@ type DriftResult struct {
 	// NotInSync lists "<status> <id>" for resources that are not in sync.
 	NotInSync []string `json:"notInSync,omitempty"`
 	ExitCode  int      `json:"exitCode"`
+	// Stack and SpecHash are the checked release's: what a remediation
+	// re-applies.
+	Stack    string `json:"stack,omitempty"`
+	SpecHash string `json:"specHash,omitempty"`
+	// Remediation is what a remediate-mode check decided; Events the changes
+	// of drift state to announce.
+	Remediation *drift.Remediation `json:"remediation,omitempty"`
+	Events      []drift.Event      `json:"events,omitempty"`
+}
+
+// RemediationRecord is how the remediation a check started ended, for its
+// report.
+type RemediationRecord struct {
+	Project   string `json:"project"`
+	Workspace string `json:"workspace"`
+	// Check is the check's run ID (its report's name).
+	Check string `json:"check"`
+	// Keep is how many reports the stack keeps.
+	Keep       int    `json:"keep,omitempty"`
+	WorkflowID string `json:"workflowID"`
+	Revision   int    `json:"revision,omitempty"`
+	// Outcome is drift.OutcomeSucceeded, OutcomeFailed or OutcomeBusy.
+	Outcome string `json:"outcome"`
+	Error   string `json:"error,omitempty"`
+}
+
+// DriftNotice is one webhook POST.
+type DriftNotice struct {
+	URL   string      `json:"url"`
+	Event drift.Event `json:"event"`
 }
 
 // MaxDriftedIDs bounds DriftResult.NotInSync, so history stays small.

@@ -7,6 +7,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -20,11 +21,29 @@ func DriftWorkflowID(project, workspace string, at time.Time) string {
 	return fmt.Sprintf("kumo-drift/%s/%s/%d", project, workspace, at.UnixNano())
 }
 
+// DriftScheduleID is the ID of the Temporal Schedule that checks a stack;
+// Temporal appends each check's time to its action's workflow ID.
+func DriftScheduleID(project, workspace string) string {
+	return DriftSchedulePrefix + project + "/" + workspace
+}
+
+// DriftSchedulePrefix starts the ID of every drift schedule.
+const DriftSchedulePrefix = "kumo-drift/"
+
+// StatusDriftStuck is the KumoStatus of a check that no longer remediates:
+// remediations in a row left the stack drifted (drift.Stuck).
+const StatusDriftStuck Status = drift.Stuck
+
+// driftRemediateChange versions DriftCheck's webhook events and remediation.
+const driftRemediateChange = "drift-remediate"
+
 // DriftCheck compares the latest succeeded release of a stack with live and
 // stores the report in the backend. It files the run under KumoDrifted and
 // KumoDriftCount (so the Web UI query `KumoDrifted = true` lists drifted
 // stacks) and puts the result, with the resources not in sync, in its current
-// details.
+// details. It POSTs the changes of drift state to the workspace's webhook and,
+// in remediate mode, re-applies the checked release when the check decided so
+// (see remediate).
 func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResult, error) {
 	if in.CheckTime.IsZero() {
 		in.CheckTime = workflow.Now(ctx)
@@ -38,16 +57,38 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 		}
 		return res, err
 	}
+	version := workflow.GetVersion(ctx, driftRemediateChange, workflow.DefaultVersion, 1)
+	status := StatusSucceeded
+	if res.Remediation != nil && res.Remediation.State == drift.Stuck {
+		status = StatusDriftStuck
+	}
 	notInSync := int64(res.Counts.Resources - res.Counts.InSync)
 	if err := workflow.UpsertTypedSearchAttributes(ctx,
 		DriftedAttr.ValueSet(notInSync > 0),
 		DriftCountAttr.ValueSet(notInSync),
 		RevisionAttr.ValueSet(int64(res.Revision)),
-		StatusAttr.ValueSet(string(StatusSucceeded)),
+		StatusAttr.ValueSet(string(status)),
 	); err != nil {
 		return res, err
 	}
 	workflow.SetCurrentDetails(ctx, driftDetails(res))
+	if version == workflow.DefaultVersion {
+		return res, nil
+	}
+	notify(ctx, in.Drift.Webhook, res.Events)
+	if res.Remediation == nil || res.Remediation.State != drift.Remediating {
+		return res, nil
+	}
+	rec := remediate(ctx, in, res)
+	var event *drift.Event
+	if err := workflow.ExecuteActivity(step(ctx, "record remediation"), acts.RecordRemediation, rec).Get(ctx, &event); err != nil {
+		return res, err
+	}
+	res.Remediation.Finish(rec.WorkflowID, rec.Revision, rec.Outcome, rec.Error)
+	workflow.SetCurrentDetails(ctx, driftDetails(res))
+	if event != nil {
+		notify(ctx, in.Drift.Webhook, []drift.Event{*event})
+	}
 	return res, nil
 }
 
@@ -61,6 +102,15 @@ func driftDetails(res runspec.DriftResult) string {
 	}
 	if n := res.Counts.Resources - res.Counts.InSync - len(res.NotInSync); n > 0 {
 		fmt.Fprintf(&b, "\n- ... and %d more (kumo drift report)", n)
+	}
+	if st := res.Remediation; st != nil && st.Outcome != "" {
+		fmt.Fprintf(&b, "\n\nremediation `%s`: %s", st.WorkflowID, st.Outcome)
+		if st.Revision > 0 {
+			fmt.Fprintf(&b, ", revision %d", st.Revision)
+		}
+		if st.Error != "" {
+			b.WriteString(": " + st.Error)
+		}
 	}
 	return b.String()
 }

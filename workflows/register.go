@@ -15,4 +15,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: DestroyWorkflow})
 	r.RegisterWorkflowWithOptions(Rollback, workflow.RegisterOptions{Name: RollbackWorkflow})
 	r.RegisterWorkflowWithOptions(DriftCheck, workflow.RegisterOptions{Name: DriftWorkflow})
+	r.RegisterWorkflowWithOptions(Remediate, workflow.RegisterOptions{Name: RemediateWorkflow})
 }

@@ -20,6 +20,8 @@ type RunInput struct {
 	Source *runspec.GenerateInput `json:"source,omitempty"`
 	// RollbackOf is the revision a Rollback restores (SpecHash is its spec).
 	RollbackOf int `json:"rollbackOf,omitempty"`
+	// Reason is recorded in the release: why a run no one typed was started.
+	Reason string `json:"reason,omitempty"`
 	// Parallelism bounds how many nodes run at once (default 10).
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.

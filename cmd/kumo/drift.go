@@ -23,7 +23,7 @@ func driftCommand() *cli.Command {
 				Name: "check",
 				Usage: "run a drift check now and print its report; exit 0 in sync, 2 drift found, " +
 					"1 error (as terraform plan -detailed-exitcode)",
-				Flags:  []cli.Flag{output, stackFlag(), &cli.IntFlag{Name: "parallelism", Value: 10, Usage: "how many resources to read at once"}},
+				Flags:  append([]cli.Flag{output}, checkFlags()...),
 				Action: driftCheck,
 			},
 			{
@@ -32,8 +32,33 @@ func driftCommand() *cli.Command {
 				Flags:  []cli.Flag{output, &cli.StringFlag{Name: "check", Usage: "run ID of the check"}},
 				Action: driftReport,
 			},
+			driftScheduleCommand(),
 		},
 	}
+}
+
+// checkFlags are the flags of a check, run now or scheduled.
+func checkFlags() []cli.Flag {
+	return []cli.Flag{
+		stackFlag(),
+		&cli.IntFlag{Name: "parallelism", Value: 10, Usage: "how many resources to read at once"},
+		&cli.StringFlag{Name: "mode", Value: drift.ModeWarn, Usage: "warn: report only; remediate: re-apply the checked release when drift is found (drift.remediation bounds it)"},
+	}
+}
+
+// driftRequest reads the check flags and the project's drift config.
+func driftRequest(c *cli.Context, kc *client.Client, t target) (client.DriftRequest, error) {
+	s, err := kc.Settings(c.Context, t.Workspace, settings(c))
+	if err != nil {
+		return client.DriftRequest{}, err
+	}
+	req := client.DriftRequest{Project: t.Project, Workspace: t.Workspace, Settings: s, Parallelism: c.Int("parallelism"), Mode: c.String("mode")}
+	if p, _, err := nearestProject(c); err != nil {
+		return req, err
+	} else if p != nil && p.Name == t.Project {
+		req.ProjectDrift = p.Drift
+	}
+	return req, nil
 }
 
 func driftCheck(c *cli.Context) error {
@@ -41,31 +66,30 @@ func driftCheck(c *cli.Context) error {
 		return err
 	}
 	return withClient(c, func(kc *client.Client, t target) error {
-		s, err := kc.Settings(c.Context, t.Workspace, settings(c))
+		req, err := driftRequest(c, kc, t)
 		if err != nil {
 			return err
-		}
-		req := client.DriftRequest{Project: t.Project, Workspace: t.Workspace, Settings: s, Parallelism: c.Int("parallelism")}
-		if p, _, err := nearestProject(c); err != nil {
-			return err
-		} else if p != nil && p.Name == t.Project {
-			req.ProjectDrift = p.Drift
 		}
 		r, err := kc.CheckDrift(c.Context, req)
 		if err != nil {
 			return err
 		}
-		if err := printReport(c, r); err != nil {
-			return err
-		}
-		switch r.ExitCode() {
-		case 2:
-			return &exitError{code: 2, err: errors.New(r.Summary())}
-		case 1:
-			return &exitError{code: 1, err: fmt.Errorf("%s: %d resources could not be checked", r.Summary(), r.Counts.Error)}
-		}
-		return nil
+		return reportExit(c, r)
 	})
+}
+
+// reportExit prints r and exits as terraform plan -detailed-exitcode does.
+func reportExit(c *cli.Context, r *drift.Report) error {
+	if err := printReport(c, r); err != nil {
+		return err
+	}
+	switch r.ExitCode() {
+	case 2:
+		return &exitError{code: 2, err: errors.New(r.Summary())}
+	case 1:
+		return &exitError{code: 1, err: fmt.Errorf("%s: %d resources could not be checked", r.Summary(), r.Counts.Error)}
+	}
+	return nil
 }
 
 func driftReport(c *cli.Context) error {
@@ -101,6 +125,16 @@ func printReport(c *cli.Context, r *drift.Report) error {
 // in sync with its fields (path, recorded -> live, and who owns the live value).
 func writeReport(w io.Writer, r *drift.Report) {
 	fmt.Fprintf(w, "%s (check %s at %s)\n", r.Summary(), r.RunID, r.CheckTime.Local().Format(time.DateTime))
+	if st := r.Remediation; st != nil && st.Outcome != "" {
+		line := fmt.Sprintf("remediation %s: %s", st.WorkflowID, st.Outcome)
+		if st.Revision > 0 {
+			line += fmt.Sprintf(", revision %d", st.Revision)
+		}
+		if st.Error != "" {
+			line += ": " + st.Error
+		}
+		fmt.Fprintln(w, line)
+	}
 	for _, res := range r.Resources {
 		since := ""
 		if res.ConsecutiveChecks > 0 {

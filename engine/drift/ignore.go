@@ -17,6 +17,11 @@ type Config struct {
 	Ignore []Rule `json:"ignore,omitempty"`
 	// Keep is how many reports are kept per stack (default DefaultKeep).
 	Keep int `json:"keep,omitempty"`
+	// Remediation bounds the remediations of remediate-mode checks.
+	Remediation Policy `json:"remediation,omitzero"`
+	// Webhook is a URL that receives a JSON POST (an Event) whenever the
+	// drift state of the stack changes.
+	Webhook string `json:"webhook,omitempty"`
 }
 
 // Rule ignores differences, Argo CD style: a resource selector (an ID glob, or
@@ -39,6 +44,12 @@ func (c Config) Validate(source string) error {
 		return fmt.Errorf("%s: drift.keep: %d is negative", source, c.Keep)
 	}
 	var errs []error
+	if err := c.Remediation.validate(); err != nil {
+		errs = append(errs, fmt.Errorf("%s: drift.remediation: %w", source, err))
+	}
+	if err := validWebhook(c.Webhook); err != nil {
+		errs = append(errs, fmt.Errorf("%s: drift.webhook: %w", source, err))
+	}
 	for i, r := range c.Ignore {
 		if err := r.validate(); err != nil {
 			errs = append(errs, fmt.Errorf("%s: drift.ignore[%d]: %w", source, i, err))
@@ -175,11 +186,17 @@ func (c Config) Apply(res *Result) {
 }
 
 // Merge returns the rules of c followed by those of more (a workspace's, then a
-// project's); Keep is more's when set.
+// project's); Keep, the remediation policy and the webhook are more's when set.
 func (c Config) Merge(more Config) Config {
-	out := Config{Ignore: append(slices.Clip(c.Ignore), more.Ignore...), Keep: c.Keep}
+	out := Config{Ignore: append(slices.Clip(c.Ignore), more.Ignore...), Keep: c.Keep, Remediation: c.Remediation, Webhook: c.Webhook}
 	if more.Keep > 0 {
 		out.Keep = more.Keep
+	}
+	if more.Remediation != (Policy{}) {
+		out.Remediation = more.Remediation
+	}
+	if more.Webhook != "" {
+		out.Webhook = more.Webhook
 	}
 	return out
 }

@@ -73,10 +73,16 @@ type Report struct {
 	// RunID is the check's run (the Temporal run ID); it names the stored report.
 	RunID    string `json:"runID"`
 	Revision int    `json:"revision"`
+	// SpecHash is the checked revision's spec: what a remediation re-applies.
+	SpecHash string `json:"specHash,omitempty"`
 	Counts   Counts `json:"counts"`
 	// Resources lists every resource that is not in sync, and in-sync ones with
 	// ignored differences, by ID.
 	Resources []Result `json:"resources,omitempty"`
+	// Mode is the check's mode (ModeWarn when empty); Remediation what a
+	// remediate-mode check did about the drift it found.
+	Mode        string       `json:"mode,omitempty"`
+	Remediation *Remediation `json:"remediation,omitempty"`
 }
 
 // Add records one resource's result in r: counted, and listed unless it is in
@@ -131,6 +137,16 @@ func (r *Report) Summary() string {
 	}
 	if r.Counts.Ignored > 0 {
 		s += fmt.Sprintf(", %d ignored", r.Counts.Ignored)
+	}
+	if st := r.Remediation; st != nil {
+		switch st.State {
+		case Remediating:
+			s += fmt.Sprintf("; remediating (attempt %d)", st.Attempts)
+		case BackingOff:
+			s += fmt.Sprintf("; next remediation after %s", st.NextAllowed.UTC().Format(time.RFC3339))
+		case Stuck:
+			s += fmt.Sprintf("; %s after %d remediations", Stuck, st.Attempts)
+		}
 	}
 	return s
 }

@@ -75,6 +75,17 @@ func decodeValue(path string, in any, out reflect.Value) error {
 		out.Set(reflect.ValueOf(in))
 		return nil
 	}
+	// A type that reads itself from JSON (a duration written "5m") does so here too.
+	if u, ok := unmarshaler(out); ok {
+		b, err := json.Marshal(in)
+		if err == nil {
+			err = u.UnmarshalJSON(b)
+		}
+		if err != nil {
+			return errorAt(path, "%v", err)
+		}
+		return nil
+	}
 	switch out.Kind() {
 	case reflect.Pointer:
 		v := reflect.New(out.Type().Elem())
@@ -164,6 +175,14 @@ func decodeValue(path string, in any, out reflect.Value) error {
 		return nil
 	}
 	return errorAt(path, "cannot decode into %s", out.Type())
+}
+
+func unmarshaler(v reflect.Value) (json.Unmarshaler, bool) {
+	if !v.CanAddr() {
+		return nil, false
+	}
+	u, ok := v.Addr().Interface().(json.Unmarshaler)
+	return u, ok
 }
 
 // structFields maps each json field name of t (embedded structs flattened) to its index.

@@ -3,6 +3,7 @@ package generate
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestParseWorkspaceDrift: drift.ignore rules are read from the workspace file,
@@ -16,7 +17,17 @@ func TestParseWorkspaceDrift(t *testing.T) {
 	if ws.Drift.Keep != 5 || len(ws.Drift.Ignore) != 2 || ws.Drift.Ignore[1].ManagedFieldsManagers[0] != "hpa-controller" {
 		t.Errorf("drift config %+v", ws.Drift)
 	}
+	ws, err = ParseWorkspace([]byte("drift:\n  webhook: https://hooks.example.com/kumo\n  remediation: {backoff: 2m, maxBackoff: 1h, limit: 5, approval: required}\n"), "dev.yaml", "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ws.Drift.Remediation; time.Duration(p.Backoff) != 2*time.Minute || p.Limit != 5 || !p.ApprovalRequired() || ws.Drift.Webhook == "" {
+		t.Errorf("remediation and webhook: %+v", ws.Drift)
+	}
 	for doc, want := range map[string]string{
+		"drift:\n  webhook: hooks.example.com\n":                              "dev.yaml: drift.webhook",
+		"drift:\n  remediation: {backoff: 5}\n":                               "a duration is a string",
+		"drift:\n  remediation: {approval: sometimes}\n":                      "dev.yaml: drift.remediation: approval",
 		"drift:\n  ignore:\n  - kind: Deployment\n    jsonPointer: [/spec]\n": `unknown field "jsonPointer"`,
 		"drift:\n  ignore:\n  - kind: Deployment\n    jsonPointers: [spec]\n": "dev.yaml: drift.ignore[0]: jsonPointers[0]",
 	} {
