@@ -36,7 +36,9 @@ func DiffSpecs(from, to *Spec) []SpecChange {
 			continue
 		}
 		var fields []FieldChange
-		diffValue(nil, comparableResource(old), comparableResource(r), true, true, &fields)
+		fp := fingerprinted(old, r)
+		diffValue(nil, comparableResource(fp[0]), comparableResource(fp[1]), true, true, &fields)
+		maskFields(fields)
 		if len(fields) > 0 {
 			out = append(out, SpecChange{ID: r.ID, Kind: Changed, Fields: fields})
 		}
