@@ -19,7 +19,7 @@ import (
 func CodecKeys(opts Options) (*keyring.Ring, error) {
 	switch {
 	case opts.CodecKeyFile != "":
-		return keyring.Load(opts.CodecKeyFile)
+		return keyring.Load(absPath(opts.CodecKeyFile))
 	case opts.TemporalAddress == "":
 		home := opts.Home
 		if home == "" {
@@ -42,6 +42,13 @@ func sealWith(b backend.Backend, keys *keyring.Ring) {
 	if s, ok := b.(interface{ SetSealer(backend.Sealer) }); ok {
 		s.SetSealer(keys)
 	}
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
 }
 
 func keyFile(keys *keyring.Ring) string {

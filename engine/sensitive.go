@@ -198,3 +198,16 @@ func maskFields(fields []FieldChange) {
 		}
 	}
 }
+
+// SensitivePointers are the JSON pointers under which r's attributes hold
+// sensitive values: a field at or below one of them is sensitive.
+func SensitivePointers(r *Resource) []string {
+	if IsSecret(r) {
+		return []string{"/data", "/stringData", "/metadata/annotations/" + strings.ReplaceAll(lastApplied, "/", "~1")}
+	}
+	var out []string
+	for _, name := range SensitiveAttributes(r) {
+		out = append(out, "/"+strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1"))
+	}
+	return out
+}

@@ -30,7 +30,7 @@ func newApp() *cli.App {
 		EnableBashCompletion: true,
 		Commands: withCommonFlags([]*cli.Command{
 			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
-			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), workerCommand(), serverCommand(), temporalCommand(),
+			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), workerCommand(), serverCommand(), temporalCommand(), codecCommand(),
 		}),
 		// Errors are printed once, by main, without a stack trace.
 		ExitErrHandler: func(*cli.Context, error) {},
