@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/kumoproj/kumo/codec"
@@ -48,4 +49,20 @@ func (cs *codecServer) stop() {
 	defer cancel()
 	_ = cs.srv.Shutdown(ctx)
 	<-cs.done
+}
+
+// allowUI lets the Web UI at uiURL call the endpoint from the browser, under
+// any of the loopback names it may be opened by when it listens on loopback.
+func (cs *codecServer) allowUI(uiURL string) {
+	cs.handler.AllowOrigin(uiURL)
+	u, err := url.Parse(uiURL)
+	if err != nil {
+		return
+	}
+	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() {
+		return
+	}
+	for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
+		cs.handler.AllowOrigin(u.Scheme + "://" + h + ":" + u.Port())
+	}
 }

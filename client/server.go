@@ -40,7 +40,7 @@ type ServerOptions struct {
 	// ShutdownGrace is how long Stop lets activities in flight finish.
 	ShutdownGrace time.Duration
 	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
-	// payloads with; default the frontend's host and any free port.
+	// payloads with; default loopback, any free port.
 	CodecAddress string
 }
 
@@ -121,7 +121,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (_ *Server
 	}
 	if c.keys != nil {
 		if so.CodecAddress == "" {
-			so.CodecAddress = net.JoinHostPort(host, "0")
+			so.CodecAddress = "127.0.0.1:0"
 		}
 		if s.codec, err = startCodecServer(so.CodecAddress, c.keys); err != nil {
 			return nil, err
@@ -142,7 +142,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (_ *Server
 		}
 		s.info.UIURL = s.ui.URL()
 		if s.codec != nil {
-			s.codec.handler.AllowOrigin(s.ui.URL())
+			s.codec.allowUI(s.ui.URL())
 		}
 	}
 	if err := writeServerInfo(home, s.info); err != nil {

@@ -24,7 +24,7 @@ func serverCommand() *cli.Command {
 			&cli.StringFlag{Name: "address", Value: client.DefaultServerAddress, Usage: "host:port of the Temporal frontend"},
 			&cli.StringFlag{Name: "ui-address", Usage: "host:port of the Web UI (default: the frontend's host, port + 1000)"},
 			&cli.BoolFlag{Name: "headless", Usage: "serve no Web UI"},
-			&cli.StringFlag{Name: "codec-address", Usage: "host:port of the codec endpoint through which the Web UI shows payloads decrypted (default: the frontend's host, a free port)"},
+			&cli.StringFlag{Name: "codec-address", Usage: "host:port of the codec endpoint through which the Web UI shows payloads decrypted (default: 127.0.0.1, a free port; whoever reaches it can read every payload)"},
 			&cli.BoolFlag{Name: "ui-write", Usage: "let the Web UI terminate, cancel, signal and start workflows (default: read-only)"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 10 * time.Second, Usage: "on shutdown, how long activities in flight may take to finish"},
 		},
