@@ -145,9 +145,19 @@ func TestSecretsNeverReachHistoryFilesOrOutputInClear(t *testing.T) {
 	}
 
 	// The whole history of every run, as the Temporal API returns it.
-	history, payloads := dumpHistories(t, srv.info.Address)
+	history, payloads, summaries := dumpHistories(t, srv.info.Address)
 	if !bytes.Contains(history, []byte(codec.EncodingEncrypted)) {
 		t.Fatal("no encrypted payload in the histories")
+	}
+	// Summaries are payloads too: the Web UI shows them only through the codec
+	// endpoint (TestWebUI finds the run's summary on its page).
+	for _, p := range summaries {
+		if string(p.Metadata[codec.MetadataEncoding]) != codec.EncodingEncrypted {
+			t.Errorf("a summary is stored in clear: %s", p.Data)
+		}
+	}
+	if len(summaries) == 0 {
+		t.Error("no summary in the histories")
 	}
 	for _, m := range append(secrets, visible2) {
 		if bytes.Contains(history, []byte(m)) {
@@ -211,8 +221,9 @@ func TestSecretsNeverReachHistoryFilesOrOutputInClear(t *testing.T) {
 }
 
 // dumpHistories returns every event of every run in the namespace, as the
-// protobuf bytes the API sent, and the payloads in them.
-func dumpHistories(t *testing.T, address string) ([]byte, []*commonpb.Payload) {
+// protobuf bytes the API sent, the payloads in them, and the summaries among
+// those.
+func dumpHistories(t *testing.T, address string) (all []byte, payloads, summaries []*commonpb.Payload) {
 	t.Helper()
 	ctx := context.Background()
 	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(quietLogger())})
@@ -227,8 +238,6 @@ func dumpHistories(t *testing.T, address string) ([]byte, []*commonpb.Payload) {
 	if len(list.Executions) == 0 {
 		t.Fatal("no runs")
 	}
-	var all []byte
-	var payloads []*commonpb.Payload
 	for _, ex := range list.Executions {
 		it := tc.GetWorkflowHistory(ctx, ex.Execution.WorkflowId, ex.Execution.RunId, false, 0)
 		for it.HasNext() {
@@ -242,9 +251,12 @@ func dumpHistories(t *testing.T, address string) ([]byte, []*commonpb.Payload) {
 			}
 			all = append(all, data...)
 			payloads = append(payloads, payloadsIn(ev.ProtoReflect())...)
+			if s := ev.GetUserMetadata().GetSummary(); s != nil {
+				summaries = append(summaries, s)
+			}
 		}
 	}
-	return all, payloads
+	return all, payloads, summaries
 }
 
 // payloadsIn finds every Payload message in m.
