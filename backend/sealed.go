@@ -1,7 +1,6 @@
 package backend
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -75,10 +74,8 @@ func (s *Store) openResource(r *engine.Resource, where string) error {
 		if err != nil {
 			return nil, err
 		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber()
 		var out any
-		if err := dec.Decode(&out); err != nil {
+		if err := decodeJSON(data, &out); err != nil {
 			return nil, err
 		}
 		return engine.Normalize(out), nil
