@@ -3,6 +3,7 @@ package backend
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/kumoproj/kumo/engine"
@@ -10,9 +11,9 @@ import (
 )
 
 // Sealer encrypts the sensitive values of the resources a Store keeps
-// (engine.MapSensitive: Kubernetes Secret data, Terraform sensitive attributes
-// and the terraform state beside them) into strings that stand where the
-// values were; keyring.Ring is one.
+// (Kubernetes Secret data, see engine.MapSensitive; every attribute of a
+// Terraform resource and its terraform state, see mapSealed) into strings that
+// stand where the values were; keyring.Ring is one.
 type Sealer interface {
 	Seal(plaintext []byte) (string, error)
 	Open(sealed string) ([]byte, error)
@@ -24,12 +25,44 @@ type Sealer interface {
 // Call it before s is used.
 func (s *Store) SetSealer(k Sealer) { s.sealer = k }
 
+// mapSealed is engine.MapSensitive for storage: a Terraform resource has every
+// attribute sealed, not only those its provider marks sensitive, because a spec
+// stored before its first apply cannot know which those are (the provider's
+// schema is read by the runtime). Its terraform state is sealed whole.
+func mapSealed(r engine.Resource, fn func(v any) (any, error)) (engine.Resource, error) {
+	if r.Type != engine.Terraform {
+		return engine.MapSensitive(r, fn)
+	}
+	attrs := make(map[string]any, len(r.Attributes))
+	for k, v := range r.Attributes {
+		if v == nil {
+			attrs[k] = v
+			continue
+		}
+		var err error
+		if attrs[k], err = fn(v); err != nil {
+			return r, err
+		}
+	}
+	if r.Attributes != nil {
+		r.Attributes = attrs
+	}
+	if st, ok := r.Extensions[engine.ExtTerraformState]; ok && st != nil {
+		r.Extensions = maps.Clone(r.Extensions)
+		var err error
+		if r.Extensions[engine.ExtTerraformState], err = fn(st); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
 // sealResource returns r with its sensitive values sealed (r itself unchanged).
 func (s *Store) sealResource(r engine.Resource) (engine.Resource, error) {
 	if s.sealer == nil {
 		return r, nil
 	}
-	return engine.MapSensitive(r, func(v any) (any, error) {
+	return mapSealed(r, func(v any) (any, error) {
 		if str, ok := v.(string); ok && keyring.IsSealed(str) {
 			return v, nil // never seal twice
 		}
@@ -61,7 +94,7 @@ func (s *Store) openResource(r *engine.Resource, where string) error {
 	if r == nil {
 		return nil
 	}
-	opened, err := engine.MapSensitive(*r, func(v any) (any, error) {
+	opened, err := mapSealed(*r, func(v any) (any, error) {
 		str, ok := v.(string)
 		if !ok || !keyring.IsSealed(str) {
 			return v, nil

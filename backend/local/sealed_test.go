@@ -61,7 +61,12 @@ func TestSealedStoreKeepsSecretsEncrypted(t *testing.T) {
 	b.SetSealer(keys)
 
 	res := secretResource(sealedMarker)
-	spec := &engine.Spec{Resources: []engine.Resource{res}}
+	// A Terraform resource in a spec does not say which attributes its
+	// provider marks sensitive: all of them are sealed.
+	tf := engine.Resource{ID: "hashicorp:local:local_file:key", Type: engine.Terraform,
+		Attributes: map[string]any{"filename": "/tmp/key", "sensitive_content": sealedMarker, "n": int64(7), "f": 1.5, "list": []any{"a", int64(1)}},
+		Extensions: map[string]any{engine.ExtProvider: "registry.terraform.io/hashicorp/local/1.4.0", engine.ExtResourceType: "local_file"}}
+	spec := &engine.Spec{Resources: []engine.Resource{res, tf}}
 	hash, err := b.PutSpec(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +100,9 @@ func TestSealedStoreKeepsSecretsEncrypted(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
+	if !reflect.DeepEqual(gotSpec.Resources[1], tf) {
+		t.Errorf("Terraform resource read back as %v, want %v", gotSpec.Resources[1].Attributes, tf.Attributes)
+	}
 	for what, got := range map[string]engine.Resource{"spec": gotSpec.Resources[0], "release spec": gotRel.Spec.Resources[0], "release state": gotRel.State.Resources[0], "state entry": *entry.Resource} {
 		if !reflect.DeepEqual(got, res) {
 			t.Errorf("%s read back as %v, want %v", what, got.Attributes, res.Attributes)
@@ -116,4 +124,20 @@ func TestSealedStoreKeepsSecretsEncrypted(t *testing.T) {
 	if _, err := b.GetRelease(ctx, "p", "old", 1); err != nil {
 		t.Errorf("a record written in clear: %v", err)
 	}
+}
+
+// The whole conformance suite holds with sealing on.
+func TestConformanceSealed(t *testing.T) {
+	keys, err := keyring.LoadOrCreate(filepath.Join(t.TempDir(), keyring.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backendtest.Run(t, func(t *testing.T) backend.Backend {
+		b, err := local.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.SetSealer(keys)
+		return b
+	})
 }
