@@ -152,3 +152,30 @@ func TestHandlerDecodesForAllowedOriginsOnly(t *testing.T) {
 		t.Errorf("decode from another origin: %s %s", resp.Status, out)
 	}
 }
+
+// BenchmarkDataConverterRoundTrip: what the codec adds to a payload of about
+// 2 KB (a node's input or result is smaller), encode and decode.
+func BenchmarkDataConverterRoundTrip(b *testing.B) {
+	r, err := keyring.LoadOrCreate(filepath.Join(b.TempDir(), keyring.FileName))
+	if err != nil {
+		b.Fatal(err)
+	}
+	v := secretInput{Value: strings.Repeat("x", 2048)}
+	for _, c := range []struct {
+		name string
+		dc   converter.DataConverter
+	}{{"plain", DataConverter(nil)}, {"codec", DataConverter(r)}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				p, err := c.dc.ToPayload(v)
+				if err != nil {
+					b.Fatal(err)
+				}
+				var out secretInput
+				if err := c.dc.FromPayload(p, &out); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
