@@ -211,3 +211,35 @@ func SensitivePointers(r *Resource) []string {
 	}
 	return out
 }
+
+// ReleaseSpec is r's spec with its Terraform resources marked with the
+// sensitive attributes r's state records for them: a spec does not say which
+// attributes a provider marks sensitive, the runtime's results do. Masking or
+// diffing the result hides them too. r is not changed; nil when r has no spec.
+func ReleaseSpec(r *Release) *Spec {
+	if r == nil || r.Spec == nil {
+		return nil
+	}
+	spec := *r.Spec
+	if r.State == nil {
+		return &spec
+	}
+	names := map[string][]string{}
+	for i := range r.State.Resources {
+		if n := SensitiveAttributes(&r.State.Resources[i]); len(n) > 0 {
+			names[r.State.Resources[i].ID] = n
+		}
+	}
+	spec.Resources = slices.Clone(spec.Resources)
+	for i, res := range spec.Resources {
+		if n, ok := names[res.ID]; ok && res.Type == Terraform && len(SensitiveAttributes(&res)) == 0 {
+			res.Extensions = maps.Clone(res.Extensions)
+			if res.Extensions == nil {
+				res.Extensions = map[string]any{}
+			}
+			res.Extensions[ExtSensitiveAttributes] = n
+			spec.Resources[i] = res
+		}
+	}
+	return &spec
+}

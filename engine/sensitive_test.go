@@ -110,3 +110,31 @@ func TestTerraformSensitiveAttributes(t *testing.T) {
 	}
 	mustNotShow(t, "a masked Terraform resource", MaskSensitive(*live))
 }
+
+// A spec does not say which Terraform attributes are sensitive; its release's
+// state does.
+func TestReleaseSpecMarksWhatTheStateKnows(t *testing.T) {
+	res := func(value string, ext map[string]any) Resource {
+		e := map[string]any{ExtProvider: "registry.terraform.io/hashicorp/local/1.4.0", ExtResourceType: "local_file"}
+		for k, v := range ext {
+			e[k] = v
+		}
+		return Resource{ID: "hashicorp:local:local_file:key", Type: Terraform, Attributes: map[string]any{"sensitive_content": value, "filename": "f"}, Extensions: e}
+	}
+	rel := func(value string) *Release {
+		return &Release{
+			Spec:  &Spec{Resources: []Resource{res(value, nil)}},
+			State: &State{Resources: []Resource{res(value, map[string]any{ExtSensitiveAttributes: []any{"sensitive_content"}})}},
+		}
+	}
+	a, b := rel(secretMarker), rel(secretMarker+"2")
+	mustNotShow(t, "a masked release spec", MaskResources(ReleaseSpec(a).Resources))
+	changes := DiffSpecs(ReleaseSpec(a), ReleaseSpec(b))
+	mustNotShow(t, "release diff of a Terraform resource", changes)
+	if len(changes) != 1 || len(changes[0].Fields) != 1 || changes[0].Fields[0].Path != "attributes.sensitive_content" {
+		t.Errorf("release diff: %+v", changes)
+	}
+	if _, ok := a.Spec.Resources[0].Extensions[ExtSensitiveAttributes]; ok {
+		t.Error("ReleaseSpec changed the release")
+	}
+}

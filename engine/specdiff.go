@@ -1,5 +1,7 @@
 package engine
 
+import "maps"
+
 // SpecChangeKind says how a resource differs between two specs.
 type SpecChangeKind string
 
@@ -60,8 +62,12 @@ func comparableResource(r *Resource) map[string]any {
 		}
 		m["dependsOn"] = deps
 	}
-	if len(r.Extensions) > 0 {
-		m["extensions"] = r.Extensions
+	if ext := maps.Clone(r.Extensions); len(ext) > 0 {
+		// Which attributes are sensitive is the runtime's record, not the spec's.
+		delete(ext, ExtSensitiveAttributes)
+		if len(ext) > 0 {
+			m["extensions"] = ext
+		}
 	}
 	out, _ := Normalize(m).(map[string]any)
 	return out

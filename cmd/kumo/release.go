@@ -205,7 +205,7 @@ func releaseDiff(c *cli.Context) error {
 			}
 			rels[i] = r
 		}
-		changes := engine.DiffSpecs(rels[0].Spec, rels[1].Spec)
+		changes := engine.DiffSpecs(engine.ReleaseSpec(rels[0]), engine.ReleaseSpec(rels[1]))
 		if changes == nil {
 			changes = []engine.SpecChange{}
 		}
@@ -285,9 +285,14 @@ func withClient(c *cli.Context, fn func(kc *client.Client, t target) error) erro
 // maskRelease shows r's sensitive values as engine.Masked.
 func maskRelease(r *engine.Release) {
 	if r.Spec != nil {
-		spec := *r.Spec
-		spec.Resources = engine.MaskResources(spec.Resources)
-		r.Spec = &spec
+		// Masked as the state says; printed without the runtime's marks.
+		spec := engine.ReleaseSpec(r)
+		masked := engine.MaskResources(spec.Resources)
+		for i := range masked {
+			masked[i].Extensions = r.Spec.Resources[i].Extensions
+		}
+		spec.Resources = masked
+		r.Spec = spec
 	}
 	if r.State != nil {
 		r.State = &engine.State{Resources: engine.MaskResources(r.State.Resources)}
