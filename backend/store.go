@@ -18,6 +18,7 @@ import (
 // concurrent use when its driver is.
 type Store struct {
 	d       Driver
+	sealer  Sealer // nil: sensitive values are stored in clear
 	written atomic.Int64
 	seen    seenReleases
 }

@@ -19,7 +19,11 @@ func (s *Store) CreateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	key, data, err := encodeRelease("create", r)
+	sealed, err := s.sealRelease(r)
+	if err != nil {
+		return fmt.Errorf("create release %s: %w", KeyOf(r), err)
+	}
+	key, data, err := encodeRelease("create", sealed)
 	if err != nil {
 		return err
 	}
@@ -71,7 +75,11 @@ func (s *Store) UpdateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	key, data, err := encodeRelease("update", r)
+	sealed, err := s.sealRelease(r)
+	if err != nil {
+		return fmt.Errorf("update release %s: %w", KeyOf(r), err)
+	}
+	key, data, err := encodeRelease("update", sealed)
 	if err != nil {
 		return err
 	}
@@ -123,6 +131,9 @@ func (s *Store) readRelease(ctx context.Context, key ReleaseKey) (*engine.Releas
 	r, err := decodeRelease(key, s.d.Where(objKey), data)
 	if err != nil {
 		return nil, err
+	}
+	if err := s.openRelease(r, s.d.Where(objKey)); err != nil {
+		return nil, fmt.Errorf("release %s: %w", key, err)
 	}
 	r.Version = version
 	s.seen.add(key)

@@ -27,7 +27,11 @@ func (s *Store) PutSpec(ctx context.Context, spec *engine.Spec) (string, error) 
 	if ok {
 		return hash, nil
 	}
-	data, err := encodeYAML(spec)
+	sealed, err := s.sealSpec(spec)
+	if err != nil {
+		return "", fmt.Errorf("put spec %s: %w", hash, err)
+	}
+	data, err := encodeYAML(sealed)
 	if err != nil {
 		return "", fmt.Errorf("put spec %s: encode: %w", hash, err)
 	}
@@ -51,5 +55,12 @@ func (s *Store) GetSpec(ctx context.Context, hash string) (*engine.Spec, error) 
 	if err != nil {
 		return nil, err
 	}
-	return decodeSpec(hash, s.d.Where(key), data)
+	spec, err := decodeSpec(hash, s.d.Where(key), data)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.openResources(spec.Resources, s.d.Where(key)); err != nil {
+		return nil, fmt.Errorf("spec %s: %w", hash, err)
+	}
+	return spec, nil
 }

@@ -30,6 +30,13 @@ func (s *Store) PutStateEntry(ctx context.Context, key ReleaseKey, entry StateEn
 	if !ok {
 		return fmt.Errorf("put state entry %s of %s: release %w", entry.ID, key, ErrNotFound)
 	}
+	if entry.Resource != nil {
+		sealed, err := s.sealResource(*entry.Resource)
+		if err != nil {
+			return fmt.Errorf("put state entry %s of %s: encrypt sensitive values: %w", entry.ID, key, err)
+		}
+		entry.Resource = &sealed
+	}
 	data, err := encodeJSON(entry)
 	if err != nil {
 		return fmt.Errorf("put state entry %s of %s: encode: %w", entry.ID, key, err)
@@ -67,7 +74,11 @@ func (s *Store) readEntry(ctx context.Context, objKey string) (StateEntry, error
 	if err != nil {
 		return StateEntry{}, err
 	}
-	return decodeEntry(s.d.Where(objKey), data)
+	e, err := decodeEntry(s.d.Where(objKey), data)
+	if err != nil {
+		return e, err
+	}
+	return e, s.openResource(e.Resource, s.d.Where(objKey))
 }
 
 // ListStateEntries returns every entry of the release by resource ID; a release

@@ -31,6 +31,11 @@ type ServerInfo struct {
 	// Backend is the server worker's --backend; empty for the home itself.
 	Backend string    `json:"backend,omitempty"`
 	Started time.Time `json:"started"`
+	// CodecKeyFile holds the keys the server's worker decrypts payloads with;
+	// empty when the codec is off.
+	CodecKeyFile string `json:"codecKeyFile,omitempty"`
+	// CodecURL is the codec endpoint (POST /decode, /encode) the Web UI uses.
+	CodecURL string `json:"codecURL,omitempty"`
 }
 
 // WorkflowsURL is the UI's list of runs, filtered by a visibility query if
@@ -183,6 +188,10 @@ func (c *Client) canAttach(home string, info *ServerInfo) error {
 	if info.Namespace != c.opts.Namespace {
 		return fmt.Errorf("the kumo server on %s (pid %d) serves Temporal namespace %q, not %q: use --temporal-namespace %s, or stop it and start `kumo server --temporal-namespace %s`",
 			home, info.PID, info.Namespace, c.opts.Namespace, info.Namespace, c.opts.Namespace)
+	}
+	if info.CodecKeyFile != keyFile(c.keys) {
+		return fmt.Errorf("the kumo server on %s (pid %d) encrypts payloads with the codec key file %q, this command with %q: use the same KUMO_CODEC_KEY_FILE for both",
+			home, info.PID, info.CodecKeyFile, keyFile(c.keys))
 	}
 	if info.Backend != c.opts.Backend {
 		return fmt.Errorf("the kumo server on %s (pid %d) keeps releases in %s, this command in %s: stop it and start `kumo server --backend %s`",

@@ -9,6 +9,7 @@ import (
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/backend/s3"
+	"github.com/kumoproj/kumo/internal/keyring"
 )
 
 // S3Options configure an s3:// backend beyond the standard AWS configuration
@@ -27,7 +28,27 @@ type S3Options struct {
 // opts.Home when it is empty, file:///dir for another directory, or
 // s3://bucket[/prefix]. An S3 bucket is checked (exists, credentials accepted)
 // before it is returned, so a misconfiguration fails before any run starts.
+//
+// Sensitive values (Kubernetes Secret data, Terraform sensitive attributes) are
+// kept encrypted with the keys CodecKeys returns for opts, if any.
 func OpenBackend(ctx context.Context, opts Options) (backend.Backend, error) {
+	keys, err := CodecKeys(opts)
+	if err != nil {
+		return nil, err
+	}
+	return openBackend(ctx, opts, keys)
+}
+
+func openBackend(ctx context.Context, opts Options, keys *keyring.Ring) (backend.Backend, error) {
+	b, err := openDriverBackend(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	sealWith(b, keys)
+	return b, nil
+}
+
+func openDriverBackend(ctx context.Context, opts Options) (backend.Backend, error) {
 	raw := opts.Backend
 	switch {
 	case raw == "":

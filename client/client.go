@@ -23,6 +23,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/internal/keyring"
 	"github.com/kumoproj/kumo/worker"
 )
 
@@ -51,12 +52,17 @@ type Options struct {
 	// UIBaseURL is the Temporal Web UI's address, for links to runs; empty
 	// when none is known.
 	UIBaseURL string
+	// CodecKeyFile holds the keys that encrypt Temporal payloads and release
+	// secrets (see CodecKeys); empty: the home's for the embedded server and
+	// kumo server, none for an existing cluster.
+	CodecKeyFile string
 }
 
 // Client talks to the backend and, once a run needs it, to Temporal.
 type Client struct {
 	opts    Options
 	backend backend.Backend
+	keys    *keyring.Ring // nil: the codec is off
 
 	temporal sdkclient.Client
 	server   *embedded.Server
@@ -95,11 +101,15 @@ func OpenContext(ctx context.Context, opts Options) (*Client, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	b, err := OpenBackend(ctx, opts)
+	keys, err := CodecKeys(opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Client{opts: opts, backend: b}, nil
+	b, err := openBackend(ctx, opts, keys)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{opts: opts, backend: b, keys: keys}, nil
 }
 
 // Backend is where releases live.
@@ -136,7 +146,9 @@ func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := sdkclient.Options{HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger)}
+	base := sdkclient.Options{
+		HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger), DataConverter: c.DataConverter(),
+	}
 	var tc sdkclient.Client
 	if c.opts.TemporalAddress != "" {
 		p := c.opts.Connection

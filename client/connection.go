@@ -94,6 +94,7 @@ func Dial(ctx context.Context, p envconfig.ClientConfigProfile, base sdkclient.O
 		return nil, fmt.Errorf("temporal connection to %s: %w", p.Address, err)
 	}
 	opts.Logger, opts.MetricsHandler, opts.Identity = base.Logger, base.MetricsHandler, base.Identity
+	opts.DataConverter = base.DataConverter
 	if do.Timeout <= 0 {
 		do.Timeout = DefaultDialTimeout
 	}

@@ -3,8 +3,6 @@ package client
 import (
 	"context"
 
-	"go.temporal.io/sdk/converter"
-
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/workflows"
 )
@@ -27,7 +25,7 @@ func (r *Run) addLiveHealth(ctx context.Context, p *workflows.Progress) {
 			continue
 		}
 		var wp activities.WaitProgress
-		if converter.GetDefaultDataConverter().FromPayloads(a.GetHeartbeatDetails(), &wp) == nil && wp.Health.Status != "" {
+		if r.c.DataConverter().FromPayloads(a.GetHeartbeatDetails(), &wp) == nil && wp.Health.Status != "" {
 			live[wp.ID] = wp.Health.String()
 		}
 	}

@@ -145,7 +145,7 @@ func (c *Client) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 			return nil, fmt.Errorf("list runs (%s): %w", query, err)
 		}
 		for _, e := range resp.GetExecutions() {
-			runs = append(runs, runInfo(e))
+			runs = append(runs, runInfo(e, c.DataConverter()))
 		}
 		if token = resp.GetNextPageToken(); len(token) == 0 {
 			break
@@ -184,7 +184,7 @@ func (c *Client) FindRun(ctx context.Context, project, runID string) (*RunInfo, 
 	if len(resp.GetExecutions()) == 0 {
 		return nil, fmt.Errorf("%w %s in namespace %s: `kumo run list` lists the runs of project %s", ErrNoRun, runID, c.opts.Namespace, project)
 	}
-	info := runInfo(resp.GetExecutions()[0])
+	info := runInfo(resp.GetExecutions()[0], c.DataConverter())
 	switch {
 	case info.Project == "":
 		return nil, fmt.Errorf("run %s (workflow %s) is not a kumo run", runID, info.WorkflowID)
@@ -194,8 +194,9 @@ func (c *Client) FindRun(ctx context.Context, project, runID string) (*RunInfo, 
 	return &info, nil
 }
 
-// runInfo reads one visibility row.
-func runInfo(e *workflowpb.WorkflowExecutionInfo) RunInfo {
+// runInfo reads one visibility row; dc decodes the memo, which the SDK
+// encodes with the worker's data converter (search attributes it never does).
+func runInfo(e *workflowpb.WorkflowExecutionInfo, dc converter.DataConverter) RunInfo {
 	attrs := e.GetSearchAttributes().GetIndexedFields()
 	keyword := func(name string) string {
 		var s string
@@ -222,7 +223,7 @@ func runInfo(e *workflowpb.WorkflowExecutionInfo) RunInfo {
 		info.Operation = operations[e.GetType().GetName()]
 	}
 	var counts workflows.ChangeCounts
-	if p := e.GetMemo().GetFields()[workflows.ChangesMemo]; p != nil && decodePayload(p, &counts) == nil {
+	if p := e.GetMemo().GetFields()[workflows.ChangesMemo]; p != nil && dc.FromPayload(p, &counts) == nil {
 		info.Changes = &counts
 	}
 	return info

@@ -97,7 +97,7 @@ func TestRunInfoReadsAttributesAndMemo(t *testing.T) {
 			workflows.ChangesMemo: payload(workflows.ChangeCounts{Create: 3, Update: 1, Unchanged: 5}),
 		}},
 	}
-	got := runInfo(e)
+	got := runInfo(e, converter.GetDefaultDataConverter())
 	if got.Project != "shop" || got.Workspace != "prod" || got.Stack != "web" || got.Operation != "apply" || got.Revision != 7 ||
 		got.Status != "cancelled" || got.RunID != e.Execution.RunId || got.WorkflowID != "kumo/shop/prod" {
 		t.Errorf("runInfo = %+v", got)
@@ -113,7 +113,7 @@ func TestRunInfoReadsAttributesAndMemo(t *testing.T) {
 	// operation comes from the workflow type.
 	e.Memo, e.SearchAttributes, e.CloseTime = nil, nil, nil
 	e.Status = enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
-	got = runInfo(e)
+	got = runInfo(e, converter.GetDefaultDataConverter())
 	if got.Changes != nil || got.Operation != "apply" || !got.Running() || got.Status != "running" {
 		t.Errorf("runInfo without attributes = %+v", got)
 	}

@@ -146,7 +146,7 @@ func (r *Run) Info(ctx context.Context) (*RunInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info := runInfo(d.GetWorkflowExecutionInfo())
+	info := runInfo(d.GetWorkflowExecutionInfo(), r.c.DataConverter())
 	return &info, nil
 }
 

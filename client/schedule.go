@@ -310,7 +310,7 @@ func (c *Client) ListDriftSchedules(ctx context.Context, project string) ([]*Dri
 		}
 		// The entry's memo holds what create wrote; describe reads what the
 		// last update wrote.
-		if project != "" && memoSettings(e.Memo).Project != project {
+		if project != "" && memoSettings(c.DataConverter(), e.Memo).Project != project {
 			continue
 		}
 		s, err := c.describe(ctx, sc.GetHandle(ctx, e.ID), false)
@@ -329,11 +329,11 @@ func (c *Client) describe(ctx context.Context, h sdkclient.ScheduleHandle, withR
 		return nil, scheduleError("describe", h.GetID(), err)
 	}
 	s := &DriftSchedule{ID: h.GetID(), Recent: recentChecks(d.Info.RecentActions), Next: d.Info.NextActionTimes, Skipped: d.Info.NumActionsSkippedOverlap}
-	s.ScheduleSettings = memoSettings(d.Memo)
+	s.ScheduleSettings = memoSettings(c.DataConverter(), d.Memo)
 	// The action's memo is replaced by every update; the schedule's keeps create's.
 	if a, ok := d.Schedule.Action.(*sdkclient.ScheduleWorkflowAction); ok {
 		if p, ok := a.Memo[scheduleMemo].(*commonpb.Payload); ok {
-			_ = converter.GetDefaultDataConverter().FromPayload(p, &s.ScheduleSettings)
+			_ = c.DataConverter().FromPayload(p, &s.ScheduleSettings)
 		}
 	}
 	if st := d.Schedule.State; st != nil {
@@ -432,13 +432,15 @@ func catchupWindow(req ScheduleRequest) time.Duration {
 	return DefaultScheduleInterval
 }
 
-func memoSettings(m *commonpb.Memo) ScheduleSettings {
+// memoSettings reads the settings a schedule was created with from its memo,
+// through the client's data converter: with the codec on, memos are encrypted.
+func memoSettings(dc converter.DataConverter, m *commonpb.Memo) ScheduleSettings {
 	var s ScheduleSettings
 	if m == nil {
 		return s
 	}
 	if p, ok := m.Fields[scheduleMemo]; ok {
-		_ = converter.GetDefaultDataConverter().FromPayload(p, &s)
+		_ = dc.FromPayload(p, &s)
 	}
 	return s
 }

@@ -39,6 +39,9 @@ type ServerOptions struct {
 	UIWrite bool
 	// ShutdownGrace is how long Stop lets activities in flight finish.
 	ShutdownGrace time.Duration
+	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
+	// payloads with; default loopback, any free port.
+	CodecAddress string
 }
 
 // Server is a running `kumo server`: the home's embedded Temporal server, the
@@ -49,6 +52,7 @@ type Server struct {
 
 	temporal *embedded.Server
 	ui       *embedded.UI
+	codec    *codecServer
 	tc       sdkclient.Client
 	worker   sdkworker.Worker
 }
@@ -101,6 +105,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (_ *Server
 	}
 	s.tc, err = sdkclient.DialContext(ctx, sdkclient.Options{
 		HostPort: s.temporal.Address(), Namespace: opts.Namespace, Logger: sdklog.NewStructuredLogger(opts.Logger),
+		DataConverter: c.DataConverter(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to Temporal at %s: %w", s.temporal.Address(), err)
@@ -112,6 +117,16 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (_ *Server
 	}
 	s.info = ServerInfo{
 		PID: os.Getpid(), Address: s.temporal.Address(), Namespace: opts.Namespace, Backend: opts.Backend, Started: time.Now().UTC(),
+		CodecKeyFile: keyFile(c.keys),
+	}
+	if c.keys != nil {
+		if so.CodecAddress == "" {
+			so.CodecAddress = "127.0.0.1:0"
+		}
+		if s.codec, err = startCodecServer(so.CodecAddress, c.keys); err != nil {
+			return nil, err
+		}
+		s.info.CodecURL = s.codec.url
 	}
 	if !so.Headless {
 		uiAddress, err := uiAddress(so.UIAddress, host, port, s.temporal.Address())
@@ -120,11 +135,15 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (_ *Server
 		}
 		s.ui, err = embedded.StartUI(ctx, embedded.UIOptions{
 			Address: uiAddress, TemporalAddress: s.temporal.Address(), Namespace: opts.Namespace, Write: so.UIWrite,
+			CodecEndpoint: s.info.CodecURL,
 		})
 		if err != nil {
 			return nil, err
 		}
 		s.info.UIURL = s.ui.URL()
+		if s.codec != nil {
+			s.codec.allowUI(s.ui.URL())
+		}
 	}
 	if err := writeServerInfo(home, s.info); err != nil {
 		return nil, fmt.Errorf("record the server: %w", err)
@@ -146,6 +165,9 @@ func (s *Server) Stop() error {
 	}
 	if s.ui != nil {
 		s.ui.Stop()
+	}
+	if s.codec != nil {
+		s.codec.stop()
 	}
 	if s.tc != nil {
 		s.tc.Close()

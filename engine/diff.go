@@ -31,10 +31,15 @@ const KnownAfterApply = "(known after apply)"
 // spec.template.spec.containers[0].image, metadata.labels["app.kubernetes.io/name"].
 // Before is the live value and After the planned one; a field present on one side only
 // has the other absent (nil).
+//
+// A sensitive value (see MapSensitive) shows as Masked on either side, and
+// Sensitive holds a fingerprint of the change instead, so that plans changing
+// it to different values still differ (and have different digests).
 type FieldChange struct {
-	Path   string `json:"path"`
-	Before any    `json:"before,omitempty"`
-	After  any    `json:"after,omitempty"`
+	Path      string `json:"path"`
+	Before    any    `json:"before,omitempty"`
+	After     any    `json:"after,omitempty"`
+	Sensitive string `json:"sensitive,omitempty"`
 }
 
 // Change is the preview of one resource.
@@ -76,6 +81,9 @@ func (c Change) TakesOver() bool {
 // removed object shows as its leaves.
 func Diff(id string, typ Type, planned, live, prior *Resource) Change {
 	c := Change{ID: id, Type: typ, Action: UnChanged}
+	// Sensitive values are compared by fingerprint and never reach c.
+	fp := fingerprinted(planned, live, prior)
+	planned, live, prior = fp[0], fp[1], fp[2]
 	var p, l map[string]any
 	if planned != nil {
 		p = comparableAttrs(typ, planned.Attributes)
@@ -104,6 +112,7 @@ func Diff(id string, typ Type, planned, live, prior *Resource) Change {
 		diffValue(nil, l, comparableAttrs(typ, prior.Attributes), true, true, &drift)
 		c.Drifted = len(drift) > 0
 	}
+	maskFields(c.Fields)
 	return c
 }
 

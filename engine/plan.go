@@ -141,7 +141,7 @@ func fieldDifference(approved, now []FieldChange) string {
 			return fmt.Sprintf("%s: approved %s, now no change", p, fieldChange(a))
 		case !inApproved:
 			return fmt.Sprintf("%s: not in the approved plan, now %s", p, fieldChange(b))
-		case jsonText(a.Before) != jsonText(b.Before) || jsonText(a.After) != jsonText(b.After):
+		case jsonText(a.Before) != jsonText(b.Before) || jsonText(a.After) != jsonText(b.After) || a.Sensitive != b.Sensitive:
 			return fmt.Sprintf("%s: approved %s, now %s", p, fieldChange(a), fieldChange(b))
 		}
 	}

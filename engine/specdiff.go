@@ -1,5 +1,7 @@
 package engine
 
+import "maps"
+
 // SpecChangeKind says how a resource differs between two specs.
 type SpecChangeKind string
 
@@ -36,7 +38,9 @@ func DiffSpecs(from, to *Spec) []SpecChange {
 			continue
 		}
 		var fields []FieldChange
-		diffValue(nil, comparableResource(old), comparableResource(r), true, true, &fields)
+		fp := fingerprinted(old, r)
+		diffValue(nil, comparableResource(fp[0]), comparableResource(fp[1]), true, true, &fields)
+		maskFields(fields)
 		if len(fields) > 0 {
 			out = append(out, SpecChange{ID: r.ID, Kind: Changed, Fields: fields})
 		}
@@ -58,8 +62,12 @@ func comparableResource(r *Resource) map[string]any {
 		}
 		m["dependsOn"] = deps
 	}
-	if len(r.Extensions) > 0 {
-		m["extensions"] = r.Extensions
+	if ext := maps.Clone(r.Extensions); len(ext) > 0 {
+		// Which attributes are sensitive is the runtime's record, not the spec's.
+		delete(ext, ExtSensitiveAttributes)
+		if len(ext) > 0 {
+			m["extensions"] = ext
+		}
 	}
 	out, _ := Normalize(m).(map[string]any)
 	return out

@@ -88,8 +88,9 @@ func (m *Manager) CheckDrift(ctx context.Context, in DriftInput) (*drift.Report,
 	}
 	report := &drift.Report{Project: in.Project, Workspace: in.Workspace, Stack: rel.Stack, CheckTime: in.CheckTime, RunID: in.RunID,
 		Revision: rel.Revision, SpecHash: rel.SpecHash, Mode: in.Mode}
-	for _, res := range results {
+	for i, res := range results {
 		in.Config.Apply(&res)
+		maskDrift(&res, &recorded[i])
 		report.Add(res)
 	}
 	report.Sort()

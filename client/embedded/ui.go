@@ -25,6 +25,9 @@ type UIOptions struct {
 	// Write enables the UI's write actions (terminate, cancel, signal, reset,
 	// start, batch operations). Off, the UI only shows.
 	Write bool
+	// CodecEndpoint is the codec server the UI sends payloads to for decoding
+	// (from the browser); empty: payloads show as stored.
+	CodecEndpoint string
 }
 
 // UI is the Temporal Web UI (the ui-server module, whose assets are compiled
@@ -76,6 +79,7 @@ func StartUI(ctx context.Context, opts UIOptions) (*UI, error) {
 		CORS:                uiconfig.CORS{CookieInsecure: true},
 		DisableWriteActions: !opts.Write,
 	}
+	cfg.Codec.Endpoint = opts.CodecEndpoint
 	if !opts.Write {
 		cfg.WorkflowTerminateDisabled, cfg.WorkflowCancelDisabled, cfg.WorkflowSignalDisabled = true, true, true
 		cfg.WorkflowUpdateDisabled, cfg.WorkflowResetDisabled, cfg.WorkflowPauseDisabled = true, true, true

@@ -40,6 +40,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "s3-endpoint", Usage: "endpoint of an S3-compatible server (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)"},
 		&cli.StringFlag{Name: "s3-region", Usage: "S3 region (default: the AWS configuration's, else us-east-1)"},
 		&cli.BoolFlag{Name: "s3-path-style", Usage: "address S3 buckets by path (always, with an endpoint override)"},
+		&cli.StringFlag{Name: "codec-key-file", Usage: "keys that encrypt Temporal payloads and release secrets (default: $KUMO_HOME/codec.keys for the embedded server and kumo server; none, so no encryption, for --temporal-address unless given)", EnvVars: []string{"KUMO_CODEC_KEY_FILE"}},
 		&cli.BoolFlag{Name: "debug", Usage: "print Temporal's logs to stderr", EnvVars: []string{"KUMO_DEBUG"}},
 	}
 }
@@ -166,8 +167,9 @@ func globalSet(c *cli.Context, name string) string {
 // backendFlags are the flags that say where the records live.
 func backendFlags(c *cli.Context) client.Options {
 	return client.Options{
-		Home:    global(c, "home"),
-		Backend: global(c, "backend"),
+		Home:         global(c, "home"),
+		Backend:      global(c, "backend"),
+		CodecKeyFile: global(c, "codec-key-file"),
 		S3: client.S3Options{
 			Endpoint: global(c, "s3-endpoint"), Region: global(c, "s3-region"), PathStyle: globalBool(c, "s3-path-style"),
 		},

@@ -188,6 +188,9 @@ func showValue(v any) string {
 		if s == engine.KnownAfterApply || engine.IsRef(s) {
 			return engine.KnownAfterApply
 		}
+		if s == engine.Masked {
+			return s
+		}
 		return fmt.Sprintf("%q", s)
 	}
 	return fmt.Sprint(v)

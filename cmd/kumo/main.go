@@ -31,7 +31,7 @@ func newApp() *cli.App {
 		Commands: withCommonFlags([]*cli.Command{
 			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
 			approveCommand(), rejectCommand(),
-			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), workerCommand(), serverCommand(), temporalCommand(),
+			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), workerCommand(), serverCommand(), temporalCommand(), codecCommand(),
 		}),
 		// Errors are printed once, by main, without a stack trace.
 		ExitErrHandler: func(*cli.Context, error) {},

@@ -178,10 +178,11 @@ func (e *env) releases() []releaseJSON {
 	return rows
 }
 
-// release returns `release show -o json` of one revision (0: latest).
+// release returns `release show -o json --reveal` of one revision (0:
+// latest): the record as it is, sensitive values and terraform state included.
 func (e *env) release(revision int) map[string]any {
 	e.t.Helper()
-	args := []string{"release", "show", "-o", "json"}
+	args := []string{"release", "show", "-o", "json", "--reveal"}
 	if revision > 0 {
 		args = append(args, "--revision", fmt.Sprint(revision))
 	}

@@ -29,9 +29,10 @@ func releaseCommand() *cli.Command {
 				Action: releaseList,
 			},
 			{
-				Name:   "show",
-				Usage:  "show one revision in full",
-				Flags:  []cli.Flag{output("yaml"), &cli.IntFlag{Name: "revision", Usage: "revision (default: latest)"}},
+				Name:  "show",
+				Usage: "show one revision in full",
+				Flags: []cli.Flag{output("yaml"), &cli.IntFlag{Name: "revision", Usage: "revision (default: latest)"},
+					&cli.BoolFlag{Name: "reveal", Usage: "show Secret data and sensitive Terraform attributes (decrypted with the codec key) instead of " + engine.Masked}},
 				Action: releaseShow,
 			},
 			{
@@ -158,6 +159,9 @@ func releaseShow(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
+		if !c.Bool("reveal") {
+			maskRelease(r)
+		}
 		switch c.String("output") {
 		case "json":
 			return printJSON(r)
@@ -201,7 +205,7 @@ func releaseDiff(c *cli.Context) error {
 			}
 			rels[i] = r
 		}
-		changes := engine.DiffSpecs(rels[0].Spec, rels[1].Spec)
+		changes := engine.DiffSpecs(engine.ReleaseSpec(rels[0]), engine.ReleaseSpec(rels[1]))
 		if changes == nil {
 			changes = []engine.SpecChange{}
 		}
@@ -276,4 +280,21 @@ func withClient(c *cli.Context, fn func(kc *client.Client, t target) error) erro
 		return err
 	}
 	return fn(kc, target{Project: project, Workspace: workspace})
+}
+
+// maskRelease shows r's sensitive values as engine.Masked.
+func maskRelease(r *engine.Release) {
+	if r.Spec != nil {
+		// Masked as the state says; printed without the runtime's marks.
+		spec := engine.ReleaseSpec(r)
+		masked := engine.MaskResources(spec.Resources)
+		for i := range masked {
+			masked[i].Extensions = r.Spec.Resources[i].Extensions
+		}
+		spec.Resources = masked
+		r.Spec = spec
+	}
+	if r.State != nil {
+		r.State = &engine.State{Resources: engine.MaskResources(r.State.Resources)}
+	}
 }

@@ -24,6 +24,7 @@ func serverCommand() *cli.Command {
 			&cli.StringFlag{Name: "address", Value: client.DefaultServerAddress, Usage: "host:port of the Temporal frontend"},
 			&cli.StringFlag{Name: "ui-address", Usage: "host:port of the Web UI (default: the frontend's host, port + 1000)"},
 			&cli.BoolFlag{Name: "headless", Usage: "serve no Web UI"},
+			&cli.StringFlag{Name: "codec-address", Usage: "host:port of the codec endpoint through which the Web UI shows payloads decrypted (default: 127.0.0.1, a free port; whoever reaches it can read every payload)"},
 			&cli.BoolFlag{Name: "ui-write", Usage: "let the Web UI terminate, cancel, signal and start workflows (default: read-only)"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 10 * time.Second, Usage: "on shutdown, how long activities in flight may take to finish"},
 		},
@@ -49,7 +50,7 @@ func runServer(c *cli.Context) error {
 	start := time.Now()
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
 		Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
-		UIWrite: c.Bool("ui-write"), ShutdownGrace: c.Duration("shutdown-grace"),
+		UIWrite: c.Bool("ui-write"), ShutdownGrace: c.Duration("shutdown-grace"), CodecAddress: c.String("codec-address"),
 	})
 	if err != nil {
 		if errors.Is(c.Context.Err(), context.Canceled) {
@@ -66,6 +67,9 @@ func runServer(c *cli.Context) error {
 			mode = "with write actions"
 		}
 		fmt.Printf("Web UI:   %s (%s)\n", info.WorkflowsURL(""), mode)
+	}
+	if info.CodecURL != "" {
+		fmt.Printf("Codec:    %s (payloads are encrypted with %s; the Web UI decodes them here)\n", info.CodecURL, info.CodecKeyFile)
 	}
 	fmt.Println("kumo commands on this home now run here, any number at once; Ctrl-C stops the server.")
 

@@ -120,7 +120,9 @@ func TestWebUI(t *testing.T) {
 		}
 		screenshot(ctx, t, "web-ui-workflows.png")
 		// The list has no room for summaries (the UI's list API carries none):
-		// the run's page, as --detach links it, shows them.
+		// the run's page, as --detach links it, shows them. Summaries are
+		// payloads, stored encrypted: the page shows them only because the
+		// browser decodes them through kumo server's codec endpoint.
 		if err := chromedp.Do(ctx,
 			chromedp.Navigate(srv.info.RunURL(workflowID, runIDs[1])),
 			chromedp.WaitVisible(chromedp.Search(fmt.Sprintf(`//*[contains(text(), %q)]`, summary))),

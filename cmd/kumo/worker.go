@@ -9,6 +9,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/codec"
 	"github.com/kumoproj/kumo/worker"
 	"github.com/kumoproj/kumo/workflows"
 )
@@ -41,7 +42,13 @@ func runWorker(c *cli.Context) error {
 	}
 	// The CLI's records: a worker serves every project, so it takes the
 	// backend flags (or KUMO_BACKEND) but reads no project.yaml.
-	b, err := client.OpenBackend(c.Context, backendFlags(c))
+	opts := backendFlags(c)
+	opts.TemporalAddress = conn.Address
+	keys, err := client.CodecKeys(opts)
+	if err != nil {
+		return err
+	}
+	b, err := client.OpenBackend(c.Context, opts)
 	if err != nil {
 		return err
 	}
@@ -57,7 +64,7 @@ func runWorker(c *cli.Context) error {
 	if !globalBool(c, "debug") {
 		sdkLog = slogAtLeast(log, slogWarn)
 	}
-	sdkOpts := sdkclient.Options{Logger: sdklog.NewStructuredLogger(sdkLog)}
+	sdkOpts := sdkclient.Options{Logger: sdklog.NewStructuredLogger(sdkLog), DataConverter: codec.DataConverter(keys)}
 	if a := c.String("metrics-address"); a != "" {
 		handler, stop, err := startMetrics(a, log)
 		if err != nil {

@@ -3,6 +3,7 @@ package terraform
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -32,6 +33,9 @@ func (s *session) plan(ctx context.Context) (live, planned *engine.Resource, err
 		changed, err = s.tf.Plan(ctx, tfexec.Out(path))
 		return err
 	}); err != nil {
+		return nil, nil, err
+	}
+	if err := s.loadSensitive(ctx); err != nil {
 		return nil, nil, err
 	}
 	state, err := os.ReadFile(filepath.Join(s.dir, stateFile))
@@ -74,7 +78,12 @@ func (s *session) plan(ctx context.Context) (live, planned *engine.Resource, err
 	if after == nil {
 		return live, nil, nil // planned for deletion
 	}
-	planned = &engine.Resource{ID: s.res.ID, Type: s.res.Type, Attributes: after, DependsOn: s.res.DependsOn, Extensions: s.res.Extensions}
+	ext := maps.Clone(s.res.Extensions)
+	if ext == nil {
+		ext = map[string]any{}
+	}
+	s.markSensitive(ext)
+	planned = &engine.Resource{ID: s.res.ID, Type: s.res.Type, Attributes: after, DependsOn: s.res.DependsOn, Extensions: ext}
 	return live, planned, nil
 }
 

@@ -42,6 +42,8 @@ type session struct {
 	// stderr is terraform's standard error of the command running now.
 	stderr strings.Builder
 	unlock func()
+	// sensitive are the attributes the provider marks sensitive (loadSensitive).
+	sensitive []string
 }
 
 // open locks res's working directory and writes res's recorded terraform state
@@ -161,6 +163,9 @@ func (s *session) result(ctx context.Context, fresh bool) (*engine.Resource, err
 	if !st.holds(s.spec) {
 		return nil, nil
 	}
+	if err := s.loadSensitive(ctx); err != nil {
+		return nil, err
+	}
 	if attrs := st.output(); fresh && attrs != nil {
 		return s.resource(attrs, string(data)), nil
 	}
@@ -189,5 +194,6 @@ func (s *session) resource(attrs map[string]any, state string) *engine.Resource 
 		ext[k] = v
 	}
 	ext[engine.ExtTerraformState] = state
+	s.markSensitive(ext)
 	return &engine.Resource{ID: s.res.ID, Type: s.res.Type, Attributes: attrs, DependsOn: s.res.DependsOn, Extensions: ext}
 }

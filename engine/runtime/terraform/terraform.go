@@ -52,6 +52,9 @@ type Runtime struct {
 	// handle remembers the binary's version, which it would otherwise ask for
 	// (one more process) before every init and show.
 	tfs map[tfKey]*tfexec.Terraform
+	// sensitive caches, per provider version and resource type, the
+	// attributes its schema marks sensitive.
+	sensitive map[sensitiveKey][]string
 }
 
 type tfKey struct{ dir, bin string }
@@ -70,7 +73,7 @@ func New(cfg Config) (*Runtime, error) {
 	if cfg.Dir == "" {
 		cfg.Dir = DefaultDir()
 	}
-	r := &Runtime{cfg: cfg, work: filepath.Join(cfg.Dir, "work"), cache: filepath.Join(cfg.Dir, "plugins"), tfs: map[tfKey]*tfexec.Terraform{}}
+	r := &Runtime{cfg: cfg, work: filepath.Join(cfg.Dir, "work"), cache: filepath.Join(cfg.Dir, "plugins"), tfs: map[tfKey]*tfexec.Terraform{}, sensitive: map[sensitiveKey][]string{}}
 	for _, d := range []string{r.work, r.cache} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("terraform runtime: %w", err)

@@ -1,0 +1,143 @@
+package local_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/backendtest"
+	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/internal/keyring"
+)
+
+const sealedMarker = "marker-0b5e7c41"
+
+func secretResource(value any) engine.Resource {
+	return engine.Resource{ID: "v1:Secret:demo:db", Type: engine.Kubernetes, Attributes: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata":   map[string]any{"name": "db", "namespace": "demo"},
+		"data":       map[string]any{"password": value},
+		"stringData": map[string]any{"nested": map[string]any{"n": int64(3), "s": sealedMarker}},
+	}}
+}
+
+// grepTree fails if any file under root holds marker.
+func grepTree(t *testing.T, root, marker string) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(data, []byte(marker)) {
+			t.Errorf("%s holds the secret in clear", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSealedStoreKeepsSecretsEncrypted(t *testing.T) {
+	root := t.TempDir()
+	keys, err := keyring.LoadOrCreate(filepath.Join(t.TempDir(), keyring.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.SetSealer(keys)
+
+	res := secretResource(sealedMarker)
+	// A Terraform resource in a spec does not say which attributes its
+	// provider marks sensitive: all of them are sealed.
+	tf := engine.Resource{ID: "hashicorp:local:local_file:key", Type: engine.Terraform,
+		Attributes: map[string]any{"filename": "/tmp/key", "sensitive_content": sealedMarker, "n": int64(7), "f": 1.5, "list": []any{"a", int64(1)}},
+		Extensions: map[string]any{engine.ExtProvider: "registry.terraform.io/hashicorp/local/1.4.0", engine.ExtResourceType: "local_file"}}
+	spec := &engine.Spec{Resources: []engine.Resource{res, tf}}
+	hash, err := b.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hash != engine.HashSpec(spec) {
+		t.Errorf("spec stored under %s, want its content hash %s", hash, engine.HashSpec(spec))
+	}
+	r := backendtest.Release("p", "w", 1)
+	r.Spec = spec
+	r.State = &engine.State{Resources: []engine.Resource{res}}
+	if err := b.CreateRelease(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.PutStateEntry(ctx, backend.KeyOf(r), backend.StateEntry{ID: res.ID, Resource: &res}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Attributes["data"].(map[string]any)["password"] != sealedMarker {
+		t.Fatal("storing changed the caller's resource")
+	}
+	grepTree(t, root, sealedMarker)
+
+	gotSpec, err := b.GetSpec(ctx, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotRel, err := b.GetRelease(ctx, "p", "w", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry, ok, err := b.GetStateEntry(ctx, backend.KeyOf(r), res.ID)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if !reflect.DeepEqual(gotSpec.Resources[1], tf) {
+		t.Errorf("Terraform resource read back as %v, want %v", gotSpec.Resources[1].Attributes, tf.Attributes)
+	}
+	for what, got := range map[string]engine.Resource{"spec": gotSpec.Resources[0], "release spec": gotRel.Spec.Resources[0], "release state": gotRel.State.Resources[0], "state entry": *entry.Resource} {
+		if !reflect.DeepEqual(got, res) {
+			t.Errorf("%s read back as %v, want %v", what, got.Attributes, res.Attributes)
+		}
+	}
+
+	// Without the key the records do not read, and say which key they need.
+	plain, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.GetRelease(ctx, "p", "w", 1); err == nil || !strings.Contains(err.Error(), keys.CurrentID()) {
+		t.Errorf("reading without the key: %v, want an error naming key %s", err, keys.CurrentID())
+	}
+	// Records written before the codec was on read as they are.
+	if err := plain.CreateRelease(ctx, backendtest.Release("p", "old", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetRelease(ctx, "p", "old", 1); err != nil {
+		t.Errorf("a record written in clear: %v", err)
+	}
+}
+
+// The whole conformance suite holds with sealing on.
+func TestConformanceSealed(t *testing.T) {
+	keys, err := keyring.LoadOrCreate(filepath.Join(t.TempDir(), keyring.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	backendtest.Run(t, func(t *testing.T) backend.Backend {
+		b, err := local.New(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.SetSealer(keys)
+		return b
+	})
+}

@@ -1,0 +1,59 @@
+package client
+
+import (
+	"path/filepath"
+
+	"go.temporal.io/sdk/converter"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/codec"
+	"github.com/kumoproj/kumo/internal/keyring"
+)
+
+// CodecKeys returns the keys that encrypt this client's Temporal payloads and
+// the sensitive values of its release files: those of opts.CodecKeyFile
+// (KUMO_CODEC_KEY_FILE, --codec-key-file) if given; else, for the embedded
+// server and `kumo server` (no TemporalAddress), $KUMO_HOME/codec.keys, created
+// on first use; else none: against an existing cluster the codec is on only
+// with a key file, which every client and worker of that cluster must share.
+func CodecKeys(opts Options) (*keyring.Ring, error) {
+	switch {
+	case opts.CodecKeyFile != "":
+		return keyring.Load(absPath(opts.CodecKeyFile))
+	case opts.TemporalAddress == "":
+		home := opts.Home
+		if home == "" {
+			home = DefaultHome()
+		}
+		return keyring.LoadOrCreate(filepath.Join(absHome(home), keyring.FileName))
+	}
+	return nil, nil
+}
+
+// DataConverter is the data converter of every Temporal client and worker
+// this client makes: through the payload codec when the codec is on.
+func (c *Client) DataConverter() converter.DataConverter { return codec.DataConverter(c.keys) }
+
+// sealWith makes b keep sensitive values encrypted with keys (nil: in clear).
+func sealWith(b backend.Backend, keys *keyring.Ring) {
+	if keys == nil {
+		return
+	}
+	if s, ok := b.(interface{ SetSealer(backend.Sealer) }); ok {
+		s.SetSealer(keys)
+	}
+}
+
+func absPath(p string) string {
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+func keyFile(keys *keyring.Ring) string {
+	if keys == nil {
+		return ""
+	}
+	return keys.Path()
+}

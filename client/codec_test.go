@@ -1,0 +1,64 @@
+package client
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kumoproj/kumo/internal/keyring"
+)
+
+func TestCodecKeysByMode(t *testing.T) {
+	home := t.TempDir()
+	keys, err := CodecKeys(Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(home, keyring.FileName)
+	if keys == nil || keys.Path() != want {
+		t.Fatalf("embedded server: keys %v, want the home's %s", keys, want)
+	}
+	if fi, err := os.Stat(want); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("home key file: %v, %v", fi, err)
+	}
+	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "temporal:7233"}); err != nil || keys != nil {
+		t.Errorf("existing cluster without a key file: %v, %v; want the codec off", keys, err)
+	}
+	if keys, err := CodecKeys(Options{Home: t.TempDir(), TemporalAddress: "temporal:7233", CodecKeyFile: want}); err != nil || keys == nil || keys.Path() != want {
+		t.Errorf("existing cluster with a key file: %v, %v", keys, err)
+	}
+	missing := filepath.Join(t.TempDir(), "nope.keys")
+	if _, err := CodecKeys(Options{Home: home, CodecKeyFile: missing}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("a missing key file: %v, want an error naming it", err)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("a named key file was created: clients and workers would not share it")
+	}
+}
+
+// A command with another key file than the server's would start runs the
+// server's worker cannot decrypt: it refuses to attach.
+func TestAttachNeedsTheServersKeyFile(t *testing.T) {
+	home := t.TempDir()
+	other := filepath.Join(t.TempDir(), "other.keys")
+	if _, err := keyring.AddKey(other); err != nil {
+		t.Fatal(err)
+	}
+	info := &ServerInfo{PID: 1, Address: "127.0.0.1:7233", Namespace: "default", CodecKeyFile: filepath.Join(home, keyring.FileName)}
+	same, err := OpenContext(context.Background(), Options{Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := same.canAttach(home, info); err != nil {
+		t.Errorf("same key file: %v", err)
+	}
+	c, err := OpenContext(context.Background(), Options{Home: home, CodecKeyFile: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.canAttach(home, info); err == nil || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "KUMO_CODEC_KEY_FILE") {
+		t.Errorf("another key file: %v", err)
+	}
+}
