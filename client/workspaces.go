@@ -45,7 +45,7 @@ func ParseWorkspaceFile(path, name string) (*engine.Workspace, error) {
 	if err := backend.ValidateName("workspace", name); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := engine.ReadInputFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -41,6 +42,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "s3-region", Usage: "S3 region (default: the AWS configuration's, else us-east-1)"},
 		&cli.BoolFlag{Name: "s3-path-style", Usage: "address S3 buckets by path (always, with an endpoint override)"},
 		&cli.BoolFlag{Name: "debug", Usage: "print Temporal's logs to stderr", EnvVars: []string{"KUMO_DEBUG"}},
+		&cli.StringFlag{Name: "max-input-size", Usage: "largest spec, manifest, workspace or app file kumo reads, e.g. 16Mi (default 8Mi)", EnvVars: []string{engine.MaxInputSizeEnv}},
 	}
 }
 
@@ -53,8 +55,24 @@ func withCommonFlags(cmds []*cli.Command) []*cli.Command {
 			continue
 		}
 		cmd.Flags = append(cmd.Flags, commonFlags()...)
+		cmd.Before = setInputLimit
 	}
 	return cmds
+}
+
+// setInputLimit applies --max-input-size (or $KUMO_MAX_INPUT_SIZE) to every
+// reader of user input in this process, the embedded worker's included.
+func setInputLimit(c *cli.Context) error {
+	v := global(c, "max-input-size")
+	if v == "" {
+		return nil
+	}
+	n, err := engine.ParseSize(v)
+	if err != nil {
+		return fmt.Errorf("--max-input-size (or $%s): %w", engine.MaxInputSizeEnv, err)
+	}
+	engine.SetMaxInputSize(n)
+	return nil
 }
 
 // global reads a common flag wherever it was given: the command's own copy

@@ -25,9 +25,9 @@ var manifestExtensions = []string{".yaml", ".yml", ".json"}
 // recursive). A directory without such files is an error.
 func readFileArg(path string, recursive bool, stdin io.Reader) ([]engine.Input, error) {
 	if path == "-" {
-		data, err := io.ReadAll(stdin)
+		data, err := engine.ReadInput(stdin, "<stdin>")
 		if err != nil {
-			return nil, fmt.Errorf("read standard input: %w", err)
+			return nil, err
 		}
 		return []engine.Input{{Name: "<stdin>", Data: data}}, nil
 	}
@@ -36,7 +36,7 @@ func readFileArg(path string, recursive bool, stdin io.Reader) ([]engine.Input, 
 		return nil, err
 	}
 	if !info.IsDir() {
-		data, err := os.ReadFile(path)
+		data, err := engine.ReadInputFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +55,7 @@ func readFileArg(path string, recursive bool, stdin io.Reader) ([]engine.Input, 
 		case !slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(p))):
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := engine.ReadInputFile(p)
 		if err != nil {
 			return err
 		}
