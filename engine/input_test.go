@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -217,4 +218,40 @@ func deepBlock(n int) string {
 		b.WriteString(strings.Repeat(" ", i) + "-\n")
 	}
 	return b.String()
+}
+
+// BenchmarkBadInputs: how long each bad input takes to be refused.
+func BenchmarkBadInputs(b *testing.B) {
+	for _, c := range badInputs {
+		b.Run(strings.ReplaceAll(c.name, " ", "_"), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: []byte(c.data)}}, ""); err == nil {
+					b.Fatal("accepted")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLargeSpec: a Spec just under the default size limit, read whole, and
+// the same with a NaN in its last resource (refused only once it is parsed).
+func BenchmarkLargeSpec(b *testing.B) {
+	var spec strings.Builder
+	spec.WriteString("resources:\n")
+	for i := 0; spec.Len() < DefaultMaxInputSize-1<<10; i++ {
+		fmt.Fprintf(&spec, "- id: v1:ConfigMap:demo:cm%d\n  type: Kubernetes\n  attributes:\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: cm%d, namespace: demo, labels: {app: web}}\n    data: {k: v, n: \"12\"}\n", i, i)
+	}
+	good := spec.String()
+	bad := good + "- id: v1:ConfigMap:demo:nan\n  type: Kubernetes\n  attributes: {apiVersion: v1, kind: ConfigMap, metadata: {name: nan, namespace: demo}, x: .nan}\n"
+	for name, data := range map[string]string{"valid": good, "nan_at_the_end": bad} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				_, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: []byte(data)}}, "")
+				if (err != nil) != (name != "valid") {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

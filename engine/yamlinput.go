@@ -27,15 +27,30 @@ import (
 // object, CRD schemas included, stays well below it).
 const MaxDepth = 1000
 
-// aliasToken finds what may be a YAML alias (*name) outside quotes, so that
-// documents without one skip the alias check.
-var aliasToken = regexp.MustCompile(`(?m)(^|[\s\[{,:])\*[^\s,\[\]{}]`)
+// mayHaveAlias reports whether text holds what may be a YAML alias: a "*"
+// that starts a token and is followed by a name. Documents without one skip the
+// alias check. (A byte scan: a regular expression took a seventh of the time
+// of reading a large spec.)
+func mayHaveAlias(text []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(text[i:], '*')
+		if j < 0 {
+			return false
+		}
+		i += j
+		starts := i == 0 || bytes.IndexByte([]byte(" \t\r\n[{,:"), text[i-1]) >= 0
+		named := i+1 < len(text) && bytes.IndexByte([]byte(" \t\r\n,[]{}"), text[i+1]) < 0
+		if starts && named {
+			return true
+		}
+	}
+}
 
 // yamlToJSON converts one YAML document (text, whose first line is line start
 // of source) to JSON. An alias that takes the document over the input size
 // limit, NaN and infinities are errors naming their line and column.
 func yamlToJSON(text []byte, source string, start int) ([]byte, error) {
-	if aliasToken.Match(text) {
+	if mayHaveAlias(text) {
 		if err := yamlProblemAt(text, source, start, nil); err != nil {
 			return nil, err
 		}
