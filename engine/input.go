@@ -1,17 +1,15 @@
 package engine
 
 // This file bounds what kumo reads from users (specs, manifests, workspace,
-// project, stack and app files) before a parser sees it: a size limit, checked
-// while reading so standard input is never read whole, and UTF-8. The bounds
-// on what the YAML inside may expand to (aliases, nesting, numbers) are in
-// yamlinput.go.
+// project, stack and app files) before a parser sees it: a size limit (which
+// engine/generate's readers also check while reading, so standard input is never
+// read whole) and UTF-8. The bounds on what the YAML inside may expand to
+// (aliases, nesting, numbers) are in yamlinput.go.
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,28 +19,21 @@ import (
 // DefaultMaxInputSize bounds one input file: 8 MiB, several thousand resources.
 const DefaultMaxInputSize = 8 << 20
 
-// MaxInputSizeEnv sets the limit for a process (the CLI's --max-input-size sets it too).
+// MaxInputSizeEnv is the environment variable the CLI's --max-input-size
+// reads; errors about the limit name both.
 const MaxInputSizeEnv = "KUMO_MAX_INPUT_SIZE"
 
-// maxInputSize is the limit SetMaxInputSize chose; 0 means the environment's or
-// the default.
+// maxInputSize is the limit SetMaxInputSize chose; 0 means the default.
 var maxInputSize atomic.Int64
 
-// SetMaxInputSize sets the limit on one input's size for this process; n <= 0
-// goes back to $KUMO_MAX_INPUT_SIZE, else DefaultMaxInputSize.
+// SetMaxInputSize sets the limit on one input's size for this process (the CLI
+// sets it from --max-input-size); n <= 0 goes back to DefaultMaxInputSize.
 func SetMaxInputSize(n int64) { maxInputSize.Store(max(n, 0)) }
 
-// MaxInputSize is the limit on one input's size in bytes: what SetMaxInputSize
-// set, else $KUMO_MAX_INPUT_SIZE, else DefaultMaxInputSize. An environment value
-// that does not parse is ignored here (the CLI refuses it with its own error).
+// MaxInputSize is the limit on one input's size in bytes.
 func MaxInputSize() int64 {
 	if n := maxInputSize.Load(); n > 0 {
 		return n
-	}
-	if v := os.Getenv(MaxInputSizeEnv); v != "" {
-		if n, err := ParseSize(v); err == nil {
-			return n
-		}
 	}
 	return DefaultMaxInputSize
 }
@@ -70,11 +61,14 @@ var sizeUnits = map[string]int64{
 // ErrTooLarge is wrapped by the error about an input over the size limit.
 var ErrTooLarge = errors.New("over the input size limit")
 
-func tooLarge(source string, size int64, exact bool) error {
+// InputTooLarge is the error about source being over the limit: size bytes,
+// or, when size < 0, more than the limit (from a reader that was not read to
+// its end).
+func InputTooLarge(source string, size int64) error {
 	limit := MaxInputSize()
-	what := formatSize(size)
-	if !exact {
-		what = "more than " + formatSize(limit)
+	what := "more than " + formatSize(limit)
+	if size >= 0 {
+		what = formatSize(size)
 	}
 	return fmt.Errorf("%s: %s is %w of %s (raise it with --max-input-size or $%s)", source, what, ErrTooLarge, formatSize(limit), MaxInputSizeEnv)
 }
@@ -92,40 +86,12 @@ func formatSize(n int64) string {
 	return strconv.FormatInt(n, 10) + " bytes"
 }
 
-// ReadInputFile reads a user's file, refusing one over MaxInputSize before
-// reading it.
-func ReadInputFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > MaxInputSize() {
-		return nil, tooLarge(path, st.Size(), true)
-	}
-	return ReadInput(f, path)
-}
-
-// ReadInput reads r (standard input, say) up to MaxInputSize: one byte more is
-// an error naming source, and the rest is not read.
-func ReadInput(r io.Reader, source string) ([]byte, error) {
-	limit := MaxInputSize()
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", source, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, tooLarge(source, 0, false)
-	}
-	return data, nil
-}
-
 // checkText refuses input over the size limit and bytes that are not UTF-8,
 // naming the line and column of the first bad byte. Input starting with a
 // UTF-16 byte order mark is left to the YAML parser, which reads UTF-16.
 func checkText(data []byte, source string) error {
 	if int64(len(data)) > MaxInputSize() {
-		return tooLarge(source, int64(len(data)), true)
+		return InputTooLarge(source, int64(len(data)))
 	}
 	if len(data) >= 2 && (data[0] == 0xFE && data[1] == 0xFF || data[0] == 0xFF && data[1] == 0xFE) {
 		return nil

@@ -55,7 +55,16 @@ func withCommonFlags(cmds []*cli.Command) []*cli.Command {
 			continue
 		}
 		cmd.Flags = append(cmd.Flags, commonFlags()...)
-		cmd.Before = setInputLimit
+		if before := cmd.Before; before != nil {
+			cmd.Before = func(c *cli.Context) error {
+				if err := setInputLimit(c); err != nil {
+					return err
+				}
+				return before(c)
+			}
+		} else {
+			cmd.Before = setInputLimit
+		}
 	}
 	return cmds
 }

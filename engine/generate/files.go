@@ -157,7 +157,7 @@ func loadStack(dir string) (*Stack, error) {
 
 // readFile decodes a YAML file strictly into v; errors name the file and field.
 func readFile(path string, v any) error {
-	data, err := engine.ReadInputFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return err
 	}
