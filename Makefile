@@ -6,7 +6,7 @@ KUMO_HOME ?= $(HOME)/.kumo
 export KUMO_HOME
 KUBECONFIG_LOCAL := $(KUMO_HOME)/cluster/kubeconfig
 
-.PHONY: build image release-binaries example quickstart cluster-up cluster-down test test-short bench bench-go tools vet clean
+.PHONY: build image release-binaries example quickstart cluster-up cluster-down test test-short fuzz bench bench-go tools vet clean
 
 build:
 	go build -o bin/kumo ./cmd/kumo
@@ -64,6 +64,18 @@ test: tools
 # The edit loop: unit tests only.
 test-short:
 	go test -short ./...
+
+# Every fuzz target for FUZZTIME each (CI: 10s). Minimizing each new input is
+# cut short so a short run fuzzes instead of minimizing; a crash is written to
+# the package's testdata/fuzz, where `go test` replays it from then on.
+FUZZTIME ?= 10s
+FUZZ_TARGETS := ./engine:FuzzReadInputs ./engine:FuzzParseYAML ./engine:FuzzRefs \
+	./engine/generate:FuzzParseWorkspace ./engine/generate:FuzzAppConfig
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; echo "fuzz $$name ($$pkg, $(FUZZTIME))"; \
+		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 100x $$pkg || exit 1; \
+	done
 
 # kumo against the machine's floor (raw server-side apply of the same objects),
 # as ratios, written to bench/results.md. BENCH_QUICK=1: the 200-resource rows

@@ -45,7 +45,7 @@ func ParseWorkspaceFile(path, name string) (*engine.Workspace, error) {
 	if err := backend.ValidateName("workspace", name); err != nil {
 		return nil, err
 	}
-	data, err := os.ReadFile(path)
+	data, err := generate.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,11 @@
 //
 //  1. ParseSpec reads it from YAML or JSON (MarshalSpec writes it back, HashSpec names
 //     its content). ReadInputs reads what `kumo apply -f` is given: a Spec, or plain
-//     Kubernetes manifests that ManifestSpec turns into one (manifest.go).
+//     Kubernetes manifests that ManifestSpec turns into one (manifest.go). Every
+//     reader of user input (these, and ParseYAML for configuration files) refuses
+//     input over MaxInputSize, bytes that are not UTF-8, aliases that expand a
+//     document past the limit, nesting deeper than MaxDepth and numbers JSON cannot
+//     hold, naming the file, line and column (input.go, yamlinput.go).
 //  2. Spec.Validate reports every problem at once: duplicate or malformed IDs, unknown
 //     types, dangling dependsOn and $kumo_path (or $kusion_path) references, dependency cycles.
 //  3. Spec.Graph builds the dependency graph (package engine/dag) from dependsOn and

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,6 +26,18 @@ func seedFiles(f *testing.F) [][]byte {
 	return out
 }
 
+// smallBadInputs are the bad inputs small enough to seed a fuzzer (which spends
+// its time minimizing large ones).
+func smallBadInputs() []string {
+	var out []string
+	for _, c := range badInputs {
+		if len(c.data) < 4<<10 {
+			out = append(out, c.data)
+		}
+	}
+	return out
+}
+
 // FuzzReadInputs: the manifest reader never panics, and whatever it accepts is a
 // Spec that MarshalSpec writes and ParseSpec reads back unchanged.
 func FuzzReadInputs(f *testing.F) {
@@ -33,6 +46,9 @@ func FuzzReadInputs(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n"), "ns")
 	f.Add([]byte("--- \n...\n---\n%YAML 1.2\n"), "")
+	for _, c := range smallBadInputs() {
+		f.Add([]byte(c), "")
+	}
 	f.Fuzz(func(t *testing.T, data []byte, namespace string) {
 		spec, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: data}}, namespace)
 		if err != nil {
@@ -99,6 +115,34 @@ func FuzzRefs(f *testing.F) {
 		}
 		if found && !reflect.DeepEqual(got["a"], []any{Normalize(want)}) {
 			t.Fatalf("ResolveRefs(%q) = %v, want [%v]", raw, got["a"], want)
+		}
+	})
+}
+
+// FuzzParseYAML: the reader of configuration files never panics, and what it
+// accepts is within the bounds it promises: JSON can hold it (no NaN or
+// infinity), no number is out of range, nothing nests deeper than MaxDepth.
+func FuzzParseYAML(f *testing.F) {
+	for _, data := range seedFiles(f) {
+		f.Add(data)
+	}
+	for _, c := range smallBadInputs() {
+		f.Add([]byte(c))
+	}
+	f.Add([]byte("a: &a {b: [1, 2.5, '1e400', !!str 1e400]}\nc: *a\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := ParseYAML(data, "in.yaml")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "in.yaml") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if _, err := json.Marshal(v); err != nil {
+			t.Fatalf("accepted a value JSON cannot hold: %v", err)
+		}
+		if f := walkValues(v, 0, false); f.msg != "" {
+			t.Fatalf("accepted a value out of bounds: %s at %v", f.msg, f.path)
 		}
 	})
 }

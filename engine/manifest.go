@@ -19,7 +19,6 @@ import (
 	"strings"
 
 	yamlv2 "go.yaml.in/yaml/v2"
-	"sigs.k8s.io/yaml"
 )
 
 // Input is one file given to kumo (or standard input, named "-" or "<stdin>").
@@ -34,6 +33,11 @@ type document struct {
 	index  int    // 1-based, counting non-empty documents only
 	line   int    // 1-based line where the document starts
 	json   []byte
+	// yaml is the document's text when it was YAML, from line start on; col is
+	// the column where a JSON document starts, on line.
+	yaml  []byte
+	start int
+	col   int
 }
 
 func (d document) where() string {
@@ -42,8 +46,12 @@ func (d document) where() string {
 
 // splitDocuments splits data into its non-empty documents, converted to JSON: a
 // YAML stream separated by "---" lines, or a stream of JSON values. Errors name
-// the input and the line in it.
+// the input and the line in it. Input over the size limit, bytes that are not
+// UTF-8 and documents that break the bounds of yamlinput.go are errors.
 func splitDocuments(data []byte, source string) ([]document, error) {
+	if err := checkText(data, source); err != nil {
+		return nil, err
+	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		docs, err := splitJSON(data, source)
 		if err == nil {
@@ -66,17 +74,20 @@ func splitYAML(data []byte, source string) ([]document, error) {
 		text := cur.Bytes()
 		cur.Reset()
 		defer func() { start = next }()
-		j, err := yaml.YAMLToJSON(text)
+		j, err := yamlToJSON(text, source, start)
 		if err != nil {
-			return fmt.Errorf("%s: %s", source, yamlErrorAt(err, start))
+			return err
 		}
 		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
 			return nil // empty, or only comments
 		}
-		if err := singleValue(text); err != nil {
-			return fmt.Errorf("%s: line %d: %w", source, firstContentLine(text, start), err)
+		if startsFlow(text) {
+			if err := singleValue(text); err != nil {
+				return fmt.Errorf("%s: line %d: %w", source, firstContentLine(text, start), err)
+			}
 		}
-		docs = append(docs, document{source: source, index: len(docs) + 1, line: firstContentLine(text, start), json: j})
+		docs = append(docs, document{source: source, index: len(docs) + 1, line: firstContentLine(text, start), json: j,
+			yaml: bytes.Clone(text), start: start})
 		return nil
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
@@ -119,6 +130,21 @@ func singleValue(text []byte) error {
 		return errors.New("more than one value in one document; separate documents with ---")
 	}
 	return nil
+}
+
+// startsFlow reports whether a document starts with a flow collection, a
+// quoted scalar or a node property: only then can a second value follow the
+// first (after a block collection or a plain scalar the parser refuses one), so
+// only then is singleValue, a second parse, worth its time.
+func startsFlow(text []byte) bool {
+	for len(text) > 0 {
+		line, rest, _ := bytes.Cut(text, []byte("\n"))
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			return bytes.IndexByte([]byte("{[\"'&!*|>"), t[0]) >= 0
+		}
+		text = rest
+	}
+	return false
 }
 
 func isDocumentStart(line []byte) bool {
@@ -168,7 +194,8 @@ func splitJSON(data []byte, source string) ([]document, error) {
 		if bytes.Equal(raw, []byte("null")) {
 			continue
 		}
-		docs = append(docs, document{source: source, index: len(docs) + 1, line: line, json: raw})
+		col := off - bytes.LastIndexByte(data[:off], '\n')
+		docs = append(docs, document{source: source, index: len(docs) + 1, line: line, json: raw, col: col})
 	}
 }
 
@@ -189,6 +216,9 @@ func ReadInputs(inputs []Input, namespace string) (spec *Spec, manifests bool, e
 			var top any
 			if err := decodeJSON(d.json, &top, false); err != nil {
 				return nil, false, fmt.Errorf("%s: %s", d.where(), jsonErrorText(err))
+			}
+			if err := d.checkValues(top); err != nil {
+				return nil, false, err
 			}
 			m, ok := top.(map[string]any)
 			switch {

@@ -33,6 +33,12 @@ func ParseSpec(data []byte, source string) (*Spec, error) {
 	case 0:
 		return nil, fmt.Errorf("%s: empty document, want a spec with resources", source)
 	case 1:
+		var top any
+		if err := decodeJSON(docs[0].json, &top, false); err == nil {
+			if err := docs[0].checkValues(top); err != nil {
+				return nil, err
+			}
+		}
 		return parseSpecJSON(docs[0].json, source)
 	}
 	// Reading the first document only would drop the others without a word.

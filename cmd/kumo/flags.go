@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -42,6 +43,7 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "s3-path-style", Usage: "address S3 buckets by path (always, with an endpoint override)"},
 		&cli.StringFlag{Name: "codec-key-file", Usage: "keys that encrypt Temporal payloads and release secrets (default: $KUMO_HOME/codec.keys for the embedded server and kumo server; none, so no encryption, for --temporal-address unless given)", EnvVars: []string{"KUMO_CODEC_KEY_FILE"}},
 		&cli.BoolFlag{Name: "debug", Usage: "print Temporal's logs to stderr", EnvVars: []string{"KUMO_DEBUG"}},
+		&cli.StringFlag{Name: "max-input-size", Usage: "largest spec, manifest, workspace or app file kumo reads, e.g. 16Mi (default 8Mi)", EnvVars: []string{engine.MaxInputSizeEnv}},
 	}
 }
 
@@ -54,8 +56,33 @@ func withCommonFlags(cmds []*cli.Command) []*cli.Command {
 			continue
 		}
 		cmd.Flags = append(cmd.Flags, commonFlags()...)
+		if before := cmd.Before; before != nil {
+			cmd.Before = func(c *cli.Context) error {
+				if err := setInputLimit(c); err != nil {
+					return err
+				}
+				return before(c)
+			}
+		} else {
+			cmd.Before = setInputLimit
+		}
 	}
 	return cmds
+}
+
+// setInputLimit applies --max-input-size (or $KUMO_MAX_INPUT_SIZE) to every
+// reader of user input in this process, the embedded worker's included.
+func setInputLimit(c *cli.Context) error {
+	v := global(c, "max-input-size")
+	if v == "" {
+		return nil
+	}
+	n, err := engine.ParseSize(v)
+	if err != nil {
+		return fmt.Errorf("--max-input-size (or $%s): %w", engine.MaxInputSizeEnv, err)
+	}
+	engine.SetMaxInputSize(n)
+	return nil
 }
 
 // global reads a common flag wherever it was given: the command's own copy

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/generate"
 )
 
 // manifestExtensions are the files a directory given to -f contributes, as
@@ -25,9 +26,9 @@ var manifestExtensions = []string{".yaml", ".yml", ".json"}
 // recursive). A directory without such files is an error.
 func readFileArg(path string, recursive bool, stdin io.Reader) ([]engine.Input, error) {
 	if path == "-" {
-		data, err := io.ReadAll(stdin)
+		data, err := generate.ReadInput(stdin, "<stdin>")
 		if err != nil {
-			return nil, fmt.Errorf("read standard input: %w", err)
+			return nil, err
 		}
 		return []engine.Input{{Name: "<stdin>", Data: data}}, nil
 	}
@@ -36,7 +37,7 @@ func readFileArg(path string, recursive bool, stdin io.Reader) ([]engine.Input, 
 		return nil, err
 	}
 	if !info.IsDir() {
-		data, err := os.ReadFile(path)
+		data, err := generate.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
@@ -55,7 +56,7 @@ func readFileArg(path string, recursive bool, stdin io.Reader) ([]engine.Input, 
 		case !slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(p))):
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := generate.ReadFile(p)
 		if err != nil {
 			return err
 		}

@@ -1,7 +1,6 @@
 package generate
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -10,10 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"sigs.k8s.io/yaml"
-
-	"github.com/kumoproj/kumo/engine"
 )
 
 // fieldError is a problem with one field of a user's file: path is the dotted path
@@ -40,22 +35,6 @@ func join(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-// parseYAML reads a YAML (or JSON) document into plain values with int64/float64
-// numbers (engine.Normalize). An empty document gives nil.
-func parseYAML(data []byte) (any, error) {
-	j, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))
-	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return engine.Normalize(v), nil
 }
 
 // decode fills out (a pointer) from a plain value, strictly: a key that is not a

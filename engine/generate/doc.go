@@ -7,5 +7,7 @@
 // Generate itself reads no files: given a Source, a Workspace and a Runner, its
 // output depends only on its input, so tests pass a Source and a fake Runner.
 // Workspaces are stored in the backend and parsed here (ParseWorkspace) from
-// bytes the caller read.
+// bytes the caller read. ReadFile and ReadInput (input.go) are how every user
+// file (specs and manifests too) is read: they refuse input over
+// engine.MaxInputSize without reading it all.
 package generate

@@ -157,13 +157,13 @@ func loadStack(dir string) (*Stack, error) {
 
 // readFile decodes a YAML file strictly into v; errors name the file and field.
 func readFile(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := ReadFile(path)
 	if err != nil {
 		return err
 	}
-	doc, err := parseYAML(data)
+	doc, err := engine.ParseYAML(data, path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return err
 	}
 	if doc == nil {
 		return fmt.Errorf("%s: the file is empty", path)

@@ -11,7 +11,7 @@ import (
 )
 
 // writeProject writes a project with one stack "dev" and returns the stack dir.
-func writeProject(t *testing.T, project, app string) string {
+func writeProject(t testing.TB, project, app string) string {
 	t.Helper()
 	dir := t.TempDir()
 	stack := filepath.Join(dir, "dev")
@@ -24,7 +24,7 @@ func writeProject(t *testing.T, project, app string) string {
 	return stack
 }
 
-func write(t *testing.T, path, content string) {
+func write(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o755); err != nil {
 		t.Fatal(err)

@@ -11,9 +11,9 @@ import (
 // file must match. Built-in modules' defaults are checked against their schema,
 // so a typo is caught when the workspace is saved, not at the next apply.
 func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error) {
-	doc, err := parseYAML(data)
+	doc, err := engine.ParseYAML(data, source)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return nil, err
 	}
 	ws := &engine.Workspace{}
 	if doc != nil {

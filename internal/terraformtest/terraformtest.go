@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -199,4 +200,43 @@ func sameFile(a, b string) bool {
 	sa, errA := os.Stat(a)
 	sb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
+}
+
+// MirrorAt builds a filesystem mirror of the tools' providers in dir (linked,
+// else copied, from the shared mirror) and a CLI configuration that installs
+// from it only, and returns that configuration's path. Tests use it for a mirror
+// that can move or disappear, as a user's may.
+func (tl Tools) MirrorAt(t testing.TB, dir string) string {
+	t.Helper()
+	mirror := filepath.Join(dir, "mirror")
+	err := filepath.WalkDir(tl.Mirror, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(tl.Mirror, path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(mirror, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if os.Link(path, dst) == nil {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o755)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "terraform.tfrc")
+	text := fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path = %q\n  }\n}\n", mirror)
+	if err := os.WriteFile(config, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return config
 }

@@ -59,3 +59,18 @@ func TestRetryable(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingProvider: the diagnostics of a working directory whose provider is
+// gone make run initialise it again; other errors do not.
+func TestMissingProvider(t *testing.T) {
+	for diags, want := range map[string]bool{
+		"Error: Required plugins are not installed: The installed provider plugins are not consistent with the packages selected in the dependency lock file: - registry.terraform.io/hashicorp/local: there is no package for registry.terraform.io/hashicorp/local 1.4.0 cached in .terraform/providers": true,
+		"Error: Missing required provider: This configuration requires provider registry.terraform.io/hashicorp/local, but that provider isn't available.":                                                                                                                                                 true,
+		"Error: Failed to query available provider packages: Could not retrieve the list of available versions for provider hashicorp/local":                                                                                                                                                               false,
+		`Error: Unsupported argument: An argument named "colour" is not expected here.`:                                                                                                                                                                                                                    false,
+	} {
+		if got := missingProvider.MatchString(diags); got != want {
+			t.Errorf("missingProvider(%q) = %v, want %v", diags, got, want)
+		}
+	}
+}

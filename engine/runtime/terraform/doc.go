@@ -11,7 +11,11 @@
 // (extensions.providerMeta) and, when the operation needs it, the resource block
 // with the resource's attributes as its arguments and an output of the whole
 // resource (all its attributes, computed ones included). `terraform init` runs only when
-// the provider requirement changed since the directory's last init. Directories
+// what decides provider installation (binary, provider requirement, plugin
+// directory, CLI configuration) changed since the directory's last init, or the
+// provider it installed is gone (a deleted mirror, a cleaned plugin cache); a
+// command that still finds it missing initialises once more (see initcache.go),
+// so the cache, shared by every kumo home of a user, heals itself. Directories
 // are locked (flock) for the length of an operation, so workers on one machine
 // share them safely.
 //

@@ -2,8 +2,6 @@ package terraform
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/engine/runtime"
 )
 
 // binary finds the configured binary: a path as it is, a name on PATH.
@@ -70,41 +67,6 @@ func (r *Runtime) env() map[string]string {
 		env["CHECKPOINT_DISABLE"] = "1" // no version check calls home from a worker
 	}
 	return tfexec.CleanEnv(env)
-}
-
-// configure writes main.tf.json (with the resource block or only the provider)
-// and runs terraform init unless the directory was initialized for the same
-// provider, binary and plugin directory.
-func (s *session) configure(ctx context.Context, withResource bool) error {
-	cfg, err := mainConfig(s.spec, s.res.Attributes, withResource)
-	if err != nil {
-		return runtime.Permanent(fmt.Errorf("%s %s: %w", s.op, s.res.ID, err))
-	}
-	if err := os.WriteFile(filepath.Join(s.dir, configFile), cfg, 0o644); err != nil {
-		return fmt.Errorf("%s %s: %w", s.op, s.res.ID, err)
-	}
-	p := s.spec.Provider
-	sum := sha256.Sum256([]byte(strings.Join([]string{s.bin, p.Source(), p.Version, s.r.cfg.PluginDir}, "\n")))
-	key := hex.EncodeToString(sum[:])
-	marker := filepath.Join(s.dir, initMarker)
-	if b, err := os.ReadFile(marker); err == nil && string(b) == key {
-		if _, err := os.Stat(filepath.Join(s.dir, ".terraform")); err == nil || p.Builtin() {
-			return nil
-		}
-	}
-	unlock, err := s.r.lockCache(ctx, p)
-	if err != nil {
-		return fmt.Errorf("%s %s: lock the plugin cache: %w", s.op, s.res.ID, err)
-	}
-	defer unlock()
-	opts := []tfexec.InitOption{tfexec.Upgrade(false)}
-	if d := s.r.cfg.PluginDir; d != "" {
-		opts = append(opts, tfexec.PluginDir(d))
-	}
-	if err := s.run(ctx, "init", func(ctx context.Context) error { return s.tf.Init(ctx, opts...) }); err != nil {
-		return err
-	}
-	return os.WriteFile(marker, []byte(key), 0o644)
 }
 
 // lockCache serializes inits that may add a provider to the shared plugin cache

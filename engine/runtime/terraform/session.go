@@ -44,6 +44,9 @@ type session struct {
 	unlock func()
 	// sensitive are the attributes the provider marks sensitive (loadSensitive).
 	sensitive []string
+	// reinitialised is set once a command that found its provider missing made
+	// run initialise the directory again: that happens once per session.
+	reinitialised bool
 }
 
 // open locks res's working directory and writes res's recorded terraform state
@@ -114,7 +117,9 @@ func (s *session) address() string { return s.spec.Type + "." + s.spec.Name }
 
 // run runs one terraform command, turning its failure into an error that names
 // the operation, the resource and terraform's diagnostics. The error is
-// permanent unless the diagnostics tell of a passing failure (see retryable).
+// permanent unless the diagnostics tell of a passing failure (see retryable). A
+// command that finds the directory's provider missing initialises it again and
+// runs once more.
 func (s *session) run(ctx context.Context, command string, f func(ctx context.Context) error) error {
 	s.stderr.Reset()
 	s.tf.SetStderr(&s.stderr)
@@ -136,6 +141,15 @@ func (s *session) run(ctx context.Context, command string, f func(ctx context.Co
 	}
 	if msg == "" {
 		msg = err.Error()
+	}
+	if command != "init" && !s.reinitialised && missingProvider.MatchString(msg) {
+		// The provider went missing after configure checked it: terraform ran
+		// nothing, so initialise again and run the command once more.
+		s.reinitialised = true
+		if err := s.initialize(ctx); err != nil {
+			return err
+		}
+		return s.run(ctx, command, f)
 	}
 	failed := fmt.Errorf("%s %s: terraform %s: %s", s.op, s.res.ID, command, msg)
 	if retryable(msg) {
