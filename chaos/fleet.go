@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kumoproj/kumo/client"
@@ -92,13 +93,38 @@ func (f *fleet) startServer() error {
 	return fmt.Errorf("kumo server did not record itself in %s within 2m", client.ServerFileName)
 }
 
+// startWorker starts kumo worker and waits until it polls, so that the next
+// kill (of the server, say) never lands in the middle of its start: a worker
+// whose Temporal goes away while it connects exits at once, by design.
 func (f *fleet) startWorker(i int) error {
-	p, err := f.k.start(fmt.Sprintf("worker-%d", i+1), f.home, "", "--temporal-address", f.address, "worker")
+	name := fmt.Sprintf("worker-%d", i+1)
+	log := filepath.Join(f.k.logs, name+".log")
+	before := fileSize(log)
+	p, err := f.k.start(name, f.home, "", "--temporal-address", f.address, "worker")
 	if err != nil {
 		return err
 	}
 	f.workers[i] = p
-	return nil
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		if p.exited() {
+			return fmt.Errorf("%s exited with %d while starting (see %s)", name, p.cmd.ProcessState.ExitCode(), log)
+		}
+		if data, err := os.ReadFile(log); err == nil && int64(len(data)) > before && strings.Contains(string(data[before:]), "kumo worker polling") {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.kill()
+	return fmt.Errorf("%s did not start polling within 2m (see %s)", name, log)
+}
+
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }
 
 // check says which process died without being killed, and starts it again.
