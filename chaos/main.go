@@ -106,6 +106,7 @@ func run(trials int, seed uint64) int {
 		violations []string
 	}
 	var failures []failed
+	kills := map[string]int{}
 	start := time.Now()
 	for i := range trials {
 		if ctx.Err() != nil {
@@ -113,9 +114,12 @@ func run(trials int, seed uint64) int {
 		}
 		p := newPlan(seed+uint64(i), env.fleet.names())
 		fmt.Printf("trial %d/%d (seed %d): %s\n", i+1, trials, p.seed, p)
-		t := &trial{plan: p, env: env}
+		t := &trial{plan: p, env: env, sent: map[string]int{}}
 		if err := t.run(ctx); err != nil {
 			t.violation("trial could not run: %v", err)
+		}
+		for k, n := range t.sent {
+			kills[k] += n
 		}
 		if len(t.violations) > 0 {
 			failures = append(failures, failed{p.seed, t.violations})
@@ -124,7 +128,8 @@ func run(trials int, seed uint64) int {
 			env.deleteNamespace(t.project)
 		}
 	}
-	fmt.Printf("chaos: %d trials in %s, %d with violations\n", trials, time.Since(start).Round(time.Second), len(failures))
+	fmt.Printf("chaos: %d trials in %s, %d with violations; SIGKILLs: %d kumo server, %d kumo worker, %d one-shot kumo (%d more skipped: the run had ended)\n",
+		trials, time.Since(start).Round(time.Second), len(failures), kills["server"], kills["worker"], kills["kumo"], kills["skipped"])
 	for _, f := range failures {
 		fmt.Printf("  seed %d:\n", f.seed)
 		for _, v := range f.violations {

@@ -98,6 +98,7 @@ type trial struct {
 	runID      string // the run under kills
 	violations []string
 	start      time.Time
+	sent       map[string]int // SIGKILLs sent, by what was killed ("worker" for any worker)
 }
 
 func (t *trial) logf(format string, args ...any) {
@@ -318,11 +319,13 @@ func (t *trial) killAll(rel *engine.Release, stop func() bool, killAndRestart fu
 			phase, n := t.progress(rel)
 			if phase.Final() || (stop != nil && stop()) {
 				t.logf("kill %d of %s skipped: the run ended first (%s)", i+1, k.target, phase)
+				t.sent["skipped"]++
 				return
 			}
 			if n >= k.entries || time.Since(since) >= k.delay {
 				at := time.Since(t.start)
 				restarted, err := killAndRestart(k)
+				t.sent[strings.TrimRight(k.target, "-0123456789")]++
 				t.logf("kill %d: SIGKILL %s at %s (%s, %d resources recorded); %s started again %s later",
 					i+1, k.target, at.Round(10*time.Millisecond), phase, n, restarted, k.restartAfter.Round(10*time.Millisecond))
 				if err != nil {
