@@ -6,7 +6,7 @@ KUMO_HOME ?= $(HOME)/.kumo
 export KUMO_HOME
 KUBECONFIG_LOCAL := $(KUMO_HOME)/cluster/kubeconfig
 
-.PHONY: build image release-binaries example quickstart cluster-up cluster-down test test-short fuzz bench bench-go tools vet clean
+.PHONY: build image release-binaries example quickstart cluster-up cluster-down test test-short fuzz bench bench-go chaos tools vet clean
 
 build:
 	go build -o bin/kumo ./cmd/kumo
@@ -82,6 +82,13 @@ fuzz:
 # only; BENCH_LARGE=1 adds 50,000 resources.
 bench: tools
 	go run ./bench -out bench/results.md
+
+# The crash suite (chaos/, not part of make test): CHAOS_TRIALS runs (default 100)
+# SIGKILLed at random moments, each checked for a final release, gap-free
+# revisions and live objects equal to the recorded state. CHAOS_SEED=<a trial's
+# seed> CHAOS_TRIALS=1 runs that trial again.
+chaos:
+	go run ./chaos
 
 # The Go benchmarks of every package (one iteration each).
 bench-go: tools

@@ -56,6 +56,7 @@ func (a *Activities) SetReleasePhase(ctx context.Context, in SetPhaseInput) erro
 // FinishRelease folds the run's per-resource state entries into the release and
 // marks it succeeded or failed. Running it again after it finished changes nothing.
 func (a *Activities) FinishRelease(ctx context.Context, in FinishInput) (FinishResult, error) {
+	defer heartbeat(ctx)()
 	n, err := a.m.Finish(ctx, release.FinishInput(in))
 	return FinishResult{Resources: n}, temporalError(err)
 }

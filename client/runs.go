@@ -141,7 +141,7 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 	}, workflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
-		return nil, fmt.Errorf("%w on %s/%s: run %s (workflow %s) has not finished; wait for it, or run `kumo resume` if the kumo that started it was killed",
+		return nil, fmt.Errorf("%w on %s/%s: locked by run %s (workflow %s), which has not finished; wait for it, or run `kumo resume` if the kumo that started it was killed",
 			ErrBusy, req.Project, req.Workspace, started.RunId, id)
 	}
 	var invalid *serviceerror.InvalidArgument
@@ -162,7 +162,7 @@ func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error
 	if lerr != nil || latest.Phase.Final() {
 		return err
 	}
-	return fmt.Errorf("%w on %s/%s: revision %d is %s by run %s (workflow %s) in another kumo process; wait for it, or run `kumo resume` if it was killed (%v)",
+	return fmt.Errorf("%w on %s/%s: revision %d is %s, locked by run %s (workflow %s) in another kumo process; wait for it, or run `kumo resume` if it was killed (%v)",
 		ErrBusy, req.Project, req.Workspace, latest.Revision, latest.Phase, latest.RunID, latest.WorkflowID, err)
 }
 

@@ -35,9 +35,10 @@ type Info struct {
 // already made (a retry after a crash gets the same release).
 //
 // It refuses with a *LockedError (ErrLocked) while the latest release is
-// unfinished and its run is alive. An unfinished release whose run is gone
-// (terminated, timed out) is closed as failed first, so a dead run never blocks a
-// workspace forever. Two runs racing for the same revision are settled by the
+// unfinished and its run is alive, or unknown to this Temporal (another
+// machine's, sharing the backend, may be running it). An unfinished release
+// whose run is gone (terminated, timed out) is closed as failed first, so a dead
+// run never blocks a workspace forever. Two runs racing for the same revision are settled by the
 // backend's atomic create: the loser looks again.
 func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
 	specHash := in.SpecHash
@@ -93,6 +94,9 @@ func infoOf(r *engine.Release) Info {
 // that run is still going.
 func (m *Manager) closeAbandoned(ctx context.Context, r *engine.Release) error {
 	running, err := m.runs.Running(ctx, r.WorkflowID, r.RunID)
+	if errors.Is(err, ErrRunUnknown) {
+		return lockedElsewhere(r)
+	}
 	if err != nil {
 		return fmt.Errorf("check run %s of revision %d: %w", r.RunID, r.Revision, err)
 	}

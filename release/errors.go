@@ -27,6 +27,10 @@ var (
 	// ErrGenerate: generation cannot succeed by retrying (bad files, an unknown
 	// workspace, a failing generator).
 	ErrGenerate = errors.New("generate failed")
+	// ErrRunUnknown: the run checker's Temporal has no such run. It may be
+	// running on another machine's Temporal that shares the backend, so it is
+	// not taken for ended; only `kumo release unlock` closes its release.
+	ErrRunUnknown = errors.New("run unknown to this Temporal")
 	// ErrBackend: storing to the backend failed; a retry may succeed.
 	ErrBackend = errors.New("backend error")
 )
@@ -60,7 +64,14 @@ func (e *LockedError) Error() string { return e.msg }
 // Is makes errors.Is(err, ErrLocked) true.
 func (e *LockedError) Is(target error) bool { return target == ErrLocked }
 
+// lockedElsewhere: the release's run is not in this Temporal; it may be alive in
+// another one (two machines with their own embedded servers and one S3 backend).
+func lockedElsewhere(r *engine.Release) error {
+	return &LockedError{Release: r, msg: fmt.Sprintf("%s/%s: revision %d is %s, locked by run %s (workflow %s), which this Temporal does not know: it may be running on another machine that shares the backend; wait for it to finish, or close the release with `kumo release unlock` if that run is gone",
+		r.Project, r.Workspace, r.Revision, r.Phase, r.RunID, r.WorkflowID)}
+}
+
 func locked(r *engine.Release) error {
-	return &LockedError{Release: r, msg: fmt.Sprintf("%s/%s: revision %d is %s by run %s (workflow %s), which is still running; wait for it to finish, or run `kumo resume` if the kumo that started it was killed",
+	return &LockedError{Release: r, msg: fmt.Sprintf("%s/%s: revision %d is %s, locked by run %s (workflow %s), which is still running; wait for it to finish, or run `kumo resume` if the kumo that started it was killed",
 		r.Project, r.Workspace, r.Revision, r.Phase, r.RunID, r.WorkflowID)}
 }

@@ -2,11 +2,13 @@ package release_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/engine/runtime/memory"
+	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -25,16 +27,30 @@ func (f *fakeRuntime) has(id string) bool {
 	return ok
 }
 
-// runs says which runs are alive: a run not listed has ended.
+// runs says which runs are alive: a run not listed has ended, one marked
+// unknown is not in this Temporal at all.
 type runs struct {
-	mu    sync.Mutex
-	alive map[string]bool
+	mu      sync.Mutex
+	alive   map[string]bool
+	unknown map[string]bool
 }
 
 func (r *runs) Running(_ context.Context, _, runID string) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.unknown[runID] {
+		return false, fmt.Errorf("run %s: %w", runID, release.ErrRunUnknown)
+	}
 	return r.alive[runID], nil
+}
+
+func (r *runs) setUnknown(runID string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.unknown == nil {
+		r.unknown = map[string]bool{}
+	}
+	r.unknown[runID] = true
 }
 
 func (r *runs) set(runID string, alive bool) {

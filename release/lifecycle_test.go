@@ -358,3 +358,38 @@ func TestRollbackTarget(t *testing.T) {
 		}
 	})
 }
+
+// TestBeginRefusesARunItCannotSee: two machines with their own Temporal share a
+// backend; a release whose run this Temporal does not know may be alive on the
+// other machine, so Begin refuses (naming it) instead of closing it as
+// abandoned. `kumo release unlock` is how an operator says that run is gone.
+func TestBeginRefusesARunItCannotSee(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		rs := &runs{}
+		m := release.New(b, nil, rs)
+		spec := putSpec(t, b, ns("a"))
+		rs.set("run-1", true)
+		if _, err := m.Begin(ctx, begin("p", "w", "run-1", spec)); err != nil {
+			t.Fatal(err)
+		}
+		rs.setUnknown("run-1")
+		_, err := m.Begin(ctx, begin("p", "w", "run-2", spec))
+		var lockErr *release.LockedError
+		if !errors.As(err, &lockErr) || !errors.Is(err, release.ErrLocked) || !strings.Contains(err.Error(), "locked by run run-1") || !strings.Contains(err.Error(), "another machine") {
+			t.Fatalf("Begin while run-1 is unknown here: %v, want ErrLocked naming run-1", err)
+		}
+		if r := getRelease(t, b, 1); r.Phase != engine.PhasePreviewing {
+			t.Fatalf("revision 1 of the unknown run is %s, want it left alone", r.Phase)
+		}
+		if _, err := b.GetRelease(ctx, "p", "w", 2); !errors.Is(err, backend.ErrNotFound) {
+			t.Fatalf("a refused Begin created revision 2: %v", err)
+		}
+		r, err := m.Unlock(ctx, "p", "w")
+		if err != nil || r.Phase != engine.PhaseFailed {
+			t.Fatalf("Unlock of the unknown run's release: %v, %v", r, err)
+		}
+		if info, err := m.Begin(ctx, begin("p", "w", "run-2", spec)); err != nil || info.Key.Revision != 2 {
+			t.Fatalf("Begin after unlock = %+v, %v; want revision 2", info, err)
+		}
+	})
+}

@@ -17,7 +17,8 @@ type Runtimes interface {
 }
 
 // RunChecker tells whether a run is still running, so a release left in a
-// non-final phase by a live run is not taken over.
+// non-final phase by a live run is not taken over. A run its Temporal does not
+// know is neither: Running then returns an error wrapping ErrRunUnknown.
 type RunChecker interface {
 	Running(ctx context.Context, workflowID, runID string) (bool, error)
 }

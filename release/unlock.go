@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/kumoproj/kumo/backend"
@@ -21,7 +22,12 @@ func (m *Manager) Unlock(ctx context.Context, project, workspace string) (*engin
 	if r.Phase.Final() {
 		return nil, kindf(ErrNotLocked, "nothing to unlock: revision %d of %s/%s is %s", r.Revision, project, workspace, r.Phase)
 	}
+	// A run this Temporal does not know is the operator's call: unlocking is
+	// how they say it is gone.
 	running, err := m.runs.Running(ctx, r.WorkflowID, r.RunID)
+	if errors.Is(err, ErrRunUnknown) {
+		running, err = false, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("check run %s: %w", r.RunID, err)
 	}

@@ -97,7 +97,7 @@ func (r runChecker) Running(ctx context.Context, workflowID, runID string) (bool
 	d, err := r.c.DescribeWorkflowExecution(ctx, workflowID, runID)
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
-		return false, nil
+		return false, fmt.Errorf("run %s of workflow %s: %w", runID, workflowID, release.ErrRunUnknown)
 	}
 	if err != nil {
 		return false, err

@@ -48,9 +48,12 @@ func step(ctx workflow.Context, summary string) workflow.Context {
 // finishStep is for FinishRelease, which must not give up: it is the only way
 // out of a non-final phase. It reads every state entry and rewrites the release,
 // so it gets more time than one node, and it retries until the backend answers.
+// It heartbeats: a worker killed while finishing is retried within seconds,
+// not after the whole StartToClose (the crash suite stalled 5 minutes there).
 func finishStep(ctx workflow.Context) workflow.Context {
 	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
+		HeartbeatTimeout:    deleteHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 		Summary:             "finish release",
 	})
