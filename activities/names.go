@@ -20,6 +20,8 @@ const (
 	CompensateResourceActivity  = "CompensateResource"
 	CheckDriftActivity          = "CheckDrift"
 	WaitResourceActivity        = "WaitResource"
+	ApplyResourcesActivity      = "ApplyResources"
+	DeleteResourcesActivity     = "DeleteResources"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -49,5 +51,7 @@ func (a *Activities) byName() map[string]any {
 		CompensateResourceActivity:  a.CompensateResource,
 		CheckDriftActivity:          a.CheckDrift,
 		WaitResourceActivity:        a.WaitResource,
+		ApplyResourcesActivity:      a.ApplyResources,
+		DeleteResourcesActivity:     a.DeleteResources,
 	}
 }
