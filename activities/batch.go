@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -68,15 +69,20 @@ func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchR
 	for i, o := range prev.Outcomes {
 		done[i] = release.Outcome{ID: o.ID, Apply: release.ApplyResult(o.Apply), Took: o.Took}
 	}
-	var recorded BatchResult
-	beat := func() any { return recorded }
-	flushed := func(os []release.Outcome) {
-		recorded = BatchResult{Outcomes: outcomes(os)}
-		if activity.IsActivity(ctx) {
-			activity.RecordHeartbeat(ctx, recorded)
-		}
+	// The heartbeat (every batchBeat, not per flush: each heartbeat the
+	// worker sends is a write on the server) carries what is recorded.
+	var mu sync.Mutex
+	recorded := prev
+	beat := func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		return recorded
 	}
-	flushed(done)
+	flushed := func(os []release.Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		recorded = BatchResult{Outcomes: outcomes(os)}
+	}
 	stop := beatEvery(ctx, batchBeat, beat)
 	out, err := a.m.Batch(ctx, nodes, done, flushed)
 	stop()

@@ -83,7 +83,7 @@ func batchStep(ctx workflow.Context, del bool, summary string) workflow.Context 
 	return workflow.WithActivityOptions(ctx, o)
 }
 
-// startBatch starts one batch step over nodes (all applies or all deletes)
+// startBatch starts one batch step over nodes (two or more, all applies or all deletes)
 // and returns one future per node: ready with the node's outcome once the
 // batch returns, or, for an applied node that must wait for health, once its
 // WaitResource is done. A node the batch never ran gets errNotRun.
@@ -98,14 +98,9 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 	if del {
 		verb, act = "delete", acts.DeleteResources
 	}
-	// On r.wait a cancel of the run reaches a batch, which stops after its
-	// resource in flight and reports what it did. A batch of one has nothing
-	// to stop: it runs to its end on r.work, as a single step does.
-	actx := r.work
-	if len(nodes) > 1 {
-		actx = r.wait
-	}
-	f := workflow.ExecuteActivity(batchStep(actx, del, batchSummary(verb, in.IDs)), act, in)
+	// On r.wait a cancel of the run reaches the batch, which stops after its
+	// resource in flight and reports what it did.
+	f := workflow.ExecuteActivity(batchStep(r.wait, del, batchSummary(verb, in.IDs)), act, in)
 	futures := make([]workflow.Future, len(nodes))
 	sets := make([]workflow.Settable, len(nodes))
 	for k := range nodes {

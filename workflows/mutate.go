@@ -193,7 +193,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			work:  func(i int) bool { return changes[i].Action != engine.UnChanged },
 			class: func(i int) string { return batchClass(changes[i]) },
 			start: func(nodes []int) []workflow.Future {
-				if len(nodes) == 1 && batchClass(changes[nodes[0]]) == "" {
+				if len(nodes) == 1 { // one resource's step, as before batches
 					return []workflow.Future{start(nodes[0])}
 				}
 				for _, i := range nodes {
