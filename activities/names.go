@@ -22,6 +22,7 @@ const (
 	WaitResourceActivity        = "WaitResource"
 	ApplyResourcesActivity      = "ApplyResources"
 	DeleteResourcesActivity     = "DeleteResources"
+	PreviewResourcesActivity    = "PreviewResources"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -53,5 +54,6 @@ func (a *Activities) byName() map[string]any {
 		WaitResourceActivity:        a.WaitResource,
 		ApplyResourcesActivity:      a.ApplyResources,
 		DeleteResourcesActivity:     a.DeleteResources,
+		PreviewResourcesActivity:    a.PreviewResources,
 	}
 }

@@ -22,9 +22,10 @@ import (
 //
 // errs[i] is node i's failure that retrying cannot fix (the user sees every
 // rejected resource at once); any other failure is the call's error.
-// refresh are the state entries of unchanged resources whose live state
+// snapshot names the run's view of the infrastructure, shared by its batches
+// (runtime.ReadLiveOptions). refresh are the state entries of unchanged resources whose live state
 // differs from the prior state's, as Preview returns them, for the release.
-func (m *Manager) PreviewBatch(ctx context.Context, nodes []Node) (changes []engine.Change, errs []error, refresh []backend.StateEntry, _ error) {
+func (m *Manager) PreviewBatch(ctx context.Context, nodes []Node, snapshot string) (changes []engine.Change, errs []error, refresh []backend.StateEntry, _ error) {
 	changes, errs = make([]engine.Change, len(nodes)), make([]error, len(nodes))
 	alone := make([]bool, len(nodes))
 	// The nodes read together, by runtime (their settings are the run's).
@@ -62,7 +63,7 @@ func (m *Manager) PreviewBatch(ctx context.Context, nodes []Node) (changes []eng
 	}
 	var lives []runtime.Live
 	if len(listed) > 0 {
-		lives = reader.ReadLive(ctx, desired)
+		lives = reader.ReadLive(ctx, desired, runtime.ReadLiveOptions{Snapshot: snapshot})
 	}
 	for k, i := range listed {
 		in, l := nodes[i], lives[k]

@@ -26,6 +26,16 @@ const (
 // few kilobytes.
 const maxBatch = 100
 
+// batchPreviewChange versions the preview of Kubernetes resources in batches
+// (PreviewResources): runs recorded before it previewed each resource with
+// its own local activity.
+const batchPreviewChange = "batch-preview"
+
+// maxPreviewBatch bounds the resources of one preview batch: its result (the
+// changes, values cut to a few hundred bytes) stays well under a payload's
+// limit.
+const maxPreviewBatch = 200
+
 // A batch step heartbeats: a crashed worker's batch is retried (after what it
 // recorded) once batchHeartbeat passes, and a cancel reaches it with the
 // answer to a heartbeat. Its StartToClose only backs that up.
@@ -81,6 +91,41 @@ func batchStep(ctx workflow.Context, del bool, summary string) workflow.Context 
 	o := workflow.GetActivityOptions(ctx)
 	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
 	return workflow.WithActivityOptions(ctx, o)
+}
+
+// startPreviewBatch starts one PreviewResources over nodes and returns one
+// future per node, ready with its change (or why it cannot be previewed).
+func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int) activities.NodeInput) []workflow.Future {
+	in := activities.BatchInput{Node: node(nodes[0]), IDs: make([]string, len(nodes))}
+	in.Node.ID, in.Node.Delete = "", false
+	for k, i := range nodes {
+		in.IDs[k] = r.plan.Nodes[i].ID
+	}
+	o := workflow.GetActivityOptions(applyStep(ctx, engine.Kubernetes, batchSummary("preview", in.IDs)))
+	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.PreviewResources, in)
+	futures := make([]workflow.Future, len(nodes))
+	sets := make([]workflow.Settable, len(nodes))
+	for k := range nodes {
+		futures[k], sets[k] = workflow.NewFuture(ctx)
+	}
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		var res activities.PreviewResult
+		err := f.Get(ctx, &res)
+		for k := range nodes {
+			switch {
+			case err != nil:
+				sets[k].Set(nil, err)
+			case k < len(res.Errors) && res.Errors[k] != "":
+				sets[k].Set(nil, errors.New(res.Errors[k]))
+			case k < len(res.Changes):
+				sets[k].Set(res.Changes[k], nil)
+			default:
+				sets[k].Set(nil, fmt.Errorf("preview of %s: no result", in.IDs[k]))
+			}
+		}
+	})
+	return futures
 }
 
 // startBatch starts one batch step over nodes (two or more, all applies or all deletes)

@@ -30,7 +30,16 @@ type DriftOptions struct {
 type LiveReader interface {
 	// ReadLive reads each desired resource live and returns one result per
 	// resource, in order.
-	ReadLive(ctx context.Context, desired []*engine.Resource) []Live
+	ReadLive(ctx context.Context, desired []*engine.Resource, opts ReadLiveOptions) []Live
+}
+
+// ReadLiveOptions tune one ReadLive call.
+type ReadLiveOptions struct {
+	// Snapshot, when set, names one view of the infrastructure that several
+	// calls share (a run's preview, read in batches): what one call listed is
+	// reused by the next calls with the same Snapshot for a short while,
+	// instead of listing a namespace once per batch.
+	Snapshot string
 }
 
 // Live is one resource as LiveReader.ReadLive found it.

@@ -128,6 +128,21 @@ func (r *Runtime) readGroup(ctx context.Context, k listKey, idx []int, targets [
 		}
 		return
 	}
+	byName, err := r.list(ctx, k)
+	if err != nil {
+		for _, i := range idx {
+			errs[i] = classify("list", targets[i].id, err)
+		}
+		return
+	}
+	for _, i := range idx {
+		lives[i] = byName[targets[i].name]
+	}
+}
+
+// list reads every object of one kind in one namespace (all namespaces: ""
+// for a cluster-scoped kind), a page at a time, by name.
+func (r *Runtime) list(ctx context.Context, k listKey) (map[string]*unstructured.Unstructured, error) {
 	ri := r.client.Resource(k.gvr)
 	var lister interface {
 		List(context.Context, metav1.ListOptions) (*unstructured.UnstructuredList, error)
@@ -135,25 +150,19 @@ func (r *Runtime) readGroup(ctx context.Context, k listKey, idx []int, targets [
 	if k.ns != "" {
 		lister = ri.Namespace(k.ns)
 	}
-	byName := make(map[string]*unstructured.Unstructured, len(idx))
+	byName := map[string]*unstructured.Unstructured{}
 	opts := metav1.ListOptions{Limit: listPage}
 	for {
 		list, err := lister.List(ctx, opts)
 		if err != nil {
-			for _, i := range idx {
-				errs[i] = classify("list", targets[i].id, err)
-			}
-			return
+			return nil, err
 		}
 		for j := range list.Items {
 			byName[list.Items[j].GetName()] = &list.Items[j]
 		}
 		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			break
+			return byName, nil
 		}
-	}
-	for _, i := range idx {
-		lives[i] = byName[targets[i].name]
 	}
 }
 

@@ -3,6 +3,8 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,14 +19,20 @@ var _ runtime.LiveReader = (*Runtime)(nil)
 // readLiveParallel bounds the list calls of one ReadLive in flight.
 const readLiveParallel = 10
 
+// snapshotTTL is how long a list taken for a snapshot serves the snapshot's
+// next calls: long enough for one run's preview, short enough that a
+// forgotten snapshot's objects do not stay in memory.
+const snapshotTTL = time.Minute
+
 // ReadLive reads desired objects live as Drift does: one (paged) list call per
-// kind and namespace, a GET for an object alone in its kind and namespace. An
+// kind and namespace, a GET for an object alone in its kind and namespace;
+// with a Snapshot, lists shared with the other calls of that snapshot. An
 // object found is Unchanged when a server-side apply of desired as kumo would
 // change nothing, judged from the object and its managedFields
 // (drift.ApplyChangesNothing); when that is not sure it is not Unchanged. An
 // object of another cluster (the kubeConfig extension), or of a kind the
 // cluster does not serve, is an error: read it alone.
-func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource) []runtime.Live {
+func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts runtime.ReadLiveOptions) []runtime.Live {
 	out := make([]runtime.Live, len(desired))
 	targets := make([]*target, len(desired))
 	groups := map[listKey][]int{}
@@ -52,7 +60,18 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource) []ru
 	g.SetLimit(readLiveParallel)
 	for k, idx := range groups {
 		g.Go(func() error {
-			r.readGroup(gctx, k, idx, targets, lives, errs)
+			if opts.Snapshot == "" {
+				r.readGroup(gctx, k, idx, targets, lives, errs)
+				return nil
+			}
+			byName, err := r.snapshots.list(gctx, opts.Snapshot, k, r.list)
+			for _, i := range idx {
+				if err != nil {
+					errs[i] = classify("list", targets[i].id, err)
+				} else if obj := byName[targets[i].name]; obj != nil {
+					lives[i] = obj.DeepCopy() // the snapshot's copy is shared
+				}
+			}
 			return nil
 		})
 	}
@@ -69,4 +88,54 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource) []ru
 		}
 	}
 	return out
+}
+
+// snapshots keeps the lists taken for each snapshot for snapshotTTL.
+type snapshots struct {
+	mu    sync.Mutex
+	lists map[snapshotKey]*snapshotList
+}
+
+type snapshotKey struct {
+	snapshot string
+	k        listKey
+}
+
+type snapshotList struct {
+	once   sync.Once
+	taken  time.Time
+	byName map[string]*unstructured.Unstructured
+	err    error
+}
+
+// list returns the snapshot's list of k, taking it (with list) on first use.
+// A failed list is not kept: the next call tries again.
+func (s *snapshots) list(ctx context.Context, snapshot string, k listKey, list func(context.Context, listKey) (map[string]*unstructured.Unstructured, error)) (map[string]*unstructured.Unstructured, error) {
+	key := snapshotKey{snapshot, k}
+	now := time.Now()
+	s.mu.Lock()
+	if s.lists == nil {
+		s.lists = map[snapshotKey]*snapshotList{}
+	}
+	for key, l := range s.lists {
+		if !l.taken.IsZero() && now.Sub(l.taken) > snapshotTTL {
+			delete(s.lists, key)
+		}
+	}
+	l, ok := s.lists[key]
+	if !ok {
+		l = &snapshotList{}
+		s.lists[key] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() {
+		l.byName, l.err = list(ctx, k)
+		s.mu.Lock()
+		l.taken = time.Now()
+		if l.err != nil {
+			delete(s.lists, key)
+		}
+		s.mu.Unlock()
+	})
+	return l.byName, l.err
 }

@@ -37,7 +37,7 @@ func TestReadLive(t *testing.T) {
 			"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w", "namespace": ns}}},
 	}
 	ctx := context.Background()
-	got := rt.ReadLive(ctx, desired)
+	got := rt.ReadLive(ctx, desired, runtime.ReadLiveOptions{})
 	want := []struct{ live, unchanged, err bool }{
 		{true, true, false}, {true, false, false}, {true, false, false}, {true, true, false},
 		// A Service's ports are keyed by a protocol the apiserver defaults,
@@ -69,5 +69,31 @@ func TestReadLive(t *testing.T) {
 	}
 	if fmt.Sprint(got[0].Resource.DependsOn) != fmt.Sprint(applied[0].DependsOn) {
 		t.Errorf("live resource lost the desired dependsOn: %v", got[0].Resource.DependsOn)
+	}
+}
+
+// TestReadLiveSnapshot: calls with one snapshot share its lists (an object
+// created after the first call stays unseen); another snapshot lists anew.
+func TestReadLiveSnapshot(t *testing.T) {
+	_, rt, ns := setup(t)
+	a, b := configMap(ns, "a", map[string]any{"k": "1"}), configMap(ns, "b", map[string]any{"k": "1"})
+	mustApply(t, rt, a)
+	ctx := context.Background()
+	read := func(snapshot string) []runtime.Live {
+		return rt.ReadLive(ctx, []*engine.Resource{a, b}, runtime.ReadLiveOptions{Snapshot: snapshot})
+	}
+	if got := read("run-1"); got[0].Resource == nil || got[1].Resource != nil {
+		t.Fatalf("first read: a live %v, b live %v; want a only", got[0].Resource != nil, got[1].Resource != nil)
+	}
+	mustApply(t, rt, b)
+	if got := read("run-1"); got[1].Resource != nil {
+		t.Fatal("the same snapshot listed anew: b, created since, was seen")
+	}
+	if got := read("run-2"); got[1].Resource == nil || !got[1].Unchanged {
+		t.Fatalf("another snapshot: b live %v unchanged %v; want live and unchanged", got[1].Resource != nil, got[1].Unchanged)
+	}
+	// The shared copies are not changed by a reader: a is read whole again.
+	if got := read("run-1"); got[0].Resource == nil || !got[0].Unchanged {
+		t.Fatal("a read from the shared list a second time lost its managedFields")
 	}
 }
