@@ -90,7 +90,7 @@ func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchR
 	switch {
 	case err == nil:
 		return res, nil
-	case errors.Is(err, release.ErrStopped) && !workerStopping(ctx):
+	case errors.Is(err, release.ErrStopped) && cancelledByRun(ctx):
 		res.Stopped = true
 		return res, nil
 	}
@@ -106,17 +106,20 @@ func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchR
 	return BatchResult{}, temporal.NewApplicationErrorWithOptions(err.Error(), typ, opts)
 }
 
-// workerStopping reports whether the worker running the activity is stopping:
-// its cancel is not the run's, and the batch must be retried elsewhere.
-func workerStopping(ctx context.Context) bool {
-	if !activity.IsActivity(ctx) {
+// cancelledByRun reports whether the activity's context ended because its run
+// asked it to stop (the answer to a heartbeat said so). It also ends when the
+// worker stops, or when a heartbeat could not be sent in time (a loaded
+// server): then the batch must be retried, going on after what it recorded.
+func cancelledByRun(ctx context.Context) bool {
+	var c *temporal.CanceledError
+	if !errors.As(context.Cause(ctx), &c) || !activity.IsActivity(ctx) {
 		return false
 	}
 	select {
 	case <-activity.GetWorkerStopChannel(ctx):
-		return true
-	default:
 		return false
+	default:
+		return true
 	}
 }
 

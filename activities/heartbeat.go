@@ -15,8 +15,11 @@ const heartbeatEvery = 2 * time.Second
 // heartbeats (sdk worker.Options.MaxHeartbeatThrottleInterval; by default
 // 80 % of the heartbeat timeout). A cancel reaches an activity only with the
 // answer to a heartbeat, so it bounds how long a batch step runs on after
-// its run was cancelled. Every kumo worker sets it.
-const HeartbeatThrottle = time.Second
+// its run was cancelled. It is also how long one heartbeat call may take
+// before the worker gives up and cancels the activity (a loaded server):
+// 1 s was seen to be too short on a loaded 2-core machine. Every kumo worker
+// sets it.
+const HeartbeatThrottle = 2 * time.Second
 
 // batchBeat is how often a batch step heartbeats, so the worker always has a
 // heartbeat to send when HeartbeatThrottle allows.
