@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kumoproj/kumo/engine"
@@ -34,8 +33,7 @@ const snapshotTTL = time.Minute
 // cluster does not serve, is an error: read it alone.
 func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts runtime.ReadLiveOptions) []runtime.Live {
 	out := make([]runtime.Live, len(desired))
-	targets := make([]*target, len(desired))
-	groups := map[listKey][]int{}
+	readable := make([]*engine.Resource, len(desired))
 	for i, res := range desired {
 		if err := runtime.Interrupted(ctx, "read", res.ID); err != nil {
 			out[i].Err = err
@@ -45,26 +43,12 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 			out[i].Err = fmt.Errorf("read %s: of another cluster", res.ID)
 			continue
 		}
-		t, gvr, err := r.driftTarget(res)
-		if err != nil {
-			out[i].Err = err
-			continue
-		}
-		targets[i] = t
-		k := listKey{gvr, t.ns}
-		groups[k] = append(groups[k], i)
+		readable[i] = res
 	}
-	lives := make([]*unstructured.Unstructured, len(desired))
-	errs := make([]error, len(desired))
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(readLiveParallel)
-	for k, idx := range groups {
-		g.Go(func() error {
-			if opts.Snapshot == "" {
-				r.readGroup(gctx, k, idx, targets, lives, errs)
-				return nil
-			}
-			byName, err := r.snapshots.list(gctx, opts.Snapshot, k, r.list)
+	read := r.readGroup
+	if opts.Snapshot != "" {
+		read = func(ctx context.Context, k listKey, idx []int, targets []*target, lives []*unstructured.Unstructured, errs []error) {
+			byName, err := r.snapshots.list(ctx, opts.Snapshot, k, r.list)
 			for _, i := range idx {
 				if err != nil {
 					errs[i] = classify("list", targets[i].id, err)
@@ -72,13 +56,12 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 					lives[i] = obj.DeepCopy() // the snapshot's copy is shared
 				}
 			}
-			return nil
-		})
+		}
 	}
-	_ = g.Wait()
+	targets, lives, errs := r.readByList(ctx, readable, readLiveParallel, read)
 	for i, t := range targets {
 		switch {
-		case t == nil:
+		case readable[i] == nil:
 		case errs[i] != nil:
 			out[i].Err = errs[i]
 		case lives[i] != nil:
