@@ -93,22 +93,35 @@ func batchStep(ctx workflow.Context, del bool, summary string) workflow.Context 
 	return workflow.WithActivityOptions(ctx, o)
 }
 
-// startPreviewBatch starts one PreviewResources over nodes and returns one
-// future per node, ready with its change (or why it cannot be previewed).
-func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int) activities.NodeInput) []workflow.Future {
+// batchInput is the input of a batch step over nodes: what they share, once,
+// and their IDs.
+func (r *run) batchInput(nodes []int, node func(int) activities.NodeInput) activities.BatchInput {
 	in := activities.BatchInput{Node: node(nodes[0]), IDs: make([]string, len(nodes))}
-	in.Node.ID, in.Node.Delete = "", false
+	in.Node.ID = ""
 	for k, i := range nodes {
 		in.IDs[k] = r.plan.Nodes[i].ID
 	}
+	return in
+}
+
+// newFutures returns n futures and what sets each.
+func newFutures(ctx workflow.Context, n int) ([]workflow.Future, []workflow.Settable) {
+	futures, sets := make([]workflow.Future, n), make([]workflow.Settable, n)
+	for k := range n {
+		futures[k], sets[k] = workflow.NewFuture(ctx)
+	}
+	return futures, sets
+}
+
+// startPreviewBatch starts one PreviewResources over nodes and returns one
+// future per node, ready with its change (or why it cannot be previewed).
+func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int) activities.NodeInput) []workflow.Future {
+	in := r.batchInput(nodes, node)
+	in.Node.Delete = false
 	o := workflow.GetActivityOptions(applyStep(ctx, engine.Kubernetes, batchSummary("preview", in.IDs)))
 	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
 	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.PreviewResources, in)
-	futures := make([]workflow.Future, len(nodes))
-	sets := make([]workflow.Settable, len(nodes))
-	for k := range nodes {
-		futures[k], sets[k] = workflow.NewFuture(ctx)
-	}
+	futures, sets := newFutures(ctx, len(nodes))
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res activities.PreviewResult
 		err := f.Get(ctx, &res)
@@ -134,11 +147,8 @@ func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int
 // WaitResource is done. A node the batch never ran gets errNotRun.
 func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Change, nodeInput func(int) activities.NodeInput, wait bool) []workflow.Future {
 	del := changes[nodes[0]].Action == engine.Delete
-	in := activities.BatchInput{Node: nodeInput(nodes[0]), IDs: make([]string, len(nodes)), Delete: del}
-	in.Node.ID = ""
-	for k, i := range nodes {
-		in.IDs[k] = r.plan.Nodes[i].ID
-	}
+	in := r.batchInput(nodes, nodeInput)
+	in.Delete = del
 	verb, act := "apply", acts.ApplyResources
 	if del {
 		verb, act = "delete", acts.DeleteResources
@@ -146,11 +156,7 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 	// On r.wait a cancel of the run reaches the batch, which stops after its
 	// resource in flight and reports what it did.
 	f := workflow.ExecuteActivity(batchStep(r.wait, del, batchSummary(verb, in.IDs)), act, in)
-	futures := make([]workflow.Future, len(nodes))
-	sets := make([]workflow.Settable, len(nodes))
-	for k := range nodes {
-		futures[k], sets[k] = workflow.NewFuture(ctx)
-	}
+	futures, sets := newFutures(ctx, len(nodes))
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res activities.BatchResult
 		err := f.Get(ctx, &res)

@@ -29,18 +29,7 @@ type batchWalk struct {
 // run walks the graph and returns the nodes that never started, in index order.
 func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 	n := len(w.deps)
-	waiting := make([]int, n)
-	dependents := make([][]int, n)
-	var ready []int
-	for i, ds := range w.deps {
-		waiting[i] = len(ds)
-		for _, d := range ds {
-			dependents[d] = append(dependents[d], i)
-		}
-		if len(ds) == 0 {
-			ready = append(ready, i)
-		}
-	}
+	waiting, dependents, ready := graphOf(w.deps)
 	started := make([]bool, n)
 	futures := make([]workflow.Future, n)
 	failed := false
