@@ -15,11 +15,12 @@ const heartbeatEvery = 2 * time.Second
 // heartbeats (sdk worker.Options.MaxHeartbeatThrottleInterval; by default
 // 80 % of the heartbeat timeout). A cancel reaches an activity only with the
 // answer to a heartbeat, so it bounds how long a batch step runs on after
-// its run was cancelled. It is also how long one heartbeat call may take
-// before the worker gives up and cancels the activity (a loaded server):
-// 1 s was seen to be too short on a loaded 2-core machine. Every kumo worker
-// sets it.
-const HeartbeatThrottle = 2 * time.Second
+// its run was cancelled: a batch applies a resource in a few milliseconds.
+// (A heartbeat call may take 1 s, or the throttle when longer, before the
+// worker gives up on it and cancels the activity; a batch then fails and is
+// retried after what it recorded, see cancelledByRun.) Every kumo worker sets
+// it.
+const HeartbeatThrottle = 250 * time.Millisecond
 
 // batchBeat is how often a batch step heartbeats, so the worker always has a
 // heartbeat to send when HeartbeatThrottle allows.

@@ -198,13 +198,14 @@ func TestRunCancel(t *testing.T) {
 		cms = append(cms, fmt.Sprintf("c%03d", i), "2")
 	}
 
-	// cancel starts an apply of spec, cancels it once more than started
-	// ConfigMaps exist, and returns the apply's and a `run wait`'s results.
-	cancel := func(revision, started int, spec string, flags ...string) (apply, wait result) {
+	// cancel starts an apply of spec, cancels it once progressed says the
+	// apply is under way (early: a batch applies a resource in milliseconds),
+	// and returns the apply's and a `run wait`'s results.
+	cancel := func(revision int, what string, progressed func() bool, spec string, flags ...string) (apply, wait result) {
 		t.Helper()
 		args := append([]string{"apply", "--yes", "--parallelism", "1", "-f", e.writeSpec(fmt.Sprintf("v%d.yaml", revision), spec)}, flags...)
 		_, applyDone := e.background(nil, args...)
-		waitFor(t, fmt.Sprintf("%d ConfigMaps", started), 2*time.Minute, func() bool { return len(e.configMapNames()) > started })
+		waitFor(t, what, 2*time.Minute, progressed)
 		runID, _ := e.release(revision)["runID"].(string)
 		_, waitDone := e.background(nil, "run", "wait", runID)
 		before, start := len(e.configMapNames()), time.Now()
@@ -237,7 +238,7 @@ func TestRunCancel(t *testing.T) {
 	}
 
 	// Without rollback: what was applied stays, recorded, and nothing else is live.
-	apply, wait := cancel(1, 20, versioned(ns, cms...))
+	apply, wait := cancel(1, "20 ConfigMaps", func() bool { return len(e.configMapNames()) > 20 }, versioned(ns, cms...))
 	rel := checkCancelled(1, apply, wait)
 	state := stateVersions(rel)
 	live := e.configMapVersions()
@@ -268,7 +269,7 @@ func TestRunCancel(t *testing.T) {
 			cms[i] = "3"
 		}
 	}
-	apply, wait = cancel(2, len(before)+20, versioned(ns, cms...), "--rollback-on-failure")
+	apply, wait = cancel(2, "c020 updated", func() bool { return e.configMapData()["c020"] == "3" }, versioned(ns, cms...), "--rollback-on-failure")
 	checkCancelled(2, apply, wait)
 	if !strings.Contains(apply.stdout, "Compensation:") {
 		t.Errorf("apply output lacks the compensation:\n%s", apply.stdout)
