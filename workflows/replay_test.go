@@ -132,7 +132,7 @@ func recordHistories(t *testing.T) {
 			cm("a"), cm("cancel-here", "v1:ConfigMap:ns:a"), cm("never", "v1:ConfigMap:ns:cancel-here"),
 		}}},
 		{"apply-wait", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}},
-		// Batches (v4): four independent resources in two batches of two,
+		// Batches (v5): four independent resources in two batches of two,
 		// two of which wait for health, then one after them.
 		{"apply-batches", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			notReady("b1"), cm("b2"), notReady("b3"), cm("b4"), cm("b5", "v1:ConfigMap:ns:b1", "v1:ConfigMap:ns:b4"),
