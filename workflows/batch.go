@@ -157,6 +157,7 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 	// resource in flight and reports what it did.
 	f := workflow.ExecuteActivity(batchStep(r.wait, del, batchSummary(verb, in.IDs)), act, in)
 	futures, sets := newFutures(ctx, len(nodes))
+	began := workflow.Now(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res activities.BatchResult
 		err := f.Get(ctx, &res)
@@ -171,6 +172,7 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 				err = nil // cancelled before it started: none ran
 			}
 		}
+		r.timeOutcomes(nodes, began, res.Outcomes, wait, err != nil)
 		for k, i := range nodes {
 			switch {
 			case k < len(res.Outcomes):
@@ -190,4 +192,27 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 		}
 	})
 	return futures
+}
+
+// timeOutcomes gives each resource of a batch its own times in its progress:
+// the batch's start plus the steps before it, then its own step (Took). One
+// that waits for health is finished by its wait; the one that failed starts
+// after the last done; those the batch never ran did not start.
+func (r *run) timeOutcomes(nodes []int, began time.Time, outcomes []activities.Outcome, wait, failed bool) {
+	at := began
+	for k, i := range nodes {
+		node := &r.progress.Nodes[i]
+		switch {
+		case k < len(outcomes):
+			node.Started = at
+			at = at.Add(outcomes[k].Took)
+			if !wait || !outcomes[k].Apply.Wait {
+				node.Finished = at
+			}
+		case k == len(outcomes) && failed:
+			node.Started = at
+		default:
+			node.Started = time.Time{}
+		}
+	}
 }

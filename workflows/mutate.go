@@ -169,12 +169,16 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			node.Status = NodeUnchanged
 			return nil
 		}
-		node.Finished = workflow.Now(ctx)
-		if err := f.Get(ctx, nil); errors.Is(err, errNotRun) {
+		err := f.Get(ctx, nil)
+		if errors.Is(err, errNotRun) {
 			node.Status = NodeSkipped
 			notRun++
 			return err // its dependents must not start either
-		} else if err != nil {
+		}
+		if node.Finished.IsZero() {
+			node.Finished = workflow.Now(ctx) // a batch's resource has its own (timeOutcomes)
+		}
+		if err != nil {
 			node.Status, node.Error = NodeFailed, rootMessage(err)
 			failures.add(node.ID, err)
 			if r.waitFailed[i] { // applied, but never healthy: undo it too
