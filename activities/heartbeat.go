@@ -11,6 +11,21 @@ import (
 // workflows' heartbeat timeouts are several times longer.
 const heartbeatEvery = 2 * time.Second
 
+// HeartbeatThrottle is the longest a worker holds back an activity's
+// heartbeats (sdk worker.Options.MaxHeartbeatThrottleInterval; by default
+// 80 % of the heartbeat timeout). A cancel reaches an activity only with the
+// answer to a heartbeat, so it bounds how long a batch step runs on after
+// its run was cancelled: a batch applies a resource in a few milliseconds.
+// (A heartbeat call may take 1 s, or the throttle when longer, before the
+// worker gives up on it and cancels the activity; a batch then fails and is
+// retried after what it recorded, see cancelledByRun.) Every kumo worker sets
+// it.
+const HeartbeatThrottle = 250 * time.Millisecond
+
+// batchBeat is how often a batch step heartbeats, so the worker always has a
+// heartbeat to send when HeartbeatThrottle allows.
+const batchBeat = HeartbeatThrottle / 2
+
 // heartbeat records a heartbeat every heartbeatEvery until stop is called, so a
 // live worker's long call (a terraform apply, a delete waiting for the object
 // to go, an external generator) is not timed out while a dead worker's is
@@ -22,12 +37,17 @@ func heartbeat(ctx context.Context) (stop func()) {
 // heartbeatWith is heartbeat recording what details returns (when not nil)
 // with each heartbeat.
 func heartbeatWith(ctx context.Context, details func() any) (stop func()) {
+	return beatEvery(ctx, heartbeatEvery, details)
+}
+
+// beatEvery is heartbeatWith every interval.
+func beatEvery(ctx context.Context, interval time.Duration, details func() any) (stop func()) {
 	if !activity.IsActivity(ctx) {
 		return func() {}
 	}
 	done := make(chan struct{})
 	go func() {
-		t := time.NewTicker(heartbeatEvery)
+		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
 			select {

@@ -22,6 +22,9 @@ const (
 	RecordRemediationActivity   = "RecordRemediation"
 	NotifyDriftActivity         = "NotifyDrift"
 	WaitResourceActivity        = "WaitResource"
+	ApplyResourcesActivity      = "ApplyResources"
+	DeleteResourcesActivity     = "DeleteResources"
+	PreviewResourcesActivity    = "PreviewResources"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -53,5 +56,8 @@ func (a *Activities) byName() map[string]any {
 		RecordRemediationActivity:   a.RecordRemediation,
 		NotifyDriftActivity:         a.NotifyDrift,
 		WaitResourceActivity:        a.WaitResource,
+		ApplyResourcesActivity:      a.ApplyResources,
+		DeleteResourcesActivity:     a.DeleteResources,
+		PreviewResourcesActivity:    a.PreviewResources,
 	}
 }

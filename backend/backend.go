@@ -57,6 +57,10 @@ type Backend interface {
 	// a later put for the same ID replaces it. The release must exist (else
 	// ErrNotFound) and entry.ID must not be empty.
 	PutStateEntry(ctx context.Context, key ReleaseKey, entry StateEntry) error
+	// PutStateEntries records the outcomes of several resources in one write
+	// (no entries: none). An entry put alone wins over a batched one for the
+	// same ID; among batches the one written last wins. Same rules otherwise.
+	PutStateEntries(ctx context.Context, key ReleaseKey, entries []StateEntry) error
 	// GetStateEntry returns the entry for id, and whether there is one.
 	GetStateEntry(ctx context.Context, key ReleaseKey, id string) (StateEntry, bool, error)
 	// ListStateEntries returns every entry of the release, by resource ID; a release

@@ -58,6 +58,18 @@ func (s *Store) GetStateEntry(ctx context.Context, key ReleaseKey, id string) (S
 	objKey := entryKey(key, id)
 	e, err := s.readEntry(ctx, objKey)
 	if errors.Is(err, ErrNotFound) {
+		// Recorded with others, or not at all.
+		names, err := s.batchNames(ctx, stateDir(key))
+		if err == nil && len(names) > 0 {
+			var batched map[string]StateEntry
+			if batched, err = s.readBatches(ctx, stateDir(key), names); err == nil {
+				e, ok := batched[id]
+				return e, ok, nil
+			}
+		}
+		if err != nil {
+			return StateEntry{}, false, fmt.Errorf("get state entry %s of %s: %w", id, key, err)
+		}
 		return StateEntry{}, false, nil
 	}
 	if err != nil {
@@ -81,8 +93,9 @@ func (s *Store) readEntry(ctx context.Context, objKey string) (StateEntry, error
 	return e, s.openResource(e.Resource, s.d.Where(objKey))
 }
 
-// ListStateEntries returns every entry of the release by resource ID; a release
-// without entries gives an empty map. Entries are read a bounded number at a time.
+// ListStateEntries returns every entry of the release by resource ID, those
+// recorded alone over batched ones; a release without entries gives an empty
+// map. Entries are read a bounded number at a time.
 func (s *Store) ListStateEntries(ctx context.Context, key ReleaseKey) (map[string]StateEntry, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -95,13 +108,20 @@ func (s *Store) ListStateEntries(ctx context.Context, key ReleaseKey) (map[strin
 	if err != nil {
 		return nil, fmt.Errorf("list state entries of %s: %w", key, err)
 	}
-	var names []string
+	var names, batches []string
 	for _, e := range ents {
-		if !e.Dir && isEntryName(e.Name) {
+		switch {
+		case e.Dir:
+		case isEntryName(e.Name):
 			names = append(names, e.Name)
+		case isBatchName(e.Name):
+			batches = append(batches, e.Name)
 		}
 	}
-	out := map[string]StateEntry{}
+	out, err := s.readBatches(ctx, dir, batches)
+	if err != nil {
+		return nil, fmt.Errorf("list state entries of %s: %w", key, err)
+	}
 	var mu sync.Mutex
 	err = forEach(ctx, len(names), func(ctx context.Context, i int) error {
 		e, err := s.readEntry(ctx, dir+"/"+names[i])

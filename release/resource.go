@@ -225,6 +225,19 @@ func (m *Manager) readState(in Node) liveLookup {
 // (see Wait), judged from the applied object: a kind that is healthy once
 // applied (a ConfigMap) needs no wait at all.
 func (m *Manager) Apply(ctx context.Context, in Node) (ApplyResult, error) {
+	return m.apply(ctx, in, m.recordNow(in.Key))
+}
+
+// record stores one resource's outcome: at once (recordNow), or with others
+// (Batch).
+type record func(ctx context.Context, e backend.StateEntry) error
+
+// recordNow records each outcome in its own write.
+func (m *Manager) recordNow(key backend.ReleaseKey) record {
+	return func(ctx context.Context, e backend.StateEntry) error { return m.Record(ctx, key, e) }
+}
+
+func (m *Manager) apply(ctx context.Context, in Node, rec record) (ApplyResult, error) {
 	spec, res, err := m.desired(ctx, in)
 	if err != nil {
 		return ApplyResult{}, err
@@ -252,7 +265,7 @@ func (m *Manager) Apply(ctx context.Context, in Node) (ApplyResult, error) {
 	if err != nil {
 		return ApplyResult{}, err
 	}
-	live, err := m.applyAndRecord(ctx, in, rt, desired, recordedDeps(res, refs), force(in, prior))
+	live, err := m.applyAndRecord(ctx, rec, in, rt, desired, recordedDeps(res, refs), force(in, prior))
 	if err != nil {
 		return ApplyResult{}, err
 	}
@@ -262,12 +275,12 @@ func (m *Manager) Apply(ctx context.Context, in Node) (ApplyResult, error) {
 // applyAndRecord applies desired and records the result. A failed apply
 // that left something behind (a tainted object) is recorded too, so the next
 // attempt continues from it instead of creating another object.
-func (m *Manager) applyAndRecord(ctx context.Context, in Node, rt runtime.Runtime, desired *engine.Resource, deps []string, force bool) (*engine.Resource, error) {
+func (m *Manager) applyAndRecord(ctx context.Context, rec record, in Node, rt runtime.Runtime, desired *engine.Resource, deps []string, force bool) (*engine.Resource, error) {
 	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{ForceConflicts: force})
 	if live != nil {
 		live.DependsOn = deps
 		// Also when the run was cancelled: the object exists either way.
-		if perr := m.Record(context.WithoutCancel(ctx), in.Key, backend.StateEntry{ID: in.ID, Resource: live}); perr != nil && err == nil {
+		if perr := rec(context.WithoutCancel(ctx), backend.StateEntry{ID: in.ID, Resource: live}); perr != nil && err == nil {
 			return live, perr
 		}
 	}
@@ -290,6 +303,10 @@ func (m *Manager) desired(ctx context.Context, in Node) (*specIndex, *engine.Res
 // Delete removes one recorded resource, waits until it is gone, and records a
 // tombstone. Deleting what is already gone succeeds.
 func (m *Manager) Delete(ctx context.Context, in Node) error {
+	return m.delete(ctx, in, m.recordNow(in.Key))
+}
+
+func (m *Manager) delete(ctx context.Context, in Node, rec record) error {
 	prior, err := m.priorResource(ctx, in)
 	if err != nil {
 		return err
@@ -297,11 +314,11 @@ func (m *Manager) Delete(ctx context.Context, in Node) error {
 	if prior == nil {
 		return kindf(ErrInvalid, "resource %s is not in the prior state", in.ID)
 	}
-	return m.deleteAndRecord(ctx, in, prior)
+	return m.deleteAndRecord(ctx, rec, in, prior)
 }
 
 // deleteAndRecord deletes res, waiting until it is gone, and records a tombstone.
-func (m *Manager) deleteAndRecord(ctx context.Context, in Node, res *engine.Resource) error {
+func (m *Manager) deleteAndRecord(ctx context.Context, rec record, in Node, res *engine.Resource) error {
 	rt, err := m.runtime(res.Type, in.Settings)
 	if err != nil {
 		return err
@@ -313,7 +330,7 @@ func (m *Manager) deleteAndRecord(ctx context.Context, in Node, res *engine.Reso
 	if err != nil {
 		return nodeError(err)
 	}
-	return m.Record(ctx, in.Key, backend.StateEntry{ID: in.ID, Deleted: true})
+	return rec(ctx, backend.StateEntry{ID: in.ID, Deleted: true})
 }
 
 func (m *Manager) priorResource(ctx context.Context, in Node) (*engine.Resource, error) {
@@ -415,7 +432,7 @@ func (m *Manager) Compensate(ctx context.Context, in Node, action engine.Action)
 		if err != nil {
 			return err
 		}
-		return m.deleteAndRecord(ctx, in, res)
+		return m.deleteAndRecord(ctx, m.recordNow(in.Key), in, res)
 	}
 	prior, err := m.priorResource(ctx, in)
 	if err != nil {
@@ -436,6 +453,6 @@ func (m *Manager) Compensate(ctx context.Context, in Node, action engine.Action)
 		return err
 	}
 	// Restoring what kumo recorded: its own fields.
-	_, err = m.applyAndRecord(ctx, in, rt, desired, prior.DependsOn, true)
+	_, err = m.applyAndRecord(ctx, m.recordNow(in.Key), in, rt, desired, prior.DependsOn, true)
 	return err
 }

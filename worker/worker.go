@@ -32,7 +32,7 @@ func New(c client.Client, b backend.Backend) sdkworker.Worker {
 
 // NewWithOptions is New for a long-lived worker (kumo server, kumo worker).
 func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout})
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
 	workflows.Register(w)
 	activities.Register(w, activities.New(b, NewRuntimes(), RunChecker(c)))
 	return w

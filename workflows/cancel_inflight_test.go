@@ -25,6 +25,32 @@ import (
 // activity at once instead of waiting for it (WaitForCancellation), and starts
 // activities scheduled on a cancelled context, so it cannot show either.
 func TestApplyCancelledWhileApplying(t *testing.T) {
+	spec := &engine.Spec{Resources: []engine.Resource{
+		cm("a"), cm("b"), cm("c", "v1:ConfigMap:ns:a"), cm("d", "v1:ConfigMap:ns:b"),
+	}}
+	// a and b apply first, at once, each a step of its own; c and d come after them.
+	cancelWhileApplying(t, spec, false)
+}
+
+// TestApplyCancelledWhileApplyingBatches: a cancel reaches batches in flight,
+// which stop after the resource each is applying: six independent resources,
+// parallelism 2, are two batches of three (a, a2, a3 and b, b2, b3); the
+// first resource of each is in flight when the run is cancelled, and nothing
+// after it is applied.
+func TestApplyCancelledWhileApplyingBatches(t *testing.T) {
+	spec := &engine.Spec{Resources: []engine.Resource{cm("a"), cm("a2"), cm("a3"), cm("b"), cm("b2"), cm("b3")}}
+	cancelWhileApplying(t, spec, true)
+}
+
+// cancelWhileApplying applies spec with parallelism 2, holds the applies of
+// a and b (the first of their two steps), cancels the run and lets them go
+// (batches: once they heard of the cancel): a and b are applied and recorded,
+// nothing else is, and no step starts after the cancel.
+func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
+	steps := "ApplyResource,ApplyResource"
+	if batches {
+		steps = "ApplyResources,ApplyResources"
+	}
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
@@ -32,8 +58,7 @@ func TestApplyCancelledWhileApplying(t *testing.T) {
 	defer cancel()
 	h := newHarness(t)
 
-	// a and b apply first, at once, and wait to be let go; c and d come after them.
-	inFlight := make(chan string, 4)
+	inFlight := make(chan string, len(spec.Resources))
 	letGo := make(chan struct{})
 	h.rt.onApply = func(id string) {
 		inFlight <- id
@@ -43,9 +68,6 @@ func TestApplyCancelledWhileApplying(t *testing.T) {
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { close(letGo) }) }) // before the worker stops
 
-	spec := &engine.Spec{Resources: []engine.Resource{
-		cm("a"), cm("b"), cm("c", "v1:ConfigMap:ns:a"), cm("d", "v1:ConfigMap:ns:b"),
-	}}
 	hash, err := h.backend.PutSpec(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +98,9 @@ func TestApplyCancelledWhileApplying(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	if batches {
+		heardCancel(ctx, t, tc, wr)
+	}
 	once.Do(func() { close(letGo) })
 
 	err = wr.Get(ctx, nil)
@@ -95,8 +120,8 @@ func TestApplyCancelledWhileApplying(t *testing.T) {
 		t.Errorf("applied %s, want just a and b, the nodes in flight", got)
 	}
 	// After the cancellation no new step starts.
-	if got := strings.Join(startedActivities(history(ctx, t, tc, wr)), ","); got != "CreateRelease,PlanGraph,SetReleasePhase,ApplyResource,ApplyResource,FinishRelease" {
-		t.Errorf("activities started: %s, want no apply after the cancellation", got)
+	if got := strings.Join(startedActivities(history(ctx, t, tc, wr)), ","); got != "CreateRelease,PlanGraph,PreviewResources,PreviewResources,SetReleasePhase,"+steps+",FinishRelease" {
+		t.Errorf("activities started: %s, want no step after the cancellation", got)
 	}
 
 	rel, err := h.backend.GetRelease(ctx, "p", "w", 1)
@@ -115,6 +140,41 @@ func TestApplyCancelledWhileApplying(t *testing.T) {
 	slices.Sort(recorded)
 	if got := strings.Join(recorded, ","); got != "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b" {
 		t.Errorf("release state %s, want a and b: the in-flight nodes' results are recorded", got)
+	}
+}
+
+// heardCancel returns once every step in flight of run wr was asked to stop
+// and has heartbeated since: a step learns of the cancel with the answer to
+// a heartbeat.
+func heardCancel(ctx context.Context, t *testing.T, tc client.Client, wr client.WorkflowRun) {
+	t.Helper()
+	for countEvents(history(ctx, t, tc, wr), enumspb.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED) < 2 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the steps in flight were never asked to stop")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	asked := time.Now()
+	for {
+		d, err := tc.DescribeWorkflowExecution(ctx, wr.GetID(), wr.GetRunID())
+		if err != nil {
+			t.Fatal(err)
+		}
+		heard := 0
+		for _, a := range d.GetPendingActivities() {
+			if a.GetState() == enumspb.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED && a.GetLastHeartbeatTime().AsTime().After(asked) {
+				heard++
+			}
+		}
+		if heard == len(d.GetPendingActivities()) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the steps in flight never heartbeated after being asked to stop")
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }
 

@@ -149,7 +149,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	var failures nodeErrors
 	wait := waitsForHealth(ctx)
 	steps := newNodeSteps(ctx)
-	notStarted := walk(ctx, deps, r.in.Parallelism, r.isStopped, func(i int) workflow.Future {
+	start := func(i int) workflow.Future {
 		if changes[i].Action == engine.UnChanged {
 			return nil
 		}
@@ -159,15 +159,25 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			return steps.start(ctx, changes[i], nodeInput(i))
 		}
 		return r.applyNode(ctx, wait, steps, i, nodeInput(i), changes[i])
-	}, func(i int, f workflow.Future) error {
+	}
+	notRun := 0
+	done := func(i int, f workflow.Future) error {
 		node := &r.progress.Nodes[i]
 		defer r.stepDone()
 		if f == nil {
 			node.Status = NodeUnchanged
 			return nil
 		}
-		node.Finished = workflow.Now(ctx)
-		if err := f.Get(ctx, nil); err != nil {
+		err := f.Get(ctx, nil)
+		if errors.Is(err, errNotRun) {
+			node.Status = NodeSkipped
+			notRun++
+			return err // its dependents must not start either
+		}
+		if node.Finished.IsZero() {
+			node.Finished = workflow.Now(ctx) // a batch's resource has its own (timeOutcomes)
+		}
+		if err != nil {
 			node.Status, node.Error = NodeFailed, rootMessage(err)
 			failures.add(node.ID, err)
 			if r.waitFailed[i] { // applied, but never healthy: undo it too
@@ -178,14 +188,39 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		node.Status = NodeSucceeded
 		applied = append(applied, i) // its compensation, registered right after the step
 		return nil
-	})
+	}
+	var notStarted []int
+	if workflow.GetVersion(ctx, batchChange, workflow.DefaultVersion, batchVersion) >= batchVersion {
+		notStarted = batchWalk{
+			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.isStopped,
+			work:  func(i int) bool { return changes[i].Action != engine.UnChanged },
+			class: func(i int) string { return batchClass(changes[i]) },
+			start: func(nodes []int) []workflow.Future {
+				if len(nodes) == 1 { // one resource's step, as before batches
+					return []workflow.Future{start(nodes[0])}
+				}
+				for _, i := range nodes {
+					node := &r.progress.Nodes[i]
+					node.Status, node.Started = NodeRunning, workflow.Now(ctx)
+				}
+				return r.startBatch(ctx, nodes, changes, nodeInput, wait)
+			},
+			done: done,
+		}.run(ctx)
+	} else {
+		notStarted = walk(ctx, deps, r.in.Parallelism, r.isStopped, start, done)
+	}
 	for _, i := range notStarted {
 		r.progress.Nodes[i].Status = NodeSkipped
 	}
 	if err := failures.err(string(r.progress.Stage)); err != nil {
 		return applied, err
 	}
-	if len(notStarted) > 0 { // stopped by a cancel: the resources in flight finished
+	if len(notStarted) > 0 || notRun > 0 {
+		if !r.stopped {
+			return applied, fmt.Errorf("%s stopped with %d resources not run", r.progress.Stage, len(notStarted)+notRun)
+		}
+		// stopped by a cancel: the resources in flight finished
 		return applied, r.stopErr()
 	}
 	return applied, nil

@@ -144,6 +144,11 @@ func recordHistories(t *testing.T) {
 			&ApprovalRequest{Reason: "recorded", By: "recorder"}, 0},
 		{"approval-stale", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("s")}}, &ApprovalRequest{Approve: true}, 0},
 		{"approval-timeout", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("t")}}, nil, time.Second},
+		// Batches (v5): four independent resources in two batches of two,
+		// two of which wait for health, then one after them.
+		{"apply-batches", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+			notReady("b1"), cm("b2"), notReady("b3"), cm("b4"), cm("b5", "v1:ConfigMap:ns:b1", "v1:ConfigMap:ns:b4"),
+		}}, nil, 0},
 	}
 	only := map[string]bool{}
 	for name := range strings.SplitSeq(*recordOnly, ",") {

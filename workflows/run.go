@@ -61,15 +61,37 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 	changes := make([]engine.Change, len(r.plan.Nodes))
 	var failures nodeErrors
 	noDeps := make([][]int32, len(r.plan.Nodes))
-	walk(ctx, noDeps, r.in.Parallelism, r.isStopped, func(i int) workflow.Future {
+	start := func(i int) workflow.Future {
 		in := node(i)
 		return workflow.ExecuteLocalActivity(readStep(ctx, r.plan.Nodes[i].Type, "preview "+in.ID), acts.PreviewResource, in)
-	}, func(i int, f workflow.Future) error {
+	}
+	done := func(i int, f workflow.Future) error {
 		err := f.Get(ctx, &changes[i])
 		failures.add(r.plan.Nodes[i].ID, err)
 		r.stepDone()
 		return nil // keep previewing: the user sees every rejected resource at once
-	})
+	}
+	if workflow.GetVersion(ctx, batchPreviewChange, workflow.DefaultVersion, batchVersion) >= batchVersion {
+		batchWalk{
+			deps: noDeps, limit: r.in.Parallelism, maxBatch: maxPreviewBatch, stopped: r.isStopped,
+			work: func(int) bool { return true },
+			class: func(i int) string {
+				if r.plan.Nodes[i].Type == engine.Kubernetes {
+					return "preview"
+				}
+				return ""
+			},
+			start: func(nodes []int) []workflow.Future {
+				if len(nodes) == 1 {
+					return []workflow.Future{start(nodes[0])}
+				}
+				return r.startPreviewBatch(ctx, nodes, node)
+			},
+			done: done,
+		}.run(ctx)
+	} else {
+		walk(ctx, noDeps, r.in.Parallelism, r.isStopped, start, done)
+	}
 	if err := r.checkStop(); err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ func startWorker(t *testing.T, acts *activities.Activities) client.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(tc.Close)
-	w := worker.New(tc, TaskQueue, worker.Options{})
+	w := worker.New(tc, TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
 	Register(w)
 	activities.Register(w, acts)
 	if err := w.Start(); err != nil {

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,8 @@ import (
 var resourceVerbs = []string{"preview ", "apply ", "delete ", "undo ", "wait for "}
 
 // TestEveryResourceStepIsSummarised: in every recorded history, each activity
-// that works on one resource (its input names it) and each local activity
+// that works on one resource (its input names it) or a batch of them (its
+// input lists them: the summary names how many, the first and the last) and each local activity
 // (previews) carries a summary naming the action and the resource, so the Web
 // UI's timeline reads like a deployment log.
 func TestEveryResourceStepIsSummarised(t *testing.T) {
@@ -39,7 +41,15 @@ func TestEveryResourceStepIsSummarised(t *testing.T) {
 			var id string
 			switch e.EventType {
 			case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-				id = payloadID(e.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads())
+				payloads := e.GetActivityTaskScheduledEventAttributes().GetInput().GetPayloads()
+				id = payloadID(payloads)
+				if ids := payloadIDs(payloads); len(ids) > 0 {
+					// A batch names how many, the first and the last.
+					id = ids[0]
+					if len(ids) > 1 {
+						id = fmt.Sprintf("%d resources: %s … %s", len(ids), ids[0], ids[len(ids)-1])
+					}
+				}
 				if id == "" {
 					continue // not a per-resource step (create release, plan, ...)
 				}
@@ -71,6 +81,18 @@ func TestEveryResourceStepIsSummarised(t *testing.T) {
 	if checked == 0 {
 		t.Fatal("no per-resource steps found in the recorded histories")
 	}
+}
+
+// payloadIDs is the "ids" field of a JSON payload (a BatchInput).
+func payloadIDs(payloads []*commonpb.Payload) []string {
+	if len(payloads) == 0 {
+		return nil
+	}
+	var v struct {
+		IDs []string `json:"ids"`
+	}
+	_ = json.Unmarshal(payloads[0].GetData(), &v)
+	return v.IDs
 }
 
 // payloadID is the "id" field of a JSON payload (a NodeInput, a Change).

@@ -49,24 +49,30 @@ func (r *run) applyNode(ctx workflow.Context, wait bool, steps nodeSteps, i int,
 			set.Set(nil, err)
 			return
 		}
-		node := &r.progress.Nodes[i]
-		node.Health = res.Health.String()
-		r.showHealth(ctx)
-		var w activities.WaitResult
-		err := workflow.ExecuteActivity(waitStep(ctx, res.Timeout, "wait for "+in.ID), acts.WaitResource, in).Get(ctx, &w)
-		if err != nil {
-			if r.waitFailed == nil {
-				r.waitFailed = map[int]bool{}
-			}
-			r.waitFailed[i] = true
-			node.Health += " → " + rootMessage(err)
-		} else {
-			node.Health = transitions(res.Health, w)
-		}
-		r.showHealth(ctx)
-		set.Set(nil, err)
+		set.Set(nil, r.waitHealthy(ctx, i, in, res))
 	})
 	return f
+}
+
+// waitHealthy runs WaitResource for node i, applied with result res, and
+// shows how its health goes.
+func (r *run) waitHealthy(ctx workflow.Context, i int, in activities.NodeInput, res activities.ApplyResult) error {
+	node := &r.progress.Nodes[i]
+	node.Health = res.Health.String()
+	r.showHealth(ctx)
+	var w activities.WaitResult
+	err := workflow.ExecuteActivity(waitStep(ctx, res.Timeout, "wait for "+in.ID), acts.WaitResource, in).Get(ctx, &w)
+	if err != nil {
+		if r.waitFailed == nil {
+			r.waitFailed = map[int]bool{}
+		}
+		r.waitFailed[i] = true
+		node.Health += " → " + rootMessage(err)
+	} else {
+		node.Health = transitions(res.Health, w)
+	}
+	r.showHealth(ctx)
+	return err
 }
 
 // showHealth sets the run's current details (the Web UI shows them on the

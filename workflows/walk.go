@@ -11,18 +11,7 @@ import "go.temporal.io/sdk/workflow"
 // started, in index order.
 func walk(ctx workflow.Context, deps [][]int32, limit int, stopped func() bool, start func(i int) workflow.Future, done func(i int, f workflow.Future) error) (notStarted []int) {
 	n := len(deps)
-	waiting := make([]int, n)
-	dependents := make([][]int, n)
-	var ready []int
-	for i, ds := range deps {
-		waiting[i] = len(ds)
-		for _, d := range ds {
-			dependents[d] = append(dependents[d], i)
-		}
-		if len(ds) == 0 {
-			ready = append(ready, i)
-		}
-	}
+	waiting, dependents, ready := graphOf(deps)
 	started := make([]bool, n)
 	futures := make([]workflow.Future, n)
 	failed := false
@@ -73,4 +62,21 @@ func walk(ctx workflow.Context, deps [][]int32, limit int, stopped func() bool, 
 		}
 	}
 	return notStarted
+}
+
+// graphOf returns what a walk of deps tracks: how many nodes each node still
+// waits for, the nodes that depend on each, and the nodes ready at once.
+func graphOf(deps [][]int32) (waiting []int, dependents [][]int, ready []int) {
+	waiting = make([]int, len(deps))
+	dependents = make([][]int, len(deps))
+	for i, ds := range deps {
+		waiting[i] = len(ds)
+		for _, d := range ds {
+			dependents[d] = append(dependents[d], i)
+		}
+		if len(ds) == 0 {
+			ready = append(ready, i)
+		}
+	}
+	return waiting, dependents, ready
 }

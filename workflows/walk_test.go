@@ -147,3 +147,38 @@ func TestApplyRunsExactlyParallelismAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchedResourcesHaveTheirOwnTimes: resources applied in one batch
+// show, in the run's progress, their own start and end, one after another,
+// each as long as its own step.
+func TestBatchedResourcesHaveTheirOwnTimes(t *testing.T) {
+	h := newHarness(t)
+	h.rt.onApply = func(string) { time.Sleep(20 * time.Millisecond) }
+	spec := &engine.Spec{}
+	for i := range 6 {
+		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("n%d", i)))
+	}
+	var env *testsuite.TestWorkflowEnvironment
+	_, err := h.runWith(Apply, spec, func(e *testsuite.TestWorkflowEnvironment, in *RunInput) {
+		env, in.Parallelism = e, 2 // two batches of three
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := env.QueryWorkflow(ProgressQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Progress
+	if err := v.Get(&p); err != nil {
+		t.Fatal(err)
+	}
+	for k, n := range p.Nodes {
+		if n.Finished.Sub(n.Started) < 20*time.Millisecond {
+			t.Errorf("%s: %s to %s, shorter than its own step", n.ID, n.Started, n.Finished)
+		}
+		if k%3 > 0 && n.Started.Before(p.Nodes[k-1].Finished) {
+			t.Errorf("%s started at %s, before %s of the same batch finished at %s", n.ID, n.Started, p.Nodes[k-1].ID, p.Nodes[k-1].Finished)
+		}
+	}
+}

@@ -39,6 +39,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"NotFound", testNotFound},
 		{"Spec", testSpec},
 		{"StateEntries", testStateEntries},
+		{"BatchedStateEntries", testBatchedStateEntries},
 		{"Versions", testVersions},
 		{"ConcurrentUpdate", testConcurrentUpdate},
 		{"Unlock", testUnlock},
@@ -667,6 +668,76 @@ func testStateEntries(t *testing.T, b backend.Backend) {
 		t.Fatal(err)
 	}
 	checkEntries("put after clear", key, map[string]backend.StateEntry{tf.ID: want[tf.ID]})
+}
+
+// testBatchedStateEntries: entries put in one batch read back like entries
+// put alone (list and get); a later batch holding a resource wins over an
+// earlier one, an entry put alone wins over any batch, putting the same batch
+// again changes nothing, and clearing drops batches too.
+func testBatchedStateEntries(t *testing.T, b backend.Backend) {
+	key := backend.ReleaseKey{Project: "p", Workspace: "w", Revision: 1}
+	a, c := Resource("v1:ConfigMap:demo:a", 1), Resource("v1:ConfigMap:demo:c", 3)
+	if err := b.PutStateEntries(ctx, key, []backend.StateEntry{{ID: a.ID, Resource: &a}}); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("PutStateEntries before the release exists: %v, want ErrNotFound", err)
+	}
+	mustCreate(t, b, Release("p", "w", 1))
+	if err := b.PutStateEntries(ctx, key, nil); err != nil {
+		t.Fatalf("PutStateEntries with none: %v", err)
+	}
+	if err := b.PutStateEntries(ctx, key, []backend.StateEntry{{ID: a.ID}, {}}); err == nil {
+		t.Fatal("PutStateEntries with an empty ID: no error")
+	}
+	if err := b.PutStateEntries(ctx, key, []backend.StateEntry{{ID: a.ID}, {ID: a.ID}}); err == nil {
+		t.Fatal("PutStateEntries with one ID twice: no error")
+	}
+	check := func(what string, want map[string]backend.StateEntry) {
+		t.Helper()
+		got, err := b.ListStateEntries(ctx, key)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: ListStateEntries: %v\n got  %s\n want %s", what, err, describeEntries(got), describeEntries(want))
+		}
+		for id, w := range want {
+			g, ok, err := b.GetStateEntry(ctx, key, id)
+			if err != nil || !ok || !reflect.DeepEqual(g, w) {
+				t.Fatalf("%s: GetStateEntry(%s): ok=%v err=%v\n got  %s\n want %s", what, id, ok, err, describeEntry(g), describeEntry(w))
+			}
+		}
+		if _, ok, err := b.GetStateEntry(ctx, key, "v1:ConfigMap:demo:none"); ok || err != nil {
+			t.Fatalf("%s: GetStateEntry of a resource never recorded: ok=%v err=%v", what, ok, err)
+		}
+	}
+	first := []backend.StateEntry{{ID: a.ID, Resource: &a}, {ID: "v1:ConfigMap:demo:b", Deleted: true}}
+	for range 2 { // the same batch again (a retried step) changes nothing
+		if err := b.PutStateEntries(ctx, key, first); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]backend.StateEntry{a.ID: first[0], first[1].ID: first[1]}
+	check("one batch", want)
+
+	a2 := Resource(a.ID, 2)
+	later := []backend.StateEntry{{ID: a.ID, Resource: &a2}, {ID: c.ID, Resource: &c}}
+	if err := b.PutStateEntries(ctx, key, later); err != nil {
+		t.Fatal(err)
+	}
+	want[a.ID], want[c.ID] = later[0], later[1]
+	check("a later batch", want)
+
+	alone := backend.StateEntry{ID: c.ID, Deleted: true}
+	if err := b.PutStateEntry(ctx, key, alone); err != nil {
+		t.Fatal(err)
+	}
+	c9 := Resource(c.ID, 9)
+	if err := b.PutStateEntries(ctx, key, []backend.StateEntry{{ID: c.ID, Resource: &c9}}); err != nil {
+		t.Fatal(err)
+	}
+	want[c.ID] = alone
+	check("an entry put alone", want)
+
+	if err := b.ClearStateEntries(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	check("after clear", map[string]backend.StateEntry{})
 }
 
 func describeEntry(e backend.StateEntry) string {

@@ -183,28 +183,31 @@ func TestRunListShowWait(t *testing.T) {
 }
 
 // TestRunCancel (with a Temporal server and a worker, as under `kumo server`):
-// cancelling a 200-resource apply lets the resources in flight finish, starts
+// cancelling a 1,000-resource apply lets the resources in flight finish, starts
 // no other, and fails the release with the reason; the cluster holds exactly
 // what the release recorded, or, with --rollback-on-failure, what it held
 // before. A run awaiting approval is cancelled too.
 func TestRunCancel(t *testing.T) {
-	const n = 200
+	// Enough that the apply (parallelism 1, batches of 100 applied in a few
+	// milliseconds each resource) is still running when the cancel lands.
+	const n = 1000
 	e := newEnv(t)
 	e.flags = []string{"--temporal-address", temporalServer(t)}
 	e.worker()
 	ns := e.ns
 	var cms []string
 	for i := 0; i < n; i++ {
-		cms = append(cms, fmt.Sprintf("c%03d", i), "2")
+		cms = append(cms, fmt.Sprintf("c%04d", i), "2")
 	}
 
-	// cancel starts an apply of spec, cancels it once more than started
-	// ConfigMaps exist, and returns the apply's and a `run wait`'s results.
-	cancel := func(revision, started int, spec string, flags ...string) (apply, wait result) {
+	// cancel starts an apply of spec, cancels it once progressed says the
+	// apply is under way (early: a batch applies a resource in milliseconds),
+	// and returns the apply's and a `run wait`'s results.
+	cancel := func(revision int, what string, progressed func() bool, spec string, flags ...string) (apply, wait result) {
 		t.Helper()
 		args := append([]string{"apply", "--yes", "--parallelism", "1", "-f", e.writeSpec(fmt.Sprintf("v%d.yaml", revision), spec)}, flags...)
 		_, applyDone := e.background(nil, args...)
-		waitFor(t, fmt.Sprintf("%d ConfigMaps", started), 2*time.Minute, func() bool { return len(e.configMapNames()) > started })
+		waitFor(t, what, 2*time.Minute, progressed)
 		runID, _ := e.release(revision)["runID"].(string)
 		_, waitDone := e.background(nil, "run", "wait", runID)
 		before, start := len(e.configMapNames()), time.Now()
@@ -237,7 +240,7 @@ func TestRunCancel(t *testing.T) {
 	}
 
 	// Without rollback: what was applied stays, recorded, and nothing else is live.
-	apply, wait := cancel(1, 20, versioned(ns, cms...))
+	apply, wait := cancel(1, "5 ConfigMaps", func() bool { return len(e.configMapNames()) > 5 }, versioned(ns, cms...))
 	rel := checkCancelled(1, apply, wait)
 	state := stateVersions(rel)
 	live := e.configMapVersions()
@@ -268,7 +271,7 @@ func TestRunCancel(t *testing.T) {
 			cms[i] = "3"
 		}
 	}
-	apply, wait = cancel(2, len(before)+20, versioned(ns, cms...), "--rollback-on-failure")
+	apply, wait = cancel(2, "c0005 updated", func() bool { return e.configMapData()["c0005"] == "3" }, versioned(ns, cms...), "--rollback-on-failure")
 	checkCancelled(2, apply, wait)
 	if !strings.Contains(apply.stdout, "Compensation:") {
 		t.Errorf("apply output lacks the compensation:\n%s", apply.stdout)

@@ -23,3 +23,32 @@ type DriftOptions struct {
 	// Parallelism bounds the calls in flight (default 10).
 	Parallelism int
 }
+
+// LiveReader is implemented by runtimes that read many resources live in one
+// go (Kubernetes: one list call per kind and namespace) and can tell, without
+// a dry-run, that applying a resource as desired would change nothing.
+type LiveReader interface {
+	// ReadLive reads each desired resource live and returns one result per
+	// resource, in order.
+	ReadLive(ctx context.Context, desired []*engine.Resource, opts ReadLiveOptions) []Live
+}
+
+// ReadLiveOptions tune one ReadLive call.
+type ReadLiveOptions struct {
+	// Snapshot, when set, names one view of the infrastructure that several
+	// calls share (a run's preview, read in batches): what one call listed is
+	// reused by the next calls with the same Snapshot for a short while,
+	// instead of listing a namespace once per batch.
+	Snapshot string
+}
+
+// Live is one resource as LiveReader.ReadLive found it.
+type Live struct {
+	// Resource is the live resource as Read returns it; nil when absent.
+	Resource *engine.Resource
+	// Unchanged: an apply of the desired resource would leave it as it is.
+	// false when that is not known for sure: ask with a dry-run.
+	Unchanged bool
+	// Err: the resource could not be read this way (read it alone).
+	Err error
+}

@@ -34,31 +34,16 @@ func (r *Runtime) Drift(ctx context.Context, desired []*engine.Resource, opts ru
 		parallel = 10
 	}
 	out := make([]drift.Result, len(desired))
-	targets := make([]*target, len(desired))
-	groups := map[listKey][]int{}
 	for i, res := range desired {
 		out[i] = drift.Result{ID: res.ID, Type: string(engine.Kubernetes)}
-		t, gvr, err := r.driftTarget(res)
-		if err != nil {
-			out[i].Status, out[i].Error = drift.Error, err.Error()
-			continue
+	}
+	targets, lives, readErrs := r.readByList(ctx, desired, parallel, r.readGroup)
+	for i, t := range targets {
+		if t == nil {
+			out[i].Status, out[i].Error = drift.Error, readErrs[i].Error()
 		}
-		targets[i] = t
-		k := listKey{gvr, t.ns}
-		groups[k] = append(groups[k], i)
 	}
-	lives := make([]*unstructured.Unstructured, len(desired))
-	readErrs := make([]error, len(desired))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(parallel)
-	for k, idx := range groups {
-		g.Go(func() error {
-			r.readGroup(gctx, k, idx, targets, lives, readErrs)
-			return nil
-		})
-	}
-	_ = g.Wait()
-	g, gctx = errgroup.WithContext(ctx)
 	g.SetLimit(parallel)
 	for i, t := range targets {
 		if t == nil {
@@ -87,6 +72,42 @@ func (r *Runtime) Drift(ctx context.Context, desired []*engine.Resource, opts ru
 	}
 	_ = g.Wait()
 	return out
+}
+
+// readByList resolves each desired resource (nil: skipped) and reads those
+// it can, read taking one kind and namespace, parallel groups at a time.
+// targets[i] is nil for a resource not resolved, errs[i] why it could not be
+// resolved or read; lives[i] is nil for an object not found.
+func (r *Runtime) readByList(ctx context.Context, desired []*engine.Resource, parallel int,
+	read func(ctx context.Context, k listKey, idx []int, targets []*target, lives []*unstructured.Unstructured, errs []error),
+) (targets []*target, lives []*unstructured.Unstructured, errs []error) {
+	targets = make([]*target, len(desired))
+	lives = make([]*unstructured.Unstructured, len(desired))
+	errs = make([]error, len(desired))
+	groups := map[listKey][]int{}
+	for i, res := range desired {
+		if res == nil {
+			continue
+		}
+		t, gvr, err := r.driftTarget(res)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		targets[i] = t
+		k := listKey{gvr, t.ns}
+		groups[k] = append(groups[k], i)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallel)
+	for k, idx := range groups {
+		g.Go(func() error {
+			read(gctx, k, idx, targets, lives, errs)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	return targets, lives, errs
 }
 
 // listKey is one list call: a resource type in a namespace ("" for cluster-scoped).
@@ -128,6 +149,21 @@ func (r *Runtime) readGroup(ctx context.Context, k listKey, idx []int, targets [
 		}
 		return
 	}
+	byName, err := r.list(ctx, k)
+	if err != nil {
+		for _, i := range idx {
+			errs[i] = classify("list", targets[i].id, err)
+		}
+		return
+	}
+	for _, i := range idx {
+		lives[i] = byName[targets[i].name]
+	}
+}
+
+// list reads every object of one kind in one namespace (all namespaces: ""
+// for a cluster-scoped kind), a page at a time, by name.
+func (r *Runtime) list(ctx context.Context, k listKey) (map[string]*unstructured.Unstructured, error) {
 	ri := r.client.Resource(k.gvr)
 	var lister interface {
 		List(context.Context, metav1.ListOptions) (*unstructured.UnstructuredList, error)
@@ -135,25 +171,19 @@ func (r *Runtime) readGroup(ctx context.Context, k listKey, idx []int, targets [
 	if k.ns != "" {
 		lister = ri.Namespace(k.ns)
 	}
-	byName := make(map[string]*unstructured.Unstructured, len(idx))
+	byName := map[string]*unstructured.Unstructured{}
 	opts := metav1.ListOptions{Limit: listPage}
 	for {
 		list, err := lister.List(ctx, opts)
 		if err != nil {
-			for _, i := range idx {
-				errs[i] = classify("list", targets[i].id, err)
-			}
-			return
+			return nil, err
 		}
 		for j := range list.Items {
 			byName[list.Items[j].GetName()] = &list.Items[j]
 		}
 		if opts.Continue = list.GetContinue(); opts.Continue == "" {
-			break
+			return byName, nil
 		}
-	}
-	for _, i := range idx {
-		lives[i] = byName[targets[i].name]
 	}
 }
 

@@ -62,6 +62,9 @@ type Runtime struct {
 	// stale entry only costs the dry-run fallback below.
 	namespaces sync.Map
 
+	// snapshots are the lists ReadLive took for its callers' snapshots.
+	snapshots snapshots
+
 	// others are the runtimes of the clusters resources name with the kubeConfig
 	// extension (kubeconfig path -> *Runtime), built on first use.
 	othersMu sync.Mutex

@@ -1,0 +1,132 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/kumoproj/kumo/release"
+)
+
+// BatchInput names the resources of one batch step: all applied, or (Delete)
+// all deleted, one after another. What they share is carried once.
+type BatchInput struct {
+	// Node is what the resources share (its ID is unused).
+	Node   NodeInput `json:"node"`
+	IDs    []string  `json:"ids"`
+	Delete bool      `json:"delete,omitempty"`
+}
+
+// Outcome is what one resource's step in a batch did.
+type Outcome struct {
+	ID string `json:"id"`
+	// Apply says whether an applied resource still waits for health.
+	Apply ApplyResult   `json:"apply"`
+	Took  time.Duration `json:"took"`
+}
+
+// BatchResult lists the outcomes of a batch's resources done, in order. It
+// is also a batch's heartbeat (what is recorded so far) and the details of
+// its failure: the resource after the last outcome is the one that failed.
+// Stopped: the run was cancelled; the resources after the last outcome never
+// started.
+type BatchResult struct {
+	Outcomes []Outcome `json:"outcomes"`
+	Stopped  bool      `json:"stopped,omitempty"`
+}
+
+// ApplyResources applies the resources of a batch (release.Manager.Batch).
+func (a *Activities) ApplyResources(ctx context.Context, in BatchInput) (BatchResult, error) {
+	return a.batch(ctx, in, false)
+}
+
+// DeleteResources deletes the resources of a batch, each waiting until gone.
+func (a *Activities) DeleteResources(ctx context.Context, in BatchInput) (BatchResult, error) {
+	return a.batch(ctx, in, true)
+}
+
+// batch runs one batch, heartbeating the outcomes recorded so far: a retried
+// attempt reads them back and goes on after them. A cancel (the run was
+// cancelled; it comes with a heartbeat's answer) stops the batch after the
+// resource in flight, and the outcomes so far are its result. A failure
+// carries them as its details.
+func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchResult, error) {
+	var prev BatchResult
+	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
+		_ = activity.GetHeartbeatDetails(ctx, &prev)
+	}
+	nodes := make([]release.Node, len(in.IDs))
+	for i, id := range in.IDs {
+		n := release.Node(in.Node)
+		n.ID, n.Delete = id, del
+		nodes[i] = n
+	}
+	done := make([]release.Outcome, len(prev.Outcomes))
+	for i, o := range prev.Outcomes {
+		done[i] = release.Outcome{ID: o.ID, Apply: release.ApplyResult(o.Apply), Took: o.Took}
+	}
+	// The heartbeat (every batchBeat, not per flush: each heartbeat the
+	// worker sends is a write on the server) carries what is recorded.
+	var mu sync.Mutex
+	recorded := prev
+	beat := func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		return recorded
+	}
+	flushed := func(os []release.Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		recorded = BatchResult{Outcomes: outcomes(os)}
+	}
+	stop := beatEvery(ctx, batchBeat, beat)
+	out, err := a.m.Batch(ctx, nodes, done, flushed)
+	stop()
+	res := BatchResult{Outcomes: outcomes(out)}
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.Is(err, release.ErrStopped) && cancelledByRun(ctx):
+		res.Stopped = true
+		return res, nil
+	}
+	// Retried unless the resource failed for good; the details tell the
+	// workflow what was done should this be the last attempt.
+	terr := temporalError(err)
+	var app *temporal.ApplicationError
+	opts := temporal.ApplicationErrorOptions{Details: []any{res}}
+	typ := ""
+	if errors.As(terr, &app) {
+		opts.NonRetryable, typ = app.NonRetryable(), app.Type()
+	}
+	return BatchResult{}, temporal.NewApplicationErrorWithOptions(err.Error(), typ, opts)
+}
+
+// cancelledByRun reports whether the activity's context ended because its run
+// asked it to stop (the answer to a heartbeat said so). It also ends when the
+// worker stops, or when a heartbeat could not be sent in time (a loaded
+// server): then the batch must be retried, going on after what it recorded.
+func cancelledByRun(ctx context.Context) bool {
+	var c *temporal.CanceledError
+	if !errors.As(context.Cause(ctx), &c) || !activity.IsActivity(ctx) {
+		return false
+	}
+	select {
+	case <-activity.GetWorkerStopChannel(ctx):
+		return false
+	default:
+		return true
+	}
+}
+
+func outcomes(os []release.Outcome) []Outcome {
+	out := make([]Outcome, len(os))
+	for i, o := range os {
+		out[i] = Outcome{ID: o.ID, Apply: ApplyResult(o.Apply), Took: o.Took}
+	}
+	return out
+}

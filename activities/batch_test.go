@@ -1,0 +1,88 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/engine/runtime/memory"
+	"github.com/kumoproj/kumo/release"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+type memRuntimes struct{ *memory.Runtime }
+
+func (m memRuntimes) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
+	return m.Runtime, nil
+}
+
+// TestApplyResourcesResumesAfterItsHeartbeat: a retried batch reads what the
+// failed attempt heartbeated as recorded and applies only the rest; a batch
+// whose resource fails for good says, in its error's details, what it did
+// before.
+func TestApplyResourcesResumesAfterItsHeartbeat(t *testing.T) {
+	ctx := context.Background()
+	b, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := memRuntimes{memory.New()}
+	a := New(b, rt, nil)
+	var spec engine.Spec
+	var ids []string
+	for _, n := range []string{"a", "b", "c", "d"} {
+		id := "v1:ConfigMap:ns:" + n
+		ids = append(ids, id)
+		spec.Resources = append(spec.Resources, engine.Resource{ID: id, Type: engine.Kubernetes,
+			Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": n, "namespace": "ns"}}})
+	}
+	hash, err := b.PutSpec(ctx, &spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := release.New(b, rt, nil).Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationApply, SpecHash: hash, WorkflowID: "kumo/p/w", RunID: "run-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := BatchInput{Node: NodeInput{Key: info.Key, SpecHash: hash}, IDs: ids[:3]}
+
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	env.SetHeartbeatDetails(BatchResult{Outcomes: []Outcome{{ID: ids[0]}, {ID: ids[1]}}})
+	v, err := env.ExecuteActivity(a.ApplyResources, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res BatchResult
+	if err := v.Get(&res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Outcomes) != 3 || res.Outcomes[2].ID != ids[2] {
+		t.Fatalf("outcomes %+v, want a, b (from the heartbeat) and c", res.Outcomes)
+	}
+	if got := rt.Applied(); !slices.Equal(got, ids[2:3]) {
+		t.Fatalf("applied %v, want only c", got)
+	}
+
+	rt.Reject(ids[3])
+	env = s.NewTestActivityEnvironment()
+	env.RegisterActivity(a)
+	in.IDs = ids[2:]
+	_, err = env.ExecuteActivity(a.ApplyResources, in)
+	var app *temporal.ApplicationError
+	if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != ErrTypeNode {
+		t.Fatalf("batch with a rejected resource: %v, want a non-retryable %s", err, ErrTypeNode)
+	}
+	var done BatchResult
+	if err := app.Details(&done); err != nil || len(done.Outcomes) != 1 || done.Outcomes[0].ID != ids[2] {
+		t.Fatalf("details %+v (%v), want c done before d failed", done, err)
+	}
+}

@@ -1,0 +1,124 @@
+package kubernetes
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+var _ runtime.LiveReader = (*Runtime)(nil)
+
+// readLiveParallel bounds the list calls of one ReadLive in flight.
+const readLiveParallel = 10
+
+// snapshotTTL is how long a list taken for a snapshot serves the snapshot's
+// next calls: long enough for one run's preview, short enough that a
+// forgotten snapshot's objects do not stay in memory.
+const snapshotTTL = time.Minute
+
+// ReadLive reads desired objects live as Drift does: one (paged) list call per
+// kind and namespace, a GET for an object alone in its kind and namespace;
+// with a Snapshot, lists shared with the other calls of that snapshot. An
+// object found is Unchanged when a server-side apply of desired as kumo would
+// change nothing, judged from the object and its managedFields
+// (drift.ApplyChangesNothing); when that is not sure it is not Unchanged. An
+// object of another cluster (the kubeConfig extension), or of a kind the
+// cluster does not serve, is an error: read it alone.
+func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts runtime.ReadLiveOptions) []runtime.Live {
+	out := make([]runtime.Live, len(desired))
+	readable := make([]*engine.Resource, len(desired))
+	for i, res := range desired {
+		if err := runtime.Interrupted(ctx, "read", res.ID); err != nil {
+			out[i].Err = err
+			continue
+		}
+		if rt, err := r.forResource(res); err != nil || rt != r {
+			out[i].Err = fmt.Errorf("read %s: of another cluster", res.ID)
+			continue
+		}
+		readable[i] = res
+	}
+	read := r.readGroup
+	if opts.Snapshot != "" {
+		read = func(ctx context.Context, k listKey, idx []int, targets []*target, lives []*unstructured.Unstructured, errs []error) {
+			byName, err := r.snapshots.list(ctx, opts.Snapshot, k, r.list)
+			for _, i := range idx {
+				if err != nil {
+					errs[i] = classify("list", targets[i].id, err)
+				} else if obj := byName[targets[i].name]; obj != nil {
+					lives[i] = obj.DeepCopy() // the snapshot's copy is shared
+				}
+			}
+		}
+	}
+	targets, lives, errs := r.readByList(ctx, readable, readLiveParallel, read)
+	for i, t := range targets {
+		switch {
+		case readable[i] == nil:
+		case errs[i] != nil:
+			out[i].Err = errs[i]
+		case lives[i] != nil:
+			body := applyBody(desired[i].Attributes, t.ns)
+			out[i].Unchanged = drift.ApplyChangesNothing(body, lives[i].Object, FieldManager)
+			out[i].Resource = result(desired[i], lives[i])
+		}
+	}
+	return out
+}
+
+// snapshots keeps the lists taken for each snapshot for snapshotTTL.
+type snapshots struct {
+	mu    sync.Mutex
+	lists map[snapshotKey]*snapshotList
+}
+
+type snapshotKey struct {
+	snapshot string
+	k        listKey
+}
+
+type snapshotList struct {
+	once   sync.Once
+	taken  time.Time
+	byName map[string]*unstructured.Unstructured
+	err    error
+}
+
+// list returns the snapshot's list of k, taking it (with list) on first use.
+// A failed list is not kept: the next call tries again.
+func (s *snapshots) list(ctx context.Context, snapshot string, k listKey, list func(context.Context, listKey) (map[string]*unstructured.Unstructured, error)) (map[string]*unstructured.Unstructured, error) {
+	key := snapshotKey{snapshot, k}
+	now := time.Now()
+	s.mu.Lock()
+	if s.lists == nil {
+		s.lists = map[snapshotKey]*snapshotList{}
+	}
+	for key, l := range s.lists {
+		if !l.taken.IsZero() && now.Sub(l.taken) > snapshotTTL {
+			delete(s.lists, key)
+		}
+	}
+	l, ok := s.lists[key]
+	if !ok {
+		l = &snapshotList{}
+		s.lists[key] = l
+	}
+	s.mu.Unlock()
+	l.once.Do(func() {
+		l.byName, l.err = list(ctx, k)
+		s.mu.Lock()
+		l.taken = time.Now()
+		if l.err != nil {
+			delete(s.lists, key)
+		}
+		s.mu.Unlock()
+	})
+	return l.byName, l.err
+}

@@ -1,0 +1,218 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// batchChange versions the walk that applies and deletes Kubernetes resources
+// in batches (ApplyResources, DeleteResources): runs recorded before it ran
+// one activity per resource.
+const (
+	batchChange  = "batch-steps"
+	batchVersion = workflow.Version(1)
+)
+
+// maxBatch bounds the resources of one batch step: a crash re-does at most
+// the resources since its last flush, and a batch's input and result stay a
+// few kilobytes.
+const maxBatch = 100
+
+// batchPreviewChange versions the preview of Kubernetes resources in batches
+// (PreviewResources): runs recorded before it previewed each resource with
+// its own local activity.
+const batchPreviewChange = "batch-preview"
+
+// maxPreviewBatch bounds the resources of one preview batch: its result (the
+// changes, values cut to a few hundred bytes) stays well under a payload's
+// limit.
+const maxPreviewBatch = 200
+
+// A batch step heartbeats: a crashed worker's batch is retried (after what it
+// recorded) once batchHeartbeat passes, and a cancel reaches it with the
+// answer to a heartbeat. Its StartToClose only backs that up.
+const (
+	batchHeartbeat = 5 * time.Second
+	batchTimeout   = time.Hour
+)
+
+// errNotRun is the outcome of a batch's node that never ran: the batch
+// stopped before it (a cancel, or a node before it failed).
+var errNotRun = errors.New("not run")
+
+// batchClass says which nodes may share a batch step: Kubernetes applies
+// with Kubernetes applies, Kubernetes deletes with Kubernetes deletes. A
+// Namespace delete (it waits for the namespace's content to go) and every
+// Terraform step run alone.
+func batchClass(c engine.Change) string {
+	if c.Type != engine.Kubernetes {
+		return ""
+	}
+	if c.Action == engine.Delete {
+		if isNamespace(c.ID) {
+			return ""
+		}
+		return "delete"
+	}
+	return "apply"
+}
+
+// isNamespace reports whether id is a Kubernetes Namespace's (v1:Namespace:name).
+func isNamespace(id string) bool {
+	return strings.HasPrefix(id, "v1:Namespace:") && strings.Count(id, ":") == 2
+}
+
+// batchSummary names a batch step for the Web UI: "apply 50 resources:
+// v1:ConfigMap:ns:cm-0 … v1:ConfigMap:ns:cm-49".
+func batchSummary(verb string, ids []string) string {
+	if len(ids) == 1 {
+		return verb + " " + ids[0]
+	}
+	return fmt.Sprintf("%s %d resources: %s … %s", verb, len(ids), ids[0], ids[len(ids)-1])
+}
+
+// batchStep is the step of one batch: the options of one resource's step of
+// the same kind (applyStep, deleteStep: task queue, retries), kept alive by
+// heartbeats instead of a short StartToClose.
+func batchStep(ctx workflow.Context, del bool, summary string) workflow.Context {
+	if del {
+		ctx = deleteStep(ctx, engine.Kubernetes, summary)
+	} else {
+		ctx = applyStep(ctx, engine.Kubernetes, summary)
+	}
+	o := workflow.GetActivityOptions(ctx)
+	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
+	return workflow.WithActivityOptions(ctx, o)
+}
+
+// batchInput is the input of a batch step over nodes: what they share, once,
+// and their IDs.
+func (r *run) batchInput(nodes []int, node func(int) activities.NodeInput) activities.BatchInput {
+	in := activities.BatchInput{Node: node(nodes[0]), IDs: make([]string, len(nodes))}
+	in.Node.ID = ""
+	for k, i := range nodes {
+		in.IDs[k] = r.plan.Nodes[i].ID
+	}
+	return in
+}
+
+// newFutures returns n futures and what sets each.
+func newFutures(ctx workflow.Context, n int) ([]workflow.Future, []workflow.Settable) {
+	futures, sets := make([]workflow.Future, n), make([]workflow.Settable, n)
+	for k := range n {
+		futures[k], sets[k] = workflow.NewFuture(ctx)
+	}
+	return futures, sets
+}
+
+// startPreviewBatch starts one PreviewResources over nodes and returns one
+// future per node, ready with its change (or why it cannot be previewed).
+func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int) activities.NodeInput) []workflow.Future {
+	in := r.batchInput(nodes, node)
+	in.Node.Delete = false
+	o := workflow.GetActivityOptions(applyStep(ctx, engine.Kubernetes, batchSummary("preview", in.IDs)))
+	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.PreviewResources, in)
+	futures, sets := newFutures(ctx, len(nodes))
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		var res activities.PreviewResult
+		err := f.Get(ctx, &res)
+		for k := range nodes {
+			switch {
+			case err != nil:
+				sets[k].Set(nil, err)
+			case k < len(res.Errors) && res.Errors[k] != "":
+				sets[k].Set(nil, errors.New(res.Errors[k]))
+			case k < len(res.Changes):
+				sets[k].Set(res.Changes[k], nil)
+			default:
+				sets[k].Set(nil, fmt.Errorf("preview of %s: no result", in.IDs[k]))
+			}
+		}
+	})
+	return futures
+}
+
+// startBatch starts one batch step over nodes (two or more, all applies or all deletes)
+// and returns one future per node: ready with the node's outcome once the
+// batch returns, or, for an applied node that must wait for health, once its
+// WaitResource is done. A node the batch never ran gets errNotRun.
+func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Change, nodeInput func(int) activities.NodeInput, wait bool) []workflow.Future {
+	del := changes[nodes[0]].Action == engine.Delete
+	in := r.batchInput(nodes, nodeInput)
+	in.Delete = del
+	verb, act := "apply", acts.ApplyResources
+	if del {
+		verb, act = "delete", acts.DeleteResources
+	}
+	// On r.wait a cancel of the run reaches the batch, which stops after its
+	// resource in flight and reports what it did.
+	f := workflow.ExecuteActivity(batchStep(r.wait, del, batchSummary(verb, in.IDs)), act, in)
+	futures, sets := newFutures(ctx, len(nodes))
+	began := workflow.Now(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		var res activities.BatchResult
+		err := f.Get(ctx, &res)
+		if err != nil {
+			// The details of a failed batch are what it did before failing.
+			var app *temporal.ApplicationError
+			if !errors.As(err, &app) || app.Details(&res) != nil {
+				res = activities.BatchResult{}
+			}
+			var cancelled *temporal.CanceledError
+			if errors.As(err, &cancelled) && r.stopped {
+				err = nil // cancelled before it started: none ran
+			}
+		}
+		r.timeOutcomes(nodes, began, res.Outcomes, wait, err != nil)
+		for k, i := range nodes {
+			switch {
+			case k < len(res.Outcomes):
+				o := res.Outcomes[k]
+				if wait && o.Apply.Wait {
+					workflow.Go(ctx, func(ctx workflow.Context) {
+						sets[k].Set(nil, r.waitHealthy(ctx, i, nodeInput(i), o.Apply))
+					})
+					continue
+				}
+				sets[k].Set(nil, nil)
+			case k == len(res.Outcomes) && err != nil:
+				sets[k].Set(nil, err)
+			default:
+				sets[k].Set(nil, errNotRun)
+			}
+		}
+	})
+	return futures
+}
+
+// timeOutcomes gives each resource of a batch its own times in its progress:
+// the batch's start plus the steps before it, then its own step (Took). One
+// that waits for health is finished by its wait; the one that failed starts
+// after the last done; those the batch never ran did not start.
+func (r *run) timeOutcomes(nodes []int, began time.Time, outcomes []activities.Outcome, wait, failed bool) {
+	at := began
+	for k, i := range nodes {
+		node := &r.progress.Nodes[i]
+		switch {
+		case k < len(outcomes):
+			node.Started = at
+			at = at.Add(outcomes[k].Took)
+			if !wait || !outcomes[k].Apply.Wait {
+				node.Finished = at
+			}
+		case k == len(outcomes) && failed:
+			node.Started = at
+		default:
+			node.Started = time.Time{}
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// batchWalk runs the nodes of a DAG as walk does, but ready nodes of one class
+// go together into one step: a step (a batch, or a node alone) takes one of the
+// limit slots until each of its nodes is done, so at most limit steps run at
+// once. A batch takes up to maxBatch ready nodes, fewer when that leaves a
+// slot free: the ready nodes are spread over the free slots.
+type batchWalk struct {
+	deps     [][]int32
+	limit    int
+	maxBatch int
+	// stopped (nil: never) ends the walk as walk's does.
+	stopped func() bool
+	// work reports whether node i needs a step at all; one that does not is
+	// done (done(i, nil)) once ready, without taking a slot.
+	work func(i int) bool
+	// class says which nodes may share a step: ready nodes of one non-empty
+	// class may; a node of class "" runs alone.
+	class func(i int) string
+	// start starts the step of nodes (all of one class, or one node) and
+	// returns one future per node, ready when that node is done.
+	start func(nodes []int) []workflow.Future
+	// done decides, as walk's does, whether node i failed.
+	done func(i int, f workflow.Future) error
+}
+
+// run walks the graph and returns the nodes that never started, in index order.
+func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
+	n := len(w.deps)
+	waiting, dependents, ready := graphOf(w.deps)
+	started := make([]bool, n)
+	futures := make([]workflow.Future, n)
+	failed := false
+	finish := func(i int) {
+		if err := w.done(i, futures[i]); err != nil {
+			failed = true
+			return
+		}
+		for _, j := range dependents[i] {
+			if waiting[j]--; waiting[j] == 0 {
+				ready = append(ready, j)
+			}
+		}
+	}
+	// stepOf[i] is the step node i runs in; left[s] counts its nodes not done.
+	stepOf := make([]int, n)
+	var left []int
+	completions := workflow.NewBufferedChannel(ctx, w.limit*max(w.maxBatch, 1))
+	inflight := 0
+	for {
+		for !failed && inflight < w.limit && len(ready) > 0 && (w.stopped == nil || !w.stopped()) {
+			i := ready[0]
+			if !w.work(i) {
+				ready = ready[1:]
+				started[i] = true
+				finish(i)
+				continue
+			}
+			var nodes []int
+			nodes, ready = w.take(ready, w.limit-inflight)
+			s := len(left)
+			left = append(left, len(nodes))
+			inflight++
+			for k, f := range w.start(nodes) {
+				j := nodes[k]
+				started[j], futures[j], stepOf[j] = true, f, s
+				workflow.Go(ctx, func(ctx workflow.Context) {
+					_ = f.Get(ctx, nil) // only waits; done reads the outcome
+					completions.Send(ctx, j)
+				})
+			}
+		}
+		if inflight == 0 {
+			break
+		}
+		var i int
+		completions.Receive(ctx, &i)
+		if left[stepOf[i]]--; left[stepOf[i]] == 0 {
+			inflight--
+		}
+		finish(i)
+	}
+	for i, s := range started {
+		if !s {
+			notStarted = append(notStarted, i)
+		}
+	}
+	return notStarted
+}
+
+// take removes from ready the nodes of the next step: ready[0] alone, or with
+// the other ready nodes of its class that need work, as many as spread them
+// over free slots (at most maxBatch). It keeps the order of the rest.
+func (w batchWalk) take(ready []int, free int) (nodes, rest []int) {
+	c := w.class(ready[0])
+	if c == "" || w.maxBatch <= 1 {
+		return ready[:1:1], ready[1:]
+	}
+	same := 0
+	for _, i := range ready {
+		if w.class(i) == c && w.work(i) {
+			same++
+		}
+	}
+	size := min(w.maxBatch, (same+free-1)/free)
+	rest = make([]int, 0, len(ready)-size)
+	for _, i := range ready {
+		if len(nodes) < size && w.class(i) == c && w.work(i) {
+			nodes = append(nodes, i)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	return nodes, rest
+}
