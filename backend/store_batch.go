@@ -72,7 +72,19 @@ func (s *Store) PutStateEntries(ctx context.Context, key ReleaseKey, entries []S
 	if !ok {
 		return fmt.Errorf("put %s: release %w", what, ErrNotFound)
 	}
-	data, err := encodeJSON(stateBatch{Seq: time.Now().UnixNano(), Entries: entries})
+	// Sealed copies: the caller's entries keep their values in clear.
+	sealed := make([]StateEntry, len(entries))
+	for i, e := range entries {
+		if e.Resource != nil {
+			r, err := s.sealResource(*e.Resource)
+			if err != nil {
+				return fmt.Errorf("put %s: encrypt sensitive values of %s: %w", what, e.ID, err)
+			}
+			e.Resource = &r
+		}
+		sealed[i] = e
+	}
+	data, err := encodeJSON(stateBatch{Seq: time.Now().UnixNano(), Entries: sealed})
 	if err != nil {
 		return fmt.Errorf("put %s: encode: %w", what, err)
 	}
@@ -103,6 +115,11 @@ func (s *Store) readBatches(ctx context.Context, dir string, names []string) (ma
 		var b stateBatch
 		if err := decodeJSON(data, &b); err != nil {
 			return fmt.Errorf("decode %s: %w", s.d.Where(objKey), err)
+		}
+		for _, e := range b.Entries {
+			if err := s.openResource(e.Resource, s.d.Where(objKey)); err != nil {
+				return err
+			}
 		}
 		mu.Lock()
 		defer mu.Unlock()

@@ -83,10 +83,19 @@ func TestSealedStoreKeepsSecretsEncrypted(t *testing.T) {
 	if err := b.PutStateEntry(ctx, backend.KeyOf(r), backend.StateEntry{ID: res.ID, Resource: &res}); err != nil {
 		t.Fatal(err)
 	}
-	if res.Attributes["data"].(map[string]any)["password"] != sealedMarker {
+	// A batch step records many resources in one object: sealed the same way.
+	batched := secretResource(sealedMarker)
+	batched.ID = "v1:Secret:demo:batched"
+	if err := b.PutStateEntries(ctx, backend.KeyOf(r), []backend.StateEntry{{ID: batched.ID, Resource: &batched}}); err != nil {
+		t.Fatal(err)
+	}
+	if res.Attributes["data"].(map[string]any)["password"] != sealedMarker || batched.Attributes["data"].(map[string]any)["password"] != sealedMarker {
 		t.Fatal("storing changed the caller's resource")
 	}
 	grepTree(t, root, sealedMarker)
+	if e, ok, err := b.GetStateEntry(ctx, backend.KeyOf(r), batched.ID); err != nil || !ok || !reflect.DeepEqual(*e.Resource, batched) {
+		t.Errorf("batched entry read back as %v (found %v, %v), want %v", e.Resource, ok, err, batched.Attributes)
+	}
 
 	gotSpec, err := b.GetSpec(ctx, hash)
 	if err != nil {
