@@ -14,18 +14,26 @@ import (
 // the sensitive values of its release files: those of opts.CodecKeyFile
 // (KUMO_CODEC_KEY_FILE, --codec-key-file) if given; else, for the embedded
 // server and `kumo server` (no TemporalAddress), $KUMO_HOME/codec.keys, created
-// on first use; else none: against an existing cluster the codec is on only
+// on first use; else, for the address of the `kumo server` that records itself
+// in $KUMO_HOME/server.json (a `kumo worker --temporal-address` beside it), that
+// server's key file; else none: against an existing cluster the codec is on only
 // with a key file, which every client and worker of that cluster must share.
 func CodecKeys(opts Options) (*keyring.Ring, error) {
+	home := opts.Home
+	if home == "" {
+		home = DefaultHome()
+	}
+	home = absHome(home)
 	switch {
 	case opts.CodecKeyFile != "":
 		return keyring.Load(absPath(opts.CodecKeyFile))
 	case opts.TemporalAddress == "":
-		home := opts.Home
-		if home == "" {
-			home = DefaultHome()
-		}
-		return keyring.LoadOrCreate(filepath.Join(absHome(home), keyring.FileName))
+		return keyring.LoadOrCreate(filepath.Join(home, keyring.FileName))
+	}
+	// The record of a server killed a moment ago still names its key file:
+	// a worker restarted before the server comes back must decrypt too.
+	if info, err := readServerInfo(home); err == nil && info != nil && info.CodecKeyFile != "" && info.Address == opts.TemporalAddress {
+		return keyring.Load(info.CodecKeyFile)
 	}
 	return nil, nil
 }

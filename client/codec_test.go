@@ -26,6 +26,17 @@ func TestCodecKeysByMode(t *testing.T) {
 	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "temporal:7233"}); err != nil || keys != nil {
 		t.Errorf("existing cluster without a key file: %v, %v; want the codec off", keys, err)
 	}
+	// A worker given the address of the kumo server recorded in its home
+	// (running, or killed a moment ago) decrypts with that server's keys.
+	if err := writeServerInfo(home, ServerInfo{PID: 1, Address: "127.0.0.1:7233", Namespace: "default", CodecKeyFile: want}); err != nil {
+		t.Fatal(err)
+	}
+	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "127.0.0.1:7233"}); err != nil || keys == nil || keys.Path() != want {
+		t.Errorf("worker beside kumo server: %v, %v; want the server's %s", keys, err, want)
+	}
+	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "temporal:7233"}); err != nil || keys != nil {
+		t.Errorf("another cluster than the home's server: %v, %v; want the codec off", keys, err)
+	}
 	if keys, err := CodecKeys(Options{Home: t.TempDir(), TemporalAddress: "temporal:7233", CodecKeyFile: want}); err != nil || keys == nil || keys.Path() != want {
 		t.Errorf("existing cluster with a key file: %v, %v", keys, err)
 	}
