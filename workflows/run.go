@@ -126,7 +126,12 @@ func (r *run) markReferenceChanges(changes []engine.Change) {
 
 // nodeErrors collects per-resource failures into one error naming each resource.
 type nodeErrors struct {
+	n int
+	// msgs are the distinct messages in the order first seen, ids[msg] the
+	// resources that failed with each: a failure the resources share (the
+	// kubeconfig does not load, the cluster cannot be reached) is said once.
 	msgs []string
+	ids  map[string][]string
 }
 
 func (e *nodeErrors) add(id string, err error) {
@@ -134,18 +139,42 @@ func (e *nodeErrors) add(id string, err error) {
 		return
 	}
 	msg := rootMessage(err)
-	if !strings.Contains(msg, id) { // runtimes usually name the resource already
-		msg = id + ": " + msg
+	if e.ids == nil {
+		e.ids = map[string][]string{}
 	}
-	e.msgs = append(e.msgs, msg)
+	if _, seen := e.ids[msg]; !seen {
+		e.msgs = append(e.msgs, msg)
+	}
+	e.ids[msg] = append(e.ids[msg], id)
+	e.n++
 }
 
+// maxNamed bounds the resources named for one shared message.
+const maxNamed = 3
+
 func (e *nodeErrors) err(what string) error {
-	switch len(e.msgs) {
-	case 0:
-		return nil
-	case 1:
-		return fmt.Errorf("%s failed: %s", what, e.msgs[0])
+	lines := make([]string, 0, len(e.msgs))
+	for _, msg := range e.msgs {
+		ids := e.ids[msg]
+		switch {
+		case len(ids) == 1 && strings.Contains(msg, ids[0]): // runtimes usually name the resource already
+			lines = append(lines, msg)
+		case len(ids) == 1:
+			lines = append(lines, ids[0]+": "+msg)
+		default:
+			named := ids[:min(len(ids), maxNamed)]
+			more := ""
+			if len(ids) > maxNamed {
+				more = fmt.Sprintf(" and %d more", len(ids)-maxNamed)
+			}
+			lines = append(lines, fmt.Sprintf("%s (%d resources: %s%s)", msg, len(ids), strings.Join(named, ", "), more))
+		}
 	}
-	return fmt.Errorf("%s failed for %d resources:\n  %s", what, len(e.msgs), strings.Join(e.msgs, "\n  "))
+	switch {
+	case e.n == 0:
+		return nil
+	case e.n == 1:
+		return fmt.Errorf("%s failed: %s", what, lines[0])
+	}
+	return fmt.Errorf("%s failed for %d resources:\n  %s", what, e.n, strings.Join(lines, "\n  "))
 }
