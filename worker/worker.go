@@ -1,6 +1,8 @@
 // Package worker builds a Temporal worker that runs kumo's workflows and
 // activities on the task queue "kumo". The CLI starts one in-process for the
-// embedded server; `kumo worker` runs one against an existing Temporal cluster.
+// embedded server; `kumo worker` runs one against an existing Temporal cluster,
+// and `kumo worker --task-queue Q` one that serves only the runtime steps of
+// the workspaces routed to queue Q.
 package worker
 
 import (
@@ -18,7 +20,6 @@ import (
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
-	"github.com/kumoproj/kumo/engine/runtime/kubernetes"
 	"github.com/kumoproj/kumo/engine/runtime/terraform"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
@@ -73,7 +74,7 @@ func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runt
 	var err error
 	switch typ {
 	case engine.Kubernetes:
-		rt, err = kubernetes.New(kubernetes.Config{Kubeconfig: s.Kubeconfig, Context: s.Context})
+		rt, err = newKubernetes(s)
 	case engine.Terraform:
 		// Working directories and the plugin cache are worker-local
 		// (terraform.DefaultDir, $KUMO_TERRAFORM_DIR); the state is in the backend.

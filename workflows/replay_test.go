@@ -53,7 +53,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 // unchanged, a reference), Preview, Destroy, Rollback and an Apply that fails and compensates, against a real embedded server
 // with an in-memory runtime, and saves each history. Runs of the current
 // version (v2-*: KumoStatus, the changes memo, cancel) add an apply that waits
-// for approval and one cancelled half-way. Histories already in testdata are
+// for approval and one cancelled half-way; apply-queue runs its runtime steps
+// on a workspace's task queue. Histories already in testdata are
 // kept: they are what earlier versions recorded.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
@@ -93,6 +94,13 @@ func recordHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
+	// The runtime steps of a workspace with a task queue run on its workers.
+	edge := worker.New(tc, "edge", worker.Options{DisableWorkflowWorker: true})
+	activities.Register(edge, activities.New(b, rt, notRunning{}))
+	if err := edge.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer edge.Stop()
 
 	// A stack to generate from, for the runs that start from one.
 	project := t.TempDir()
@@ -132,6 +140,7 @@ func recordHistories(t *testing.T) {
 			cm("a"), cm("cancel-here", "v1:ConfigMap:ns:a"), cm("never", "v1:ConfigMap:ns:cancel-here"),
 		}}},
 		{"apply-wait", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}},
+		{"apply-queue", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}},
 	}
 	for _, run := range runs {
 		if *recordOnly != "" && run.name != *recordOnly {
@@ -143,6 +152,9 @@ func recordHistories(t *testing.T) {
 		}
 		in.RollbackOnFailure = run.name == "apply-compensate" || run.name == "v2-apply-cancel"
 		in.AutoApprove = run.name != "v2-apply-approved"
+		if run.name == "apply-queue" {
+			in.Settings.TaskQueue = "edge"
+		}
 		if run.spec != nil {
 			if in.SpecHash, err = b.PutSpec(ctx, run.spec); err != nil {
 				t.Fatal(err)

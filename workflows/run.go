@@ -30,7 +30,7 @@ func newRun(ctx workflow.Context, in RunInput) (*run, error) {
 		in.Parallelism = defaultParallel
 	}
 	r := &run{in: in, progress: Progress{Stage: StagePlanning}}
-	r.init(ctx)
+	r.init(withRuntimeQueue(ctx, in.Settings.TaskQueue))
 	err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil })
 	return r, err
 }
@@ -57,7 +57,7 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 	noDeps := make([][]int32, len(r.plan.Nodes))
 	walk(ctx, noDeps, r.in.Parallelism, r.isStopped, func(i int) workflow.Future {
 		in := node(i)
-		return workflow.ExecuteLocalActivity(readStep(ctx, r.plan.Nodes[i].Type, "preview "+in.ID), acts.PreviewResource, in)
+		return executeRead(ctx, r.plan.Nodes[i].Type, "preview "+in.ID, acts.PreviewResource, in)
 	}, func(i int, f workflow.Future) error {
 		err := f.Get(ctx, &changes[i])
 		failures.add(r.plan.Nodes[i].ID, err)

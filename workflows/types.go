@@ -93,6 +93,10 @@ type Progress struct {
 	Nodes    []Node `json:"nodes,omitempty"`
 	// Changes is filled once the preview is complete.
 	Changes []engine.Change `json:"changes,omitempty"`
+	// Waiting says why the run stands still, e.g. "waiting for a worker on
+	// queue edge". The client fills it in from Temporal (the workflow cannot
+	// know who polls its queues).
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // Node is one resource's progress.

@@ -35,7 +35,13 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	shownPreview := false
 	printed := map[string]workflows.NodeStatus{}
 	healths := map[string]string{}
+	waiting := ""
 	showProgress := func(p workflows.Progress) {
+		if p.Waiting != waiting {
+			if waiting = p.Waiting; waiting != "" {
+				fmt.Fprintf(os.Stdout, "  %s\n", waiting)
+			}
+		}
 		if !shownPreview && p.Changes != nil {
 			printChanges(os.Stdout, p.Changes)
 			shownPreview = true

@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/worker"
@@ -18,6 +19,7 @@ func workerCommand() *cli.Command {
 		Name:  "worker",
 		Usage: "run a kumo worker against an existing Temporal cluster (TEMPORAL_ADDRESS or --temporal-address)",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "task-queue", Usage: "serve only the runtime steps (previews, applies, deletes, waits, drift reads) of workspaces whose temporal.taskQueue is this queue, e.g. from inside their cluster; with no kubeconfig, the pod's service account (default: kumo's own queue, every workflow and activity)"},
 			&cli.StringFlag{Name: "health-address", Usage: "host:port serving /livez and /readyz for probes (default: none)"},
 			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: the Temporal SDK's (default: none)"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
@@ -75,12 +77,19 @@ func runWorker(c *cli.Context) error {
 		return err
 	}
 	grace := c.Duration("shutdown-grace")
-	w := worker.NewWithOptions(tc, b, worker.Options{StopTimeout: grace})
+	opts := worker.Options{StopTimeout: grace}
+	queue := c.String("task-queue")
+	var w sdkworker.Worker
+	if queue == "" || queue == workflows.TaskQueue {
+		queue, w = workflows.TaskQueue, worker.NewWithOptions(tc, b, opts)
+	} else {
+		w = worker.NewForQueue(tc, b, queue, opts)
+	}
 	if err := w.Start(); err != nil {
 		return err
 	}
 	health.setReady(true)
-	log.Info("kumo worker polling", "taskQueue", workflows.TaskQueue, "address", conn.Address, "namespace", conn.Namespace)
+	log.Info("kumo worker polling", "taskQueue", queue, "address", conn.Address, "namespace", conn.Namespace)
 
 	<-c.Context.Done()
 	health.setReady(false)
