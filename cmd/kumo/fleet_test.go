@@ -181,12 +181,12 @@ func TestTwoWorkersOneKilledMidApply(t *testing.T) {
 	metrics := []string{freeAddress(t), freeAddress(t)}
 	victim, _ := e.background(nil, "worker", "--metrics-address", metrics[0])
 	e.background(nil, "worker", "--metrics-address", metrics[1])
-	spec := e.writeSpec("many.yaml", manyConfigMaps(e.ns, n+1))
-	_, wait := e.background(nil, "apply", "--yes", "-f", spec)
-
 	// Independent resources, applied 10 at a time: a chain would not do, as
 	// the SDK hands an activity scheduled by a workflow task to the worker that
 	// ran that task (eager dispatch) whenever it has a free slot.
+	spec := e.writeSpec("many.yaml", manyConfigMaps(e.ns, n+1))
+	_, wait := e.background(nil, "apply", "--yes", "-f", spec)
+
 	waitFor(t, "both workers to apply resources", 3*time.Minute, func() bool {
 		return activityTypes(t, metrics[0])["ApplyResource"] && activityTypes(t, metrics[1])["ApplyResource"]
 	})
