@@ -26,7 +26,7 @@ var runtimeActivities = map[string]bool{
 // NewForQueue returns a worker (not yet started) serving the runtime steps of
 // the runs whose workspace names queue: no workflows, no other activities.
 func NewForQueue(c client.Client, b backend.Backend, queue string, o Options) sdkworker.Worker {
-	w := sdkworker.New(c, queue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, DisableWorkflowWorker: true})
+	w := sdkworker.New(c, queue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, DisableWorkflowWorker: true, Interceptors: interceptors})
 	activities.Register(runtimeOnly{w}, activities.New(b, NewRuntimes(), RunChecker(c)))
 	return w
 }

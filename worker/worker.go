@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
@@ -33,11 +34,14 @@ func New(c client.Client, b backend.Backend) sdkworker.Worker {
 
 // NewWithOptions is New for a long-lived worker (kumo server, kumo worker).
 func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout})
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, Interceptors: interceptors})
 	workflows.Register(w)
 	activities.Register(w, activities.New(b, NewRuntimes(), RunChecker(c)))
 	return w
 }
+
+// interceptors record kumo's metrics (metrics.go).
+var interceptors = []interceptor.WorkerInterceptor{&metrics{}}
 
 // Runtimes builds one Runtime per type and settings and reuses it, so clients,
 // discovery caches and connections are shared by every node of every run.

@@ -21,7 +21,7 @@ func workerCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "task-queue", Usage: "serve only the runtime steps (previews, applies, deletes, waits, drift reads) of workspaces whose temporal.taskQueue is this queue, e.g. from inside their cluster; with no kubeconfig, the pod's service account (default: kumo's own queue, every workflow and activity)"},
 			&cli.StringFlag{Name: "health-address", Usage: "host:port serving /livez and /readyz for probes (default: none)"},
-			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: the Temporal SDK's (default: none)"},
+			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: kumo's (kumo_runs_*, kumo_node_step*, kumo_drift*, kumo_runs_awaiting_approval) and the Temporal SDK's (default: none)"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 2 * time.Minute, Usage: "on SIGTERM, how long activities in flight may take to finish (they keep heartbeating) before they are cancelled and retried elsewhere; a second SIGTERM exits at once"},
 		},
@@ -60,19 +60,24 @@ func runWorker(c *cli.Context) error {
 		sdkLog = slogAtLeast(log, slogWarn)
 	}
 	sdkOpts := sdkclient.Options{Logger: sdklog.NewStructuredLogger(sdkLog)}
+	var metrics *metricsServer
 	if a := c.String("metrics-address"); a != "" {
-		handler, stop, err := startMetrics(a, log)
-		if err != nil {
+		if metrics, err = startMetrics(a, log); err != nil {
 			return err
 		}
-		defer stop()
-		sdkOpts.MetricsHandler = handler
+		defer metrics.stop()
+		sdkOpts.MetricsHandler = metrics.handler
 	}
 	tc, err := client.Dial(c.Context, conn, sdkOpts, client.DialOptions{})
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
+	if metrics != nil {
+		if err := metrics.observeApprovals(tc); err != nil {
+			return err
+		}
+	}
 	if err := client.CheckSearchAttributes(c.Context, tc, conn); err != nil {
 		return err
 	}
