@@ -53,7 +53,9 @@ var nodeSteps = map[string]string{
 }
 
 // metrics is the worker interceptor that records kumo's metrics.
-type metrics struct{ interceptor.WorkerInterceptorBase }
+type metrics struct {
+	interceptor.WorkerInterceptorBase
+}
 
 func (*metrics) InterceptActivity(_ context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
 	return &activityMetrics{interceptor.ActivityInboundInterceptorBase{Next: next}}
@@ -63,7 +65,9 @@ func (*metrics) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowI
 	return &workflowMetrics{interceptor.WorkflowInboundInterceptorBase{Next: next}}
 }
 
-type activityMetrics struct{ interceptor.ActivityInboundInterceptorBase }
+type activityMetrics struct {
+	interceptor.ActivityInboundInterceptorBase
+}
 
 func (a *activityMetrics) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (interface{}, error) {
 	step, ok := nodeSteps[activity.GetInfo(ctx).ActivityType.Name]
@@ -110,7 +114,9 @@ func first(args []interface{}) interface{} {
 	return args[0]
 }
 
-type workflowMetrics struct{ interceptor.WorkflowInboundInterceptorBase }
+type workflowMetrics struct {
+	interceptor.WorkflowInboundInterceptorBase
+}
 
 func (w *workflowMetrics) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (interface{}, error) {
 	info := workflow.GetInfo(ctx)
