@@ -17,6 +17,7 @@ IMAGE ?= kumo:dev
 CONTAINER_ENGINE ?= $(shell command -v docker || command -v podman)
 image:
 	@test -n "$(CONTAINER_ENGINE)" || { echo "make image needs docker or podman"; exit 1; }
+	@$(CONTAINER_ENGINE) info >/dev/null 2>&1 || { echo "make image: $(CONTAINER_ENGINE) cannot reach its daemon (is it running?); it also pulls the golang and distroless base images"; exit 1; }
 	$(CONTAINER_ENGINE) build -f deploy/docker/Dockerfile -t $(IMAGE) .
 
 # Static binaries for linux and darwin on amd64 and arm64, in dist/.

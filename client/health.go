@@ -3,20 +3,36 @@ package client
 import (
 	"context"
 
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/workflows"
 )
 
-// addLiveHealth fills in the health of the nodes waiting right now: the
-// workflow learns it only when a wait ends, the waiting activity heartbeats it
-// (activities.WaitProgress), and Temporal keeps the last heartbeat of each
-// pending activity. Best effort: a failed describe leaves p as it was.
-func (r *Run) addLiveHealth(ctx context.Context, p *workflows.Progress) {
-	if p.Stage != workflows.StageApplying && p.Stage != workflows.StageDestroying {
+// addLive adds to p what only Temporal knows of the steps in flight: their
+// live health (addLiveHealth) and whether they wait for a worker
+// (addWaiting). Best effort: a failed describe leaves p as it was.
+func (r *Run) addLive(ctx context.Context, p *workflows.Progress) {
+	switch p.Stage {
+	case workflows.StagePreview, workflows.StageApplying, workflows.StageDestroying, workflows.StageCompensating:
+	default:
 		return
 	}
 	desc, err := r.c.temporal.DescribeWorkflowExecution(ctx, r.WorkflowID, r.RunID)
 	if err != nil {
+		return
+	}
+	addLiveHealth(desc, p, r.c.DataConverter())
+	r.addWaiting(ctx, desc, p)
+}
+
+// addLiveHealth fills in the health of the nodes waiting right now: the
+// workflow learns it only when a wait ends, the waiting activity heartbeats it
+// (activities.WaitProgress), and Temporal keeps the last heartbeat of each
+// pending activity.
+func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *workflows.Progress, dc converter.DataConverter) {
+	if p.Stage != workflows.StageApplying && p.Stage != workflows.StageDestroying {
 		return
 	}
 	live := map[string]string{}
@@ -25,7 +41,7 @@ func (r *Run) addLiveHealth(ctx context.Context, p *workflows.Progress) {
 			continue
 		}
 		var wp activities.WaitProgress
-		if r.c.DataConverter().FromPayloads(a.GetHeartbeatDetails(), &wp) == nil && wp.Health.Status != "" {
+		if dc.FromPayloads(a.GetHeartbeatDetails(), &wp) == nil && wp.Health.Status != "" {
 			live[wp.ID] = wp.Health.String()
 		}
 	}

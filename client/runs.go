@@ -222,7 +222,7 @@ func (r *Run) Progress(ctx context.Context) (workflows.Progress, error) {
 	if err := v.Get(&p); err != nil {
 		return p, err
 	}
-	r.addLiveHealth(ctx, &p)
+	r.addLive(ctx, &p)
 	return p, nil
 }
 

@@ -20,6 +20,8 @@ type RunDetails struct {
 	RunInfo
 	// Stage is where a running run is (from its progress).
 	Stage workflows.Stage `json:"stage,omitempty"`
+	// Waiting says why a running run stands still (Progress.Waiting).
+	Waiting string `json:"waiting,omitempty"`
 	// Error says why a run failed or was cancelled.
 	Error        string               `json:"error,omitempty"`
 	Compensation *engine.Compensation `json:"compensation,omitempty"`
@@ -65,7 +67,7 @@ func (c *Client) ShowRun(ctx context.Context, project, runID string) (*RunDetail
 	if err != nil {
 		d.ProgressError = fmt.Sprintf("the run did not answer (%v); is a kumo worker running?", err)
 	} else {
-		d.Stage = p.Stage
+		d.Stage, d.Waiting = p.Stage, p.Waiting
 		d.Resources = outcomes(p.Nodes)
 		if d.Changes == nil && p.Changes != nil { // a run older than the memo
 			counts := workflows.CountChanges(p.Changes)

@@ -5,11 +5,9 @@
 package deploy_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -23,6 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/engine"
@@ -37,20 +37,19 @@ var overlays = []string{"overlays/external-temporal", "overlays/single-node", "n
 // TestOverlaysDryRun: each overlay builds with kustomize and the apiserver
 // accepts every object in a server-side dry-run.
 func TestOverlaysDryRun(t *testing.T) {
-	kubectl := kubectlPath(t)
-	c := localclustertest.Start(t, localclustertest.RBAC)
+	c := startCluster(t)
 	kube := adminClient(t, c)
 	for _, ns := range []string{"kumo", "apps"} {
 		createNamespace(t, kube, ns)
 	}
+	admin := adminRuntime(t, c)
 	for _, o := range overlays {
-		manifests := build(t, kubectl, o)
-		out, err := kubectlRun(kubectl, manifests, "--kubeconfig", c.Kubeconfig, "apply", "--server-side", "--dry-run=server", "-f", "-")
+		ids, err := apply(admin, build(t, o), true)
 		if err != nil {
-			t.Errorf("%s: server-side dry-run: %v\n%s", o, err, out)
+			t.Errorf("%s: server-side dry-run: %v", o, err)
 			continue
 		}
-		t.Logf("%s:\n%s", o, out)
+		t.Logf("%s: %s", o, strings.Join(ids, ", "))
 	}
 }
 
@@ -58,7 +57,6 @@ func TestOverlaysDryRun(t *testing.T) {
 // read-only root filesystem, probes the health endpoint, and is given longer
 // to stop than its own shutdown grace.
 func TestWorkerDeploymentHardening(t *testing.T) {
-	kubectl := kubectlPath(t)
 	var dep struct {
 		Spec struct {
 			Template struct {
@@ -79,7 +77,7 @@ func TestWorkerDeploymentHardening(t *testing.T) {
 			} `json:"template"`
 		} `json:"spec"`
 	}
-	doc := document(t, build(t, kubectl, "overlays/external-temporal"), "Deployment", "kumo-worker")
+	doc := document(t, build(t, "overlays/external-temporal"), "Deployment", "kumo-worker")
 	if err := yaml.Unmarshal([]byte(doc), &dep); err != nil {
 		t.Fatal(err)
 	}
@@ -107,17 +105,16 @@ func TestWorkerDeploymentHardening(t *testing.T) {
 // the role names is applied, read, waited for and deleted. Then each rule in
 // turn is taken away, and the same run must be refused: no rule is spare.
 func TestClusterRoleIsWhatTheRuntimeNeeds(t *testing.T) {
-	kubectl := kubectlPath(t)
-	c := localclustertest.Start(t, localclustertest.RBAC)
+	c := startCluster(t)
 	kube := adminClient(t, c)
 	createNamespace(t, kube, "kumo")
-	manifests := build(t, kubectl, "overlays/external-temporal")
+	manifests := build(t, "overlays/external-temporal")
 	var rbac []string
 	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding"} {
 		rbac = append(rbac, document(t, manifests, kind, ""))
 	}
-	if out, err := kubectlRun(kubectl, strings.Join(rbac, "\n---\n"), "--kubeconfig", c.Kubeconfig, "apply", "--server-side", "-f", "-"); err != nil {
-		t.Fatalf("apply the worker's RBAC: %v\n%s", err, out)
+	if _, err := apply(adminRuntime(t, c), strings.Join(rbac, "\n---\n"), false); err != nil {
+		t.Fatalf("apply the worker's RBAC: %v", err)
 	}
 	ctx := context.Background()
 	tok, err := kube.CoreV1().ServiceAccounts("kumo").CreateToken(ctx, "kumo-worker", &authv1.TokenRequest{}, metav1.CreateOptions{})
@@ -284,33 +281,58 @@ func setRules(t *testing.T, kube k8s.Interface, rules []rbacv1.PolicyRule, verb,
 	t.Fatalf("the authorizer did not follow the ClusterRole for %s %s", verb, resource)
 }
 
-func kubectlPath(t *testing.T) string {
+func startCluster(t *testing.T) *localcluster.Cluster {
 	if testing.Short() {
 		t.Skip("needs a local Kubernetes control plane")
 	}
-	p, err := exec.LookPath("kubectl")
-	if err != nil {
-		t.Skip("kubectl (for kustomize and apply) is not installed")
-	}
-	return p
+	return localclustertest.Start(t, localclustertest.RBAC)
 }
 
-func build(t *testing.T, kubectl, overlay string) string {
+// build is `kustomize build` of kubernetes/<overlay>, through kustomize's Go
+// API (what `kubectl kustomize` runs).
+func build(t *testing.T, overlay string) string {
 	t.Helper()
-	out, err := kubectlRun(kubectl, "", "kustomize", "kubernetes/"+overlay)
+	res, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), "kubernetes/"+overlay)
 	if err != nil {
-		t.Fatalf("kustomize build %s: %v\n%s", overlay, err, out)
+		t.Fatalf("kustomize build %s: %v", overlay, err)
 	}
-	return out
+	out, err := res.AsYaml()
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", overlay, err)
+	}
+	return string(out)
 }
 
-func kubectlRun(kubectl, stdin string, args ...string) (string, error) {
-	cmd := exec.Command(kubectl, args...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
-	return out.String(), err
+// adminRuntime is kumo's Kubernetes runtime as the cluster's admin.
+func adminRuntime(t *testing.T, c *localcluster.Cluster) *kubernetes.Runtime {
+	rt, err := kubernetes.NewForConfig(c.RESTConfig(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rt
+}
+
+// apply server-side applies every object of manifests (only as a dry run when
+// dryRun), as `kubectl apply --server-side [--dry-run=server]` does, and
+// returns their IDs.
+func apply(rt *kubernetes.Runtime, manifests string, dryRun bool) ([]string, error) {
+	var ids []string
+	for _, doc := range strings.Split(manifests, "\n---\n") {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			return ids, err
+		}
+		id, err := engine.KubernetesIDOf(obj)
+		if err != nil {
+			return ids, err
+		}
+		res := &engine.Resource{ID: id, Type: engine.Kubernetes, Attributes: obj}
+		if _, err := rt.Apply(context.Background(), res, runtime.ApplyOptions{DryRun: dryRun, ForceConflicts: true}); err != nil {
+			return ids, fmt.Errorf("%s: %w", id, err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
 }
 
 // document is the object of kind (and name, if given) in a multi-document YAML.

@@ -18,6 +18,18 @@ type Workspace struct {
 	Context map[string]any `json:"context,omitempty"`
 	// Drift says what drift checks ignore here and how many reports they keep.
 	Drift drift.Config `json:"drift,omitzero"`
+	// Temporal says where this workspace's runs execute.
+	Temporal TemporalSettings `json:"temporal,omitzero"`
+}
+
+// TemporalSettings are a workspace's Temporal settings.
+type TemporalSettings struct {
+	// TaskQueue routes the runtime steps of this workspace's runs (previews,
+	// applies, deletes, waits, compensations, drift reads) to workers started
+	// with `kumo worker --task-queue <queue>`, e.g. inside the target cluster's
+	// network; orchestration and the release lifecycle stay on the default
+	// queue. Empty: every step runs on the default queue.
+	TaskQueue string `json:"taskQueue,omitempty"`
 }
 
 // ModuleDefaults is a workspace's configuration for one module.

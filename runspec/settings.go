@@ -15,4 +15,9 @@ type RuntimeSettings struct {
 	// Objects kumo already recorded are always applied with force: kumo's
 	// desired state wins over a change made outside it (drift).
 	ForceConflicts bool `json:"forceConflicts,omitempty"`
+	// TaskQueue, when set, is where the run's runtime steps (everything that
+	// touches Kubernetes or runs Terraform) execute: workers started with
+	// `kumo worker --task-queue` inside the target's network. Empty: the
+	// workflow's own queue. From the workspace's temporal.taskQueue.
+	TaskQueue string `json:"taskQueue,omitempty"`
 }

@@ -1,6 +1,8 @@
 // Package worker builds a Temporal worker that runs kumo's workflows and
 // activities on the task queue "kumo". The CLI starts one in-process for the
-// embedded server; `kumo worker` runs one against an existing Temporal cluster.
+// embedded server; `kumo worker` runs one against an existing Temporal cluster,
+// and `kumo worker --task-queue Q` one that serves only the runtime steps of
+// the workspaces routed to queue Q.
 package worker
 
 import (
@@ -12,13 +14,13 @@ import (
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
-	"github.com/kumoproj/kumo/engine/runtime/kubernetes"
 	"github.com/kumoproj/kumo/engine/runtime/terraform"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
@@ -32,11 +34,14 @@ func New(c client.Client, b backend.Backend) sdkworker.Worker {
 
 // NewWithOptions is New for a long-lived worker (kumo server, kumo worker).
 func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle, Interceptors: interceptors})
 	workflows.Register(w)
 	activities.Register(w, activities.New(b, NewRuntimes(), RunChecker(c)))
 	return w
 }
+
+// interceptors record kumo's metrics (metrics.go).
+var interceptors = []interceptor.WorkerInterceptor{&metrics{}}
 
 // Runtimes builds one Runtime per type and settings and reuses it, so clients,
 // discovery caches and connections are shared by every node of every run.
@@ -73,7 +78,7 @@ func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runt
 	var err error
 	switch typ {
 	case engine.Kubernetes:
-		rt, err = kubernetes.New(kubernetes.Config{Kubeconfig: s.Kubeconfig, Context: s.Context})
+		rt, err = newKubernetes(s)
 	case engine.Terraform:
 		// Working directories and the plugin cache are worker-local
 		// (terraform.DefaultDir, $KUMO_TERRAFORM_DIR); the state is in the backend.

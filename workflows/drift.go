@@ -48,6 +48,7 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 	if in.CheckTime.IsZero() {
 		in.CheckTime = workflow.Now(ctx)
 	}
+	ctx = withRuntimeQueue(ctx, in.Settings.TaskQueue)
 	var res runspec.DriftResult
 	err := workflow.ExecuteActivity(heartbeatStep(ctx, driftTimeout, "check drift "+in.Project+"/"+in.Workspace), acts.CheckDrift, in).Get(ctx, &res)
 	if err != nil {

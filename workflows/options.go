@@ -35,14 +35,49 @@ var retryPolicy = &temporal.RetryPolicy{
 
 // step returns ctx set up for one short activity, summarised for the Web UI.
 func step(ctx workflow.Context, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	return workflow.WithActivityOptions(ctx, shortOptions(summary))
+}
+
+func shortOptions(summary string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
 		StartToCloseTimeout: shortCallTimeout,
 		RetryPolicy:         retryPolicy,
 		Summary:             summary,
 		// A cancelled run still waits for its in-flight nodes, so their results
 		// are recorded before the release is finished.
 		WaitForCancellation: true,
-	})
+	}
+}
+
+// A workspace may name a task queue (temporal.taskQueue) served by workers
+// inside its cluster's network: its runs' runtime steps (everything that
+// touches Kubernetes or runs Terraform: previews, applies, deletes, waits,
+// compensations, drift reads) go there, while orchestration and the release
+// lifecycle stay on TaskQueue. The step helpers below are the one place that
+// choice is made, from the queue withRuntimeQueue put in the run's context.
+const runtimeQueueChange = "runtime-queue"
+
+type runtimeQueueKey struct{}
+
+// withRuntimeQueue returns ctx carrying queue as the run's runtime queue ("":
+// TaskQueue). Runs recorded before workspaces had queues replay without one.
+func withRuntimeQueue(ctx workflow.Context, queue string) workflow.Context {
+	if queue == "" || workflow.GetVersion(ctx, runtimeQueueChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return ctx
+	}
+	return workflow.WithValue(ctx, runtimeQueueKey{}, queue)
+}
+
+// runtimeQueue is the run's runtime queue, "" when its runtime steps run on TaskQueue.
+func runtimeQueue(ctx workflow.Context) string {
+	q, _ := ctx.Value(runtimeQueueKey{}).(string)
+	return q
+}
+
+// runtimeStep is ctx set up with o for a runtime step, on the run's runtime queue.
+func runtimeStep(ctx workflow.Context, o workflow.ActivityOptions) workflow.Context {
+	o.TaskQueue = runtimeQueue(ctx)
+	return workflow.WithActivityOptions(ctx, o)
 }
 
 // finishStep is for FinishRelease, which must not give up: it is the only way
@@ -64,7 +99,7 @@ func applyStep(ctx workflow.Context, typ engine.Type, summary string) workflow.C
 	if typ == engine.Terraform {
 		return heartbeatStep(ctx, terraformCallTimeout, summary)
 	}
-	return step(ctx, summary)
+	return runtimeStep(ctx, shortOptions(summary))
 }
 
 // deleteStep is the step that deletes one resource of type typ.
@@ -80,10 +115,10 @@ func longStep(ctx workflow.Context, summary string) workflow.Context {
 	return heartbeatStep(ctx, deleteCallTimeout, summary)
 }
 
-// heartbeatStep is a step of up to timeout, kept alive by heartbeats: a crashed
-// worker's call is retried once deleteHeartbeat passes without one.
+// heartbeatStep is a runtime step of up to timeout, kept alive by heartbeats: a
+// crashed worker's call is retried once deleteHeartbeat passes without one.
 func heartbeatStep(ctx workflow.Context, timeout time.Duration, summary string) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	return runtimeStep(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
 		HeartbeatTimeout:    deleteHeartbeat,
 		RetryPolicy:         retryPolicy,
@@ -92,18 +127,26 @@ func heartbeatStep(ctx workflow.Context, timeout time.Duration, summary string) 
 	})
 }
 
-// readStep runs a short read-only call (a preview) as a local activity: it runs in
-// the worker that runs the workflow, without a round trip through the task queue,
-// and is recorded as one marker instead of three events. That is ~1 ms instead of
-// ~5 ms per node, and a quarter of the history.
-func readStep(ctx workflow.Context, typ engine.Type, summary string) workflow.Context {
+// executeRead runs a short read-only call (a preview) of a resource of type typ.
+// It is a local activity: it runs in the worker that runs the workflow, without
+// a round trip through the task queue, and is recorded as one marker instead of
+// three events. That is ~1 ms instead of ~5 ms per node, and a quarter of the
+// history. A run with a runtime queue reads through that queue's workers
+// instead (an ordinary activity): the workflow's worker may not reach the
+// cluster at all.
+func executeRead(ctx workflow.Context, typ engine.Type, summary string, activity, in any) workflow.Future {
 	timeout := shortCallTimeout
 	if typ == engine.Terraform {
 		timeout = terraformPreview
 	}
-	return workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+	if runtimeQueue(ctx) != "" {
+		return workflow.ExecuteActivity(runtimeStep(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: timeout, RetryPolicy: retryPolicy, Summary: summary,
+		}), activity, in)
+	}
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: timeout,
 		RetryPolicy:         retryPolicy,
 		Summary:             summary,
-	})
+	}), activity, in)
 }

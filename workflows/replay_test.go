@@ -56,7 +56,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 // version (v2-*: KumoStatus, the changes memo, cancel) add an apply that waits
 // for approval and one cancelled half-way; approval-* runs wait for an
 // approval (ApproveUpdate) that rejects, comes after what is live changed
-// (stale), or never comes. Histories already in testdata are kept: they are
+// (stale), or never comes; apply-queue runs its runtime steps on a
+// workspace's task queue. Histories already in testdata are kept: they are
 // what earlier versions recorded.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
@@ -96,6 +97,13 @@ func recordHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
+	// The runtime steps of a workspace with a task queue run on its workers.
+	edge := worker.New(tc, "edge", worker.Options{DisableWorkflowWorker: true})
+	activities.Register(edge, activities.New(b, rt, notRunning{}))
+	if err := edge.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer edge.Stop()
 
 	// A stack to generate from, for the runs that start from one.
 	project := t.TempDir()
@@ -149,6 +157,7 @@ func recordHistories(t *testing.T) {
 		{"apply-batches", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			notReady("b1"), cm("b2"), notReady("b3"), cm("b4"), cm("b5", "v1:ConfigMap:ns:b1", "v1:ConfigMap:ns:b4"),
 		}}, nil, 0},
+		{"apply-queue", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
 	}
 	only := map[string]bool{}
 	for name := range strings.SplitSeq(*recordOnly, ",") {
@@ -165,6 +174,9 @@ func recordHistories(t *testing.T) {
 		in.RollbackOnFailure = run.name == "apply-compensate" || run.name == "v2-apply-cancel"
 		in.AutoApprove = run.answer == nil && run.approvalTimeout == 0
 		in.ApprovalTimeout = run.approvalTimeout
+		if run.name == "apply-queue" {
+			in.Settings.TaskQueue = "edge"
+		}
 		if run.spec != nil {
 			if in.SpecHash, err = b.PutSpec(ctx, run.spec); err != nil {
 				t.Fatal(err)

@@ -34,7 +34,7 @@ func newRun(ctx workflow.Context, in RunInput, op string) (*run, error) {
 		in.Parallelism = defaultParallel
 	}
 	r := &run{in: in, op: op, progress: Progress{Stage: StagePlanning}}
-	r.init(ctx)
+	r.init(withRuntimeQueue(ctx, in.Settings.TaskQueue))
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 	noDeps := make([][]int32, len(r.plan.Nodes))
 	start := func(i int) workflow.Future {
 		in := node(i)
-		return workflow.ExecuteLocalActivity(readStep(ctx, r.plan.Nodes[i].Type, "preview "+in.ID), acts.PreviewResource, in)
+		return executeRead(ctx, r.plan.Nodes[i].Type, "preview "+in.ID, acts.PreviewResource, in)
 	}
 	done := func(i int, f workflow.Future) error {
 		err := f.Get(ctx, &changes[i])

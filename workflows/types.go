@@ -104,6 +104,10 @@ type Progress struct {
 	Digest string `json:"digest,omitempty"`
 	// Approval is set once the run waits for approval.
 	Approval *ApprovalState `json:"approval,omitempty"`
+	// Waiting says why the run stands still, e.g. "waiting for a worker on
+	// queue edge". The client fills it in from Temporal (the workflow cannot
+	// know who polls its queues).
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // Node is one resource's progress.

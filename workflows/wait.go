@@ -105,7 +105,7 @@ func waitStep(ctx workflow.Context, timeout time.Duration, summary string) workf
 	if timeout <= 0 {
 		timeout = engine.DefaultWaitTimeout
 	}
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+	return runtimeStep(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: timeout + waitSlack,
 		HeartbeatTimeout:    waitHeartbeat,
 		RetryPolicy:         retryPolicy,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/internal/s3test"
 	"github.com/kumoproj/kumo/internal/tlstest"
 )
 
@@ -165,4 +166,38 @@ func httpStatus(url string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestTwoWorkersOneKilledMidApply: issue 16's fleet test. Two `kumo worker`
+// processes against one Temporal, releases in S3: a 200-resource apply is
+// served by both (each executed node steps, from its metrics); SIGKILL of one
+// mid-apply, and the run still ends succeeded on the other, its release final
+// and recording every ConfigMap as it is live.
+func TestTwoWorkersOneKilledMidApply(t *testing.T) {
+	const n = 200
+	srv := s3test.Start(t)
+	e := s3Env(t, srv, srv.Bucket(t))
+	e.flags = append(e.flags, "--temporal-address", temporalServer(t))
+	metrics := []string{freeAddress(t), freeAddress(t)}
+	victim, _ := e.background(nil, "worker", "--metrics-address", metrics[0])
+	e.background(nil, "worker", "--metrics-address", metrics[1])
+	// Independent resources, applied 10 at a time: a chain would not do, as
+	// the SDK hands an activity scheduled by a workflow task to the worker that
+	// ran that task (eager dispatch) whenever it has a free slot.
+	spec := e.writeSpec("many.yaml", manyConfigMaps(e.ns, n+1))
+	_, wait := e.background(nil, "apply", "--yes", "-f", spec)
+
+	waitFor(t, "both workers to apply resources", 3*time.Minute, func() bool {
+		return activityTypes(t, metrics[0])["ApplyResource"] && activityTypes(t, metrics[1])["ApplyResource"]
+	})
+	killedAt := len(e.configMapNames())
+	if killedAt >= n {
+		t.Fatalf("the run finished before a worker was killed")
+	}
+	kill(t, victim.Process)
+	if r := wait(); r.code != 0 {
+		t.Fatalf("apply after one worker was killed: %s", r)
+	}
+	t.Logf("killed a worker after %d of %d ConfigMaps", killedAt, n)
+	e.checkStateMatchesCluster(n)
 }

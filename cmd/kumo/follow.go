@@ -36,7 +36,13 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	shownPreview := false
 	printed := map[string]workflows.NodeStatus{}
 	healths := map[string]string{}
+	waitingFor := "" // what the run last said it waits for (a worker on a queue)
 	showProgress := func(p workflows.Progress) {
+		if p.Waiting != waitingFor {
+			if waitingFor = p.Waiting; waitingFor != "" {
+				fmt.Fprintf(os.Stdout, "  %s\n", waitingFor)
+			}
+		}
 		if !shownPreview && p.Changes != nil {
 			printChanges(os.Stdout, p.Changes)
 			printDigest(os.Stdout, p.Digest)

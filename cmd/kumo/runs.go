@@ -230,6 +230,9 @@ func printRunDetails(w io.Writer, d *client.RunDetails, now time.Time) {
 	if d.Running() && d.Stage != "" && string(d.Stage) != d.Status {
 		status += " (" + string(d.Stage) + ")"
 	}
+	if d.Waiting != "" {
+		status += ": " + d.Waiting
+	}
 	line("Status:", status)
 	if d.Revision > 0 {
 		line("Revision:", fmt.Sprint(d.Revision))

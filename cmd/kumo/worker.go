@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/codec"
@@ -19,8 +20,9 @@ func workerCommand() *cli.Command {
 		Name:  "worker",
 		Usage: "run a kumo worker against an existing Temporal cluster (TEMPORAL_ADDRESS or --temporal-address)",
 		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "task-queue", Usage: "serve only the runtime steps (previews, applies, deletes, waits, drift reads) of workspaces whose temporal.taskQueue is this queue, e.g. from inside their cluster; with no kubeconfig, the pod's service account (default: kumo's own queue, every workflow and activity)"},
 			&cli.StringFlag{Name: "health-address", Usage: "host:port serving /livez and /readyz for probes (default: none)"},
-			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: the Temporal SDK's (default: none)"},
+			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: kumo's (kumo_runs_*, kumo_node_step*, kumo_drift*, kumo_runs_awaiting_approval) and the Temporal SDK's (default: none)"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 2 * time.Minute, Usage: "on SIGTERM, how long activities in flight may take to finish (they keep heartbeating) before they are cancelled and retried elsewhere; a second SIGTERM exits at once"},
 		},
@@ -65,29 +67,41 @@ func runWorker(c *cli.Context) error {
 		sdkLog = slogAtLeast(log, slogWarn)
 	}
 	sdkOpts := sdkclient.Options{Logger: sdklog.NewStructuredLogger(sdkLog), DataConverter: codec.DataConverter(keys)}
+	var metrics *metricsServer
 	if a := c.String("metrics-address"); a != "" {
-		handler, stop, err := startMetrics(a, log)
-		if err != nil {
+		if metrics, err = startMetrics(a, log); err != nil {
 			return err
 		}
-		defer stop()
-		sdkOpts.MetricsHandler = handler
+		defer metrics.stop()
+		sdkOpts.MetricsHandler = metrics.handler
 	}
 	tc, err := client.Dial(c.Context, conn, sdkOpts, client.DialOptions{})
 	if err != nil {
 		return err
 	}
 	defer tc.Close()
+	if metrics != nil {
+		if err := metrics.observeApprovals(tc); err != nil {
+			return err
+		}
+	}
 	if err := client.CheckSearchAttributes(c.Context, tc, conn); err != nil {
 		return err
 	}
 	grace := c.Duration("shutdown-grace")
-	w := worker.NewWithOptions(tc, b, worker.Options{StopTimeout: grace})
+	wopts := worker.Options{StopTimeout: grace}
+	queue := c.String("task-queue")
+	var w sdkworker.Worker
+	if queue == "" || queue == workflows.TaskQueue {
+		queue, w = workflows.TaskQueue, worker.NewWithOptions(tc, b, wopts)
+	} else {
+		w = worker.NewForQueue(tc, b, queue, wopts)
+	}
 	if err := w.Start(); err != nil {
 		return err
 	}
 	health.setReady(true)
-	log.Info("kumo worker polling", "taskQueue", workflows.TaskQueue, "address", conn.Address, "namespace", conn.Namespace)
+	log.Info("kumo worker polling", "taskQueue", queue, "address", conn.Address, "namespace", conn.Namespace)
 
 	<-c.Context.Done()
 	health.setReady(false)

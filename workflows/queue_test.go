@@ -1,0 +1,96 @@
+package workflows
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// noRuntime is the runtime of workers that must never run a runtime step.
+type noRuntime struct{}
+
+func (noRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
+	return nil, errors.New("a runtime step ran on the default queue")
+}
+
+// TestRuntimeStepsRunOnTheWorkspaceQueue: a run whose settings name a task
+// queue puts every step that touches the runtime (preview, apply, wait,
+// delete, compensation) on that queue, served here by a worker that polls it
+// for activities only, while planning and the release lifecycle stay on
+// TaskQueue, whose worker has no runtime at all.
+func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	tc := startWorker(t, activities.New(h.backend, noRuntime{}, notRunning{}))
+	edge := worker.New(tc, "edge", worker.Options{DisableWorkflowWorker: true})
+	activities.Register(edge, activities.New(h.backend, &waitingRuntime{h.rt}, notRunning{}))
+	if err := edge.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(edge.Stop)
+
+	h.rt.reject["v1:ConfigMap:ns:bad"] = true
+	runs := []*engine.Spec{
+		{Resources: []engine.Resource{cm("a"), notReady("slow")}},
+		// deletes slow, creates x, fails on bad: x is undone, slow recreated
+		{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}},
+	}
+	kinds := map[string]bool{}
+	for i, spec := range runs {
+		hash, err := h.backend.PutSpec(ctx, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, RollbackOnFailure: true,
+			Settings: runspec.RuntimeSettings{TaskQueue: "edge"}}
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res Result
+		err = wr.Get(ctx, &res)
+		if want := i == 1; (err != nil) != want {
+			t.Fatalf("run %d: error %v, want one: %v", i+1, err, want)
+		}
+		events := history(ctx, t, tc, wr)
+		for _, e := range events {
+			if m := e.GetMarkerRecordedEventAttributes(); m != nil && m.GetMarkerName() != "Version" {
+				t.Errorf("run %d: a %s marker: the workflow's worker ran a step itself", i+1, m.GetMarkerName())
+			}
+			a := e.GetActivityTaskScheduledEventAttributes()
+			if a == nil {
+				continue
+			}
+			typ, queue := a.GetActivityType().GetName(), a.GetTaskQueue().GetName()
+			kinds[typ] = true
+			want := TaskQueue
+			switch typ {
+			case activities.PreviewResourceActivity, activities.ApplyResourceActivity, activities.WaitResourceActivity,
+				activities.DeleteResourceActivity, activities.CompensateResourceActivity:
+				want = "edge"
+			}
+			if queue != want {
+				t.Errorf("run %d: %s on queue %q, want %q", i+1, typ, queue, want)
+			}
+		}
+	}
+	for _, typ := range []string{activities.PreviewResourceActivity, activities.ApplyResourceActivity, activities.WaitResourceActivity,
+		activities.DeleteResourceActivity, activities.CompensateResourceActivity, activities.CreateReleaseActivity} {
+		if !kinds[typ] {
+			t.Errorf("no %s step ran: the test does not cover it", typ)
+		}
+	}
+}
