@@ -90,6 +90,10 @@ func batchStep(ctx workflow.Context, del bool, summary string) workflow.Context 
 	}
 	o := workflow.GetActivityOptions(ctx)
 	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
+	// A batch is worth a trip through matching: eager dispatch would hand
+	// every batch to the worker that ran the workflow task, and the rest of
+	// a fleet would idle.
+	o.DisableEagerExecution = true
 	return workflow.WithActivityOptions(ctx, o)
 }
 
@@ -120,6 +124,10 @@ func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int
 	in.Node.Delete = false
 	o := workflow.GetActivityOptions(applyStep(ctx, engine.Kubernetes, batchSummary("preview", in.IDs)))
 	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
+	// A batch is worth a trip through matching: eager dispatch would hand
+	// every batch to the worker that ran the workflow task, and the rest of
+	// a fleet would idle.
+	o.DisableEagerExecution = true
 	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.PreviewResources, in)
 	futures, sets := newFutures(ctx, len(nodes))
 	workflow.Go(ctx, func(ctx workflow.Context) {

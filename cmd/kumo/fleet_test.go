@@ -169,26 +169,28 @@ func httpStatus(url string) int {
 }
 
 // TestTwoWorkersOneKilledMidApply: issue 16's fleet test. Two `kumo worker`
-// processes against one Temporal, releases in S3: a 200-resource apply is
+// processes against one Temporal, releases in S3: a 3,000-resource apply is
 // served by both (each executed node steps, from its metrics); SIGKILL of one
 // mid-apply, and the run still ends succeeded on the other, its release final
 // and recording every ConfigMap as it is live.
 func TestTwoWorkersOneKilledMidApply(t *testing.T) {
-	const n = 200
+	// Enough resources that the run outlasts the first batches by far: a
+	// batch step applies up to 100 resources, ten batches at a time.
+	const n = 3000
 	srv := s3test.Start(t)
 	e := s3Env(t, srv, srv.Bucket(t))
 	e.flags = append(e.flags, "--temporal-address", temporalServer(t))
 	metrics := []string{freeAddress(t), freeAddress(t)}
 	victim, _ := e.background(nil, "worker", "--metrics-address", metrics[0])
 	e.background(nil, "worker", "--metrics-address", metrics[1])
-	// Independent resources, applied 10 at a time: a chain would not do, as
+	// Independent resources, 10 batches at a time: a chain would not do, as
 	// the SDK hands an activity scheduled by a workflow task to the worker that
 	// ran that task (eager dispatch) whenever it has a free slot.
 	spec := e.writeSpec("many.yaml", manyConfigMaps(e.ns, n+1))
 	_, wait := e.background(nil, "apply", "--yes", "-f", spec)
 
 	waitFor(t, "both workers to apply resources", 3*time.Minute, func() bool {
-		return activityTypes(t, metrics[0])["ApplyResource"] && activityTypes(t, metrics[1])["ApplyResource"]
+		return applied(activityTypes(t, metrics[0])) && applied(activityTypes(t, metrics[1]))
 	})
 	killedAt := len(e.configMapNames())
 	if killedAt >= n {
@@ -200,4 +202,10 @@ func TestTwoWorkersOneKilledMidApply(t *testing.T) {
 	}
 	t.Logf("killed a worker after %d of %d ConfigMaps", killedAt, n)
 	e.checkStateMatchesCluster(n)
+}
+
+// applied reports whether a worker's activity types include an apply step:
+// of one resource, or of a batch.
+func applied(types map[string]bool) bool {
+	return types["ApplyResource"] || types["ApplyResources"]
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -49,6 +50,9 @@ func startMetrics(address string, log *slog.Logger) (*metricsServer, error) {
 
 func (m *metricsServer) stop() { _ = m.srv.Close() }
 
+// approvalCountTimeout bounds the visibility query of one scrape.
+const approvalCountTimeout = 3 * time.Second
+
 // observeApprovals adds kumo_runs_awaiting_approval: how many runs of the
 // namespace wait for an approval now, counted in Temporal's visibility store
 // (their KumoStatus) at each scrape, so every worker reports the same number.
@@ -57,6 +61,10 @@ func (m *metricsServer) observeApprovals(tc client.Client) error {
 	_, err := m.meter.Int64ObservableGauge("kumo_runs_awaiting_approval",
 		metric.WithDescription("runs waiting for an approval"),
 		metric.WithInt64Callback(func(ctx context.Context, o metric.Int64Observer) error {
+			// A scrape must answer even when Temporal does not: the SDK
+			// retries an unavailable frontend for as long as ctx lasts.
+			ctx, cancel := context.WithTimeout(ctx, approvalCountTimeout)
+			defer cancel()
 			resp, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
 			if err != nil {
 				return err

@@ -16,7 +16,7 @@ import (
 func activityTypes(t *testing.T, metricsAddr string) map[string]bool {
 	t.Helper()
 	types := map[string]bool{}
-	resp, err := http.Get("http://" + metricsAddr + "/metrics")
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + metricsAddr + "/metrics")
 	if err != nil {
 		return types
 	}
