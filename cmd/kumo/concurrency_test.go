@@ -138,7 +138,7 @@ func TestS3TwoMachinesOneStack(t *testing.T) {
 	r.Close()
 	waitFor(t, "the first apply to await approval", 2*time.Minute, func() bool {
 		rows := b.releases()
-		return len(rows) == 1 && rows[0].Phase == "previewing"
+		return len(rows) == 1 && rows[0].Phase == "awaiting-approval"
 	})
 	runID, _ := a.release(1)["runID"].(string)
 	b.fails([]string{"apply", "--yes", "-f", spec}, "locked by run "+runID)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -50,26 +51,49 @@ func startMetrics(address string, log *slog.Logger) (*metricsServer, error) {
 
 func (m *metricsServer) stop() { _ = m.srv.Close() }
 
-// approvalCountTimeout bounds the visibility query of one scrape.
-const approvalCountTimeout = 3 * time.Second
+// Runs awaiting approval are counted every approvalCountInterval, each count
+// bounded by approvalCountTimeout.
+const (
+	approvalCountInterval = 5 * time.Second
+	approvalCountTimeout  = 3 * time.Second
+)
 
 // observeApprovals adds kumo_runs_awaiting_approval: how many runs of the
 // namespace wait for an approval now, counted in Temporal's visibility store
-// (their KumoStatus) at each scrape, so every worker reports the same number.
-func (m *metricsServer) observeApprovals(tc client.Client) error {
+// (their KumoStatus), so every worker reports the same number. The count runs
+// on its own goroutine and the scrape reads the last one: a Temporal call
+// records the SDK's own metrics, and an instrument created while a scrape
+// collects would wait for that scrape, which would wait for the call.
+func (m *metricsServer) observeApprovals(ctx context.Context, tc client.Client) error {
 	query := fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", runspec.AttrStatus, workflows.StatusAwaitingApproval)
-	_, err := m.meter.Int64ObservableGauge("kumo_runs_awaiting_approval",
-		metric.WithDescription("runs waiting for an approval"),
-		metric.WithInt64Callback(func(ctx context.Context, o metric.Int64Observer) error {
-			// A scrape must answer even when Temporal does not: the SDK
-			// retries an unavailable frontend for as long as ctx lasts.
-			ctx, cancel := context.WithTimeout(ctx, approvalCountTimeout)
-			defer cancel()
-			resp, err := tc.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
-			if err != nil {
-				return err
+	var last atomic.Int64
+	last.Store(-1) // not counted yet
+	count := func() {
+		cctx, cancel := context.WithTimeout(ctx, approvalCountTimeout)
+		defer cancel()
+		if resp, err := tc.CountWorkflow(cctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query}); err == nil {
+			last.Store(resp.GetCount())
+		}
+	}
+	count()
+	go func() {
+		t := time.NewTicker(approvalCountInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				count()
 			}
-			o.Observe(resp.GetCount())
+		}
+	}()
+	_, err := m.meter.Int64ObservableGauge("kumo_runs_awaiting_approval",
+		metric.WithDescription("runs waiting for an approval (counted every 5 s)"),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			if n := last.Load(); n >= 0 {
+				o.Observe(n)
+			}
 			return nil
 		}))
 	return err

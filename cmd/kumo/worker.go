@@ -81,7 +81,7 @@ func runWorker(c *cli.Context) error {
 	}
 	defer tc.Close()
 	if metrics != nil {
-		if err := metrics.observeApprovals(tc); err != nil {
+		if err := metrics.observeApprovals(c.Context, tc); err != nil {
 			return err
 		}
 	}
