@@ -4,15 +4,11 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/drift"
@@ -79,33 +75,4 @@ var driftRecordings = []struct {
 	{"drift-warn", "", false},
 	{"drift-warn-v2", drift.ModeWarn, true},
 	{"drift-remediate-v2", drift.ModeRemediate, true},
-}
-
-// saveHistory writes the history of wr to testdata/<name>[-<tag>].json, unless
-// an earlier version recorded that file already.
-func saveHistory(t *testing.T, tc client.Client, wr client.WorkflowRun, name string) {
-	t.Helper()
-	var events []*historypb.HistoryEvent
-	it := tc.GetWorkflowHistory(context.Background(), wr.GetID(), wr.GetRunID(), false, 0)
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		events = append(events, e)
-	}
-	data, err := protojson.MarshalOptions{Indent: " "}.Marshal(&historypb.History{Events: events})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *recordTag != "" {
-		name += "-" + *recordTag
-	}
-	path := filepath.Join("testdata", name+".json")
-	if _, err := os.Stat(path); err == nil {
-		return
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
 }

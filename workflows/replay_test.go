@@ -217,30 +217,7 @@ func recordHistories(t *testing.T) {
 				t.Fatalf("run %s: %v", run.name, err)
 			}
 		}
-		var events []*historypb.HistoryEvent
-		it := tc.GetWorkflowHistory(ctx, wr.GetID(), wr.GetRunID(), false, 0)
-		for it.HasNext() {
-			e, err := it.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			events = append(events, e)
-		}
-		data, err := protojson.MarshalOptions{Indent: " "}.Marshal(&historypb.History{Events: events})
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := run.name
-		if *recordTag != "" {
-			name += "-" + *recordTag
-		}
-		path := filepath.Join("testdata", name+".json")
-		if _, err := os.Stat(path); err == nil {
-			continue // recorded by an earlier version: keep it
-		}
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		saveHistory(t, tc, wr, run.name)
 	}
 }
 
@@ -296,4 +273,33 @@ func notReady(name string, deps ...string) engine.Resource {
 	r := cm(name, deps...)
 	r.Attributes["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
 	return r
+}
+
+// saveHistory writes the history of wr to testdata/<name>[-<tag>].json, unless
+// an earlier version recorded that file already.
+func saveHistory(t *testing.T, tc client.Client, wr client.WorkflowRun, name string) {
+	t.Helper()
+	var events []*historypb.HistoryEvent
+	it := tc.GetWorkflowHistory(context.Background(), wr.GetID(), wr.GetRunID(), false, 0)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		events = append(events, e)
+	}
+	data, err := protojson.MarshalOptions{Indent: " "}.Marshal(&historypb.History{Events: events})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *recordTag != "" {
+		name += "-" + *recordTag
+	}
+	path := filepath.Join("testdata", name+".json")
+	if _, err := os.Stat(path); err == nil {
+		return
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
