@@ -56,6 +56,18 @@ func (s *Spec) Refs(r *Resource) ([]Ref, error) {
 	return refsOf(r, s.idSet())
 }
 
+// AllRefs returns what Refs returns for every resource of s, by index, with
+// the IDs gathered once: Refs of each resource in turn would gather them
+// each time, which over a spec of 50,000 resources takes minutes.
+func (s *Spec) AllRefs() ([][]Ref, []error) {
+	ids := s.idSet()
+	refs, errs := make([][]Ref, len(s.Resources)), make([]error, len(s.Resources))
+	for i := range s.Resources {
+		refs[i], errs[i] = refsOf(&s.Resources[i], ids)
+	}
+	return refs, errs
+}
+
 // idSet is the set of resource IDs of s. Build it once when looking at many
 // resources: per resource it would make a whole-spec pass quadratic.
 func (s *Spec) idSet() map[string]bool {

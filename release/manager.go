@@ -32,12 +32,16 @@ type Manager struct {
 
 	specs  cache[string, *specIndex]
 	priors cache[backend.ReleaseKey, *engine.Release]
+	// plans holds the plans PlanGraph made lately: a large plan is handed
+	// out in pages (PlanPage), each of them a call of its own.
+	plans cache[PlanInput, Plan]
 }
 
 // New returns a Manager over a backend, the runtimes resources are applied with
 // (nil when only lifecycle steps are used) and a run checker.
 func New(b backend.Backend, r Runtimes, runs RunChecker) *Manager {
-	return &Manager{backend: b, runtimes: r, runs: runs, specs: newCache[string, *specIndex](8), priors: newCache[backend.ReleaseKey, *engine.Release](8)}
+	return &Manager{backend: b, runtimes: r, runs: runs, specs: newCache[string, *specIndex](8), priors: newCache[backend.ReleaseKey, *engine.Release](8),
+		plans: newCache[PlanInput, Plan](4)}
 }
 
 // specIndex is a parsed spec with what every node looks up in it.
@@ -54,13 +58,9 @@ func newSpecIndex(s *engine.Spec) *specIndex {
 	for i := range s.Resources {
 		x.byID[s.Resources[i].ID] = &s.Resources[i]
 	}
-	var errs []error
+	refs, errs := s.AllRefs()
 	for i := range s.Resources {
-		refs, err := s.Refs(&s.Resources[i])
-		x.refs[s.Resources[i].ID] = refs
-		if err != nil {
-			errs = append(errs, err)
-		}
+		x.refs[s.Resources[i].ID] = refs[i]
 	}
 	x.refsErr = errors.Join(errs...)
 	return x
