@@ -169,15 +169,28 @@ func timeFloor(ctx context.Context, fl *floor, spec *engine.Spec, chain bool) (t
 	return t, err
 }
 
-// kumoTimes adds what the runs left in Temporal.
+// kumoTimes adds what the runs left in Temporal and what they cost besides
+// time.
 type kumoTimes struct {
 	times
 	serverStart time.Duration
 	hist        [3]history // apply, re-apply, destroy
+	// dbGrowth: how much the embedded database's used bytes grew in each run.
+	dbGrowth [3]int64
+	// written: bytes handed to the backend in each run; state: the size of
+	// the state the apply recorded.
+	written [3]int64
+	state   int64
+	// peakRSS: the process's peak resident memory from server start to the
+	// end of the destroy.
+	peakRSS int64
 }
 
 func timeKumo(ctx context.Context, home, project string, r row, null bool, settings runspec.RuntimeSettings, parallel int, prof *os.File) (kumoTimes, error) {
 	var t kumoTimes
+	if err := resetPeakRSS(); err != nil {
+		return t, err
+	}
 	k, err := startKumo(ctx, home, null)
 	if err != nil {
 		return t, err
@@ -196,16 +209,33 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 		if i == 2 {
 			s = nil
 		}
+		db0, w0, err := k.usage(ctx)
+		if err != nil {
+			return t, err
+		}
 		took, run, err := k.run(ctx, project, s, settings, parallel)
 		if err != nil {
 			return t, err
 		}
 		*d = took
+		db1, w1, err := k.usage(ctx)
+		if err != nil {
+			return t, err
+		}
+		t.dbGrowth[i], t.written[i] = db1-db0, w1-w0
+		if i == 0 {
+			if t.state, err = stateSize(ctx, k.c.Backend(), project); err != nil {
+				return t, err
+			}
+		}
 		if t.hist[i], err = k.history(ctx, run); err != nil {
 			return t, err
 		}
 	}
 	t.nsFinalize = t.hist[2].lastDelete
+	if t.peakRSS, err = peakRSS(); err != nil {
+		return t, err
+	}
 	return t, nil
 }
 

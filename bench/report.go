@@ -15,10 +15,14 @@ type result struct {
 }
 
 // median is runs[0] with every time replaced by the median of the runs' (the
-// history figures are the first run's: they do not vary).
+// history, database and backend figures are the first run's: they hardly
+// vary) and the peak memory by the highest.
 func median(runs []result) result {
 	out := runs[0]
 	out.runs = len(runs)
+	for _, r := range runs {
+		out.kumo.peakRSS = max(out.kumo.peakRSS, r.kumo.peakRSS)
+	}
 	pick := func(get func(*result) *time.Duration) {
 		ds := make([]time.Duration, len(runs))
 		for i := range runs {
@@ -70,6 +74,7 @@ func (r result) ops() []struct {
 	floor, kumo  time.Duration
 	null         time.Duration
 	h, nh        history
+	db, written  int64 // kumo's database growth and backend writes
 	fin, kumoFin time.Duration
 } {
 	type op = struct {
@@ -77,24 +82,31 @@ func (r result) ops() []struct {
 		floor, kumo  time.Duration
 		null         time.Duration
 		h, nh        history
+		db, written  int64
 		fin, kumoFin time.Duration
 	}
+	k := r.kumo
 	return []op{
-		{"apply", r.floor.apply, r.kumo.apply, r.null.apply, r.kumo.hist[0], r.null.hist[0], 0, 0},
-		{"re-apply", r.floor.reapply, r.kumo.reapply, r.null.reapply, r.kumo.hist[1], r.null.hist[1], 0, 0},
-		{"destroy", r.floor.destroy - r.floor.nsFinalize, r.kumo.destroy - r.kumo.nsFinalize, r.null.destroy, r.kumo.hist[2], r.null.hist[2], r.floor.nsFinalize, r.kumo.nsFinalize},
+		{"apply", r.floor.apply, k.apply, r.null.apply, k.hist[0], r.null.hist[0], k.dbGrowth[0], k.written[0], 0, 0},
+		{"re-apply", r.floor.reapply, k.reapply, r.null.reapply, k.hist[1], r.null.hist[1], k.dbGrowth[1], k.written[1], 0, 0},
+		{"destroy", r.floor.destroy - r.floor.nsFinalize, k.destroy - k.nsFinalize, r.null.destroy, k.hist[2], r.null.hist[2], k.dbGrowth[2], k.written[2], r.floor.nsFinalize, k.nsFinalize},
 	}
 }
 
 func (r result) lines() string {
 	var b strings.Builder
 	for _, o := range r.ops() {
-		fmt.Fprintf(&b, "  %-9s floor %6ss  kumo %6ss  %6s  null %6ss  events/res %.1f\n", o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor), secs(o.null), perRes(o.h.events, r.row.n+1))
+		fmt.Fprintf(&b, "  %-9s floor %6ss  kumo %6ss  %6s  null %6ss  events %d  db %s KiB  written %s KiB\n", o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor), secs(o.null), o.h.events, kib(o.db), kib(o.written))
 	}
+	fmt.Fprintf(&b, "  peak RSS %s MiB\n", mib(r.kumo.peakRSS))
 	return b.String()
 }
 
-func perRes(x, n int) float64 { return float64(x) / float64(n) }
+func perRes(x int64, n int) float64 { return float64(x) / float64(n) }
+
+func kib(x int64) string { return fmt.Sprintf("%.0f", float64(x)/(1<<10)) }
+
+func mib(x int64) string { return fmt.Sprintf("%.0f", float64(x)/(1<<20)) }
 
 func (rep *report) markdown() string {
 	var b strings.Builder
@@ -102,30 +114,40 @@ func (rep *report) markdown() string {
 	fmt.Fprintf(&b, "Written by `make bench` (bench/) on %s. Machine: %s. Load average after the run: %s. Parallelism %d for kumo and the floor.\n\n",
 		rep.started.UTC().Format("2006-01-02 15:04 UTC"), machine(), rep.load, rep.parallel)
 	b.WriteString("The floor is raw server-side apply of the same objects from as many goroutines, with no client-side rate limiter (bench/floor.go); kumo runs on the embedded Temporal server, already started (server start is listed apart: a one-shot CLI command pays it once). Destroy times exclude the Namespace's own finalization (delete call to gone), listed apart for both. Every resource is one ConfigMap plus the Namespace (n+1 resources).\n\n")
-	b.WriteString("Rows of up to 200 resources show the median of several runs (the runs column); the ratio is of those medians.\n\n")
-	b.WriteString("| row | runs | op | floor s | kumo s | kumo / floor | kumo, null runtime s | null: ms/resource (wall) | null: node latency median / p95 ms | history events / resource | history bytes / resource |\n")
-	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("Rows of up to 200 resources show the median of several runs (the runs column); the ratio is of those medians. The null runtime is kumo with an in-memory runtime for every resource: its time is kumo's own orchestration; node latency is, per resource activity, scheduled to completed in the run's history.\n\n")
+	b.WriteString("| row | runs | op | floor s | kumo s | kumo / floor | kumo, null runtime s | null: ms/resource (wall) | null: node latency median / p95 ms |\n")
+	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rep.results {
 		n := r.row.n + 1
 		for _, o := range r.ops() {
-			nullPer, lat := "-", "-"
+			nullS, nullPer, lat := "-", "-", "-"
 			if o.null > 0 {
-				nullPer = ms(o.null / time.Duration(n))
+				nullS, nullPer = secs(o.null), ms(o.null/time.Duration(n))
 				if len(o.nh.nodeLatency) > 0 {
 					lat = ms(quantile(o.nh.nodeLatency, 0.5)) + " / " + ms(quantile(o.nh.nodeLatency, 0.95))
 				}
 			}
-			nullS := "-"
-			if o.null > 0 {
-				nullS = secs(o.null)
-			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %.1f | %.0f |\n", r.row.name, r.runs, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor),
-				nullS, nullPer, lat, perRes(o.h.events, n), perRes(o.h.bytes, n))
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.row.name, r.runs, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor), nullS, nullPer, lat)
 		}
 	}
-	b.WriteString("\nNamespace finalization (destroy, excluded above) and embedded server start:\n\n| row | floor: Namespace gone s | kumo: Namespace delete s | kumo server start s |\n| --- | ---: | ---: | ---: |\n")
+	b.WriteString("\nWhat each kumo run (real runtime, the row's first run) left behind. History: the run's workflow history as the server returns it (events, and their protobuf size). Database growth: the embedded server's SQLite database, used pages (page count less free pages, times page size, WAL included) after the run less before. Backend written: every byte the backend handed its storage during the run (releases, state entries, specs, run logs; overwrites counted each time), against the size of the state the apply recorded (the release's state as YAML; for destroy, the state it removed): how much a run rewrites.\n\n")
+	b.WriteString("| row | op | history events | events / resource | history KiB | history bytes / resource | database growth KiB | database bytes / resource | backend written KiB | written ÷ state |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rep.results {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", r.row.name, secs(r.floor.nsFinalize), secs(r.kumo.nsFinalize), secs(r.kumo.serverStart))
+		n := r.row.n + 1
+		for _, o := range r.ops() {
+			st := "-"
+			if r.kumo.state > 0 {
+				st = fmt.Sprintf("%.2f", float64(o.written)/float64(r.kumo.state))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %d | %.1f | %s | %.0f | %s | %.0f | %s | %s |\n", r.row.name, o.name, o.h.events, perRes(int64(o.h.events), n), kib(int64(o.h.bytes)), perRes(int64(o.h.bytes), n),
+				kib(o.db), perRes(o.db, n), kib(o.written), st)
+		}
+	}
+	b.WriteString("\nPer row: Namespace finalization (destroy, excluded above), embedded server start, and the peak resident memory of the kumo process over its apply, re-apply and destroy. The bench is that process: embedded Temporal server, worker and client in one, as `kumo apply` runs; the peak is the kernel's high-water mark (VmHWM in /proc/self/status), reset (5 to /proc/self/clear_refs, after a garbage collection) after the floor and before the server starts, so the floor's client is not counted; the highest of the row's runs.\n\n")
+	b.WriteString("| row | floor: Namespace gone s | kumo: Namespace delete s | kumo server start s | kumo peak RSS MiB |\n| --- | ---: | ---: | ---: | ---: |\n")
+	for _, r := range rep.results {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.row.name, secs(r.floor.nsFinalize), secs(r.kumo.nsFinalize), secs(r.kumo.serverStart), mib(r.kumo.peakRSS))
 	}
 	return b.String()
 }
