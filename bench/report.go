@@ -54,6 +54,7 @@ type report struct {
 	started  time.Time
 	load     string
 	results  []result
+	drift    []driftResult
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
@@ -113,6 +114,19 @@ func (rep *report) markdown() string {
 	fmt.Fprintf(&b, "# kumo against the floor\n\n")
 	fmt.Fprintf(&b, "Written by `make bench` (bench/) on %s. Machine: %s. Load average after the run: %s. Parallelism %d for kumo and the floor.\n\n",
 		rep.started.UTC().Format("2006-01-02 15:04 UTC"), machine(), rep.load, rep.parallel)
+	if len(rep.results) > 0 {
+		rep.timesTable(&b)
+		rep.usageTable(&b)
+		rep.rowTable(&b)
+	}
+	if len(rep.drift) > 0 {
+		rep.driftTable(&b)
+	}
+	return b.String()
+}
+
+// timesTable: kumo's times against the floor's, and the null runtime's.
+func (rep *report) timesTable(b *strings.Builder) {
 	b.WriteString("The floor is raw server-side apply of the same objects from as many goroutines, with no client-side rate limiter (bench/floor.go); kumo runs on the embedded Temporal server, already started (server start is listed apart: a one-shot CLI command pays it once). Destroy times exclude the Namespace's own finalization (delete call to gone), listed apart for both. Every resource is one ConfigMap plus the Namespace (n+1 resources).\n\n")
 	b.WriteString("Rows of up to 200 resources show the median of several runs (the runs column); the ratio is of those medians. The null runtime is kumo with an in-memory runtime for every resource: its time is kumo's own orchestration; node latency is, per resource activity, scheduled to completed in the run's history.\n\n")
 	b.WriteString("| row | runs | op | floor s | kumo s | kumo / floor | kumo, null runtime s | null: ms/resource (wall) | null: node latency median / p95 ms |\n")
@@ -127,9 +141,13 @@ func (rep *report) markdown() string {
 					lat = ms(quantile(o.nh.nodeLatency, 0.5)) + " / " + ms(quantile(o.nh.nodeLatency, 0.95))
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.row.name, r.runs, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor), nullS, nullPer, lat)
+			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.row.name, r.runs, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor), nullS, nullPer, lat)
 		}
 	}
+}
+
+// usageTable: what each kumo run left in Temporal and wrote to the backend.
+func (rep *report) usageTable(b *strings.Builder) {
 	b.WriteString("\nWhat each kumo run (real runtime, the row's first run) left behind. History: the run's workflow history as the server returns it (events, and their protobuf size). Database growth: the embedded server's SQLite database, used pages (page count less free pages, times page size, WAL included) after the run less before. Backend written: every byte the backend handed its storage during the run (releases, state entries, specs, run logs; overwrites counted each time), against the size of the state the apply recorded (the release's state as YAML; for destroy, the state it removed): how much a run rewrites.\n\n")
 	b.WriteString("| row | op | history events | events / resource | history KiB | history bytes / resource | database growth KiB | database bytes / resource | backend written KiB | written ÷ state |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
@@ -140,14 +158,26 @@ func (rep *report) markdown() string {
 			if r.kumo.state > 0 {
 				st = fmt.Sprintf("%.2f", float64(o.written)/float64(r.kumo.state))
 			}
-			fmt.Fprintf(&b, "| %s | %s | %d | %.1f | %s | %.0f | %s | %.0f | %s | %s |\n", r.row.name, o.name, o.h.events, perRes(int64(o.h.events), n), kib(int64(o.h.bytes)), perRes(int64(o.h.bytes), n),
+			fmt.Fprintf(b, "| %s | %s | %d | %.1f | %s | %.0f | %s | %.0f | %s | %s |\n", r.row.name, o.name, o.h.events, perRes(int64(o.h.events), n), kib(int64(o.h.bytes)), perRes(int64(o.h.bytes), n),
 				kib(o.db), perRes(o.db, n), kib(o.written), st)
 		}
 	}
+}
+
+// rowTable: Namespace finalization, server start and peak memory per row.
+func (rep *report) rowTable(b *strings.Builder) {
 	b.WriteString("\nPer row: Namespace finalization (destroy, excluded above), embedded server start, and the peak resident memory of the kumo process over its apply, re-apply and destroy. The bench is that process: embedded Temporal server, worker and client in one, as `kumo apply` runs; the peak is the kernel's high-water mark (VmHWM in /proc/self/status), reset (5 to /proc/self/clear_refs, after a garbage collection) after the floor and before the server starts, so the floor's client is not counted; the highest of the row's runs.\n\n")
 	b.WriteString("| row | floor: Namespace gone s | kumo: Namespace delete s | kumo server start s | kumo peak RSS MiB |\n| --- | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rep.results {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.row.name, secs(r.floor.nsFinalize), secs(r.kumo.nsFinalize), secs(r.kumo.serverStart), mib(r.kumo.peakRSS))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.row.name, secs(r.floor.nsFinalize), secs(r.kumo.nsFinalize), secs(r.kumo.serverStart), mib(r.kumo.peakRSS))
 	}
-	return b.String()
+}
+
+// driftTable: drift checks of applied resources, kumo alone.
+func (rep *report) driftTable(b *strings.Builder) {
+	b.WriteString("\nDrift check: kumo applies the ConfigMaps and their Namespace, then one drift check (the DriftCheck workflow, warn mode, through client.CheckDrift) compares them with live and must find all in sync; timed from the request to the stored report. Requests: what the apiserver counted (apiserver_request_total) for ConfigMaps and Namespaces during the check, dry runs apart. No floor: nothing else does this.\n\n")
+	b.WriteString("| row | resources | kumo apply s | drift check s | check ms / resource | apiserver requests |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
+	for _, d := range rep.drift {
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", d.name, d.n+1, secs(d.apply), secs(d.check), ms(d.check/time.Duration(d.n+1)), requestsText(d.requests))
+	}
 }
