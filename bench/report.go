@@ -68,29 +68,33 @@ func ratio(a, b time.Duration) string {
 	return fmt.Sprintf("%.1f×", a.Seconds()/b.Seconds())
 }
 
-// ops lists apply, re-apply and destroy with their times. A destroy's
-// Namespace finalization is taken out of both sides and shown apart.
-func (r result) ops() []struct {
+// op is one of a row's runs: apply, re-apply or destroy.
+type op struct {
 	name         string
 	floor, kumo  time.Duration
 	null         time.Duration
 	h, nh        history
 	db, written  int64 // kumo's database growth and backend writes
 	fin, kumoFin time.Duration
-} {
-	type op = struct {
-		name         string
-		floor, kumo  time.Duration
-		null         time.Duration
-		h, nh        history
-		db, written  int64
-		fin, kumoFin time.Duration
-	}
+}
+
+// ops lists apply, re-apply and destroy with their times. A destroy's
+// Namespace finalization is taken out of both sides and shown apart.
+func (r result) ops() []op {
 	k := r.kumo
 	return []op{
 		{"apply", r.floor.apply, k.apply, r.null.apply, k.hist[0], r.null.hist[0], k.dbGrowth[0], k.written[0], 0, 0},
 		{"re-apply", r.floor.reapply, k.reapply, r.null.reapply, k.hist[1], r.null.hist[1], k.dbGrowth[1], k.written[1], 0, 0},
 		{"destroy", r.floor.destroy - r.floor.nsFinalize, k.destroy - k.nsFinalize, r.null.destroy, k.hist[2], r.null.hist[2], k.dbGrowth[2], k.written[2], r.floor.nsFinalize, k.nsFinalize},
+	}
+}
+
+// opLines calls line for every op of every row, with the row's resource count.
+func (rep *report) opLines(line func(r result, n int, o op)) {
+	for _, r := range rep.results {
+		for _, o := range r.ops() {
+			line(r, r.row.n+1, o)
+		}
 	}
 }
 
@@ -131,19 +135,16 @@ func (rep *report) timesTable(b *strings.Builder) {
 	b.WriteString("Rows of up to 200 resources show the median of several runs (the runs column); the ratio is of those medians. The null runtime is kumo with an in-memory runtime for every resource: its time is kumo's own orchestration; node latency is, per resource activity, scheduled to completed in the run's history.\n\n")
 	b.WriteString("| row | runs | op | floor s | kumo s | kumo / floor | kumo, null runtime s | null: ms/resource (wall) | null: node latency median / p95 ms |\n")
 	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, r := range rep.results {
-		n := r.row.n + 1
-		for _, o := range r.ops() {
-			nullS, nullPer, lat := "-", "-", "-"
-			if o.null > 0 {
-				nullS, nullPer = secs(o.null), ms(o.null/time.Duration(n))
-				if len(o.nh.nodeLatency) > 0 {
-					lat = ms(quantile(o.nh.nodeLatency, 0.5)) + " / " + ms(quantile(o.nh.nodeLatency, 0.95))
-				}
+	rep.opLines(func(r result, n int, o op) {
+		nullS, nullPer, lat := "-", "-", "-"
+		if o.null > 0 {
+			nullS, nullPer = secs(o.null), ms(o.null/time.Duration(n))
+			if len(o.nh.nodeLatency) > 0 {
+				lat = ms(quantile(o.nh.nodeLatency, 0.5)) + " / " + ms(quantile(o.nh.nodeLatency, 0.95))
 			}
-			fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.row.name, r.runs, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor), nullS, nullPer, lat)
 		}
-	}
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.row.name, r.runs, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor), nullS, nullPer, lat)
+	})
 }
 
 // usageTable: what each kumo run left in Temporal and wrote to the backend.
@@ -151,17 +152,14 @@ func (rep *report) usageTable(b *strings.Builder) {
 	b.WriteString("\nWhat each kumo run (real runtime, the row's first run) left behind. History: the run's workflow history as the server returns it (events, and their protobuf size). Database growth: the embedded server's SQLite database, used pages (page count less free pages, times page size, WAL included) after the run less before. Backend written: every byte the backend handed its storage during the run (releases, state entries, specs, run logs; overwrites counted each time), against the size of the state the apply recorded (the release's state as YAML; for destroy, the state it removed): how much a run rewrites.\n\n")
 	b.WriteString("| row | op | history events | events / resource | history KiB | history bytes / resource | database growth KiB | database bytes / resource | backend written KiB | written ÷ state |\n")
 	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, r := range rep.results {
-		n := r.row.n + 1
-		for _, o := range r.ops() {
-			st := "-"
-			if r.kumo.state > 0 {
-				st = fmt.Sprintf("%.2f", float64(o.written)/float64(r.kumo.state))
-			}
-			fmt.Fprintf(b, "| %s | %s | %d | %.1f | %s | %.0f | %s | %.0f | %s | %s |\n", r.row.name, o.name, o.h.events, perRes(int64(o.h.events), n), kib(int64(o.h.bytes)), perRes(int64(o.h.bytes), n),
-				kib(o.db), perRes(o.db, n), kib(o.written), st)
+	rep.opLines(func(r result, n int, o op) {
+		st := "-"
+		if r.kumo.state > 0 {
+			st = fmt.Sprintf("%.2f", float64(o.written)/float64(r.kumo.state))
 		}
-	}
+		fmt.Fprintf(b, "| %s | %s | %d | %.2f | %s | %.0f | %s | %.0f | %s | %s |\n", r.row.name, o.name, o.h.events, perRes(int64(o.h.events), n), kib(int64(o.h.bytes)), perRes(int64(o.h.bytes), n),
+			kib(o.db), perRes(o.db, n), kib(o.written), st)
+	})
 }
 
 // rowTable: Namespace finalization, server start and peak memory per row.
