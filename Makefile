@@ -79,8 +79,9 @@ fuzz:
 	done
 
 # kumo against the machine's floor (raw server-side apply of the same objects),
-# as ratios, written to bench/results.md. BENCH_QUICK=1: the 200-resource rows
-# only; BENCH_LARGE=1 adds 50,000 resources.
+# as ratios, with history, database growth, backend writes and peak memory per
+# run and a drift check of 1,000, written to bench/results.md. BENCH_QUICK=1:
+# the 200-resource rows only; BENCH_LARGE=1 adds 50,000 resources.
 bench: tools
 	go run ./bench -out bench/results.md
 

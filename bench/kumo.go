@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -31,6 +33,7 @@ type kumo struct {
 	tc      sdkclient.Client
 	c       *client.Client
 	w       sdkworker.Worker
+	db      *sql.DB // a reader on the server's database, for its size
 	started time.Duration
 }
 
@@ -49,6 +52,10 @@ func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
 		return nil, err
 	}
 	k := &kumo{srv: srv, started: time.Since(began)}
+	if k.db, err = openDB(filepath.Join(home, "temporal", "temporal.db")); err != nil {
+		k.close()
+		return nil, err
+	}
 	if k.tc, err = sdkclient.DialContext(ctx, sdkclient.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quiet}); err != nil {
 		k.close()
 		return nil, err
@@ -81,7 +88,19 @@ func (k *kumo) close() {
 	if k.tc != nil {
 		k.tc.Close()
 	}
+	if k.db != nil {
+		_ = k.db.Close()
+	}
 	_ = k.srv.Stop()
+}
+
+// usage is what the database and backend hold or have written so far.
+func (k *kumo) usage(ctx context.Context) (db, written int64, err error) {
+	if db, err = dbUsed(ctx, k.db); err != nil {
+		return 0, 0, err
+	}
+	written, err = bytesWritten(k.c.Backend())
+	return db, written, err
 }
 
 // run starts one apply (spec set) or destroy (spec nil) and waits for it.

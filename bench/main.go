@@ -4,8 +4,10 @@
 // parallel goroutines with no client-side limiter (the floor), once through
 // kumo on the embedded Temporal server — and prints kumo's times as ratios to
 // the floor. It also runs kumo with the in-memory runtime to show the
-// orchestration's own cost per resource. `make bench` runs it and writes
-// bench/results.md.
+// orchestration's own cost per resource, what each run leaves in Temporal's
+// history and database and writes to the backend, the process's peak memory,
+// and how long a drift check of 1,000 applied resources takes. `make bench`
+// runs it and writes bench/results.md.
 package main
 
 import (
@@ -18,6 +20,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,13 +41,19 @@ type row struct {
 	name  string
 	n     int
 	chain bool
+	// drift: apply the ConfigMaps with kumo and time a drift check of them,
+	// instead of apply, re-apply and destroy against the floor.
+	drift bool
 }
 
-var allRows = []row{{"flat-200", 200, false}, {"chain-200", 200, true}, {"flat-2000", 2000, false}, {"flat-10000", 10000, false}, {"flat-50000", 50000, false}}
+var allRows = []row{
+	{name: "flat-200", n: 200}, {name: "chain-200", n: 200, chain: true}, {name: "flat-2000", n: 2000},
+	{name: "flat-10000", n: 10000}, {name: "flat-50000", n: 50000}, {name: "drift-1000", n: 1000, drift: true},
+}
 
 func main() {
 	out := flag.String("out", "", "write the results as markdown to this file")
-	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000)")
+	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000,drift-1000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000)")
 	parallel := flag.Int("parallel", 10, "parallelism of kumo and of the floor")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
@@ -66,7 +75,7 @@ func selectRows(only string) []row {
 	case os.Getenv("BENCH_QUICK") == "1":
 		want = map[string]bool{"flat-200": true, "chain-200": true}
 	default:
-		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1"}
+		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true}
 	}
 	var rows []row
 	for _, r := range allRows {
@@ -102,6 +111,13 @@ func run(out string, rows []row, parallel int, cpuprofile string, skipNull bool)
 	}
 
 	rep := &report{parallel: parallel, started: time.Now()}
+	var drifts []row
+	rows = slices.DeleteFunc(rows, func(r row) bool {
+		if r.drift {
+			drifts = append(drifts, r)
+		}
+		return r.drift
+	})
 	for i, r := range rows {
 		count := 1
 		if r.n <= 200 {
@@ -136,6 +152,15 @@ func run(out string, rows []row, parallel int, cpuprofile string, skipNull bool)
 		}
 		rep.results = append(rep.results, median(runs))
 	}
+	for _, r := range drifts {
+		fmt.Fprintf(os.Stderr, "%s: kumo apply, drift check\n", r.name)
+		d, err := timeDrift(ctx, tmp+"/"+r.name, "kumo-"+r.name, r, runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}, parallel, cluster.RESTConfig())
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "  check %ss, requests: %s\n", secs(d.check), requestsText(d.requests))
+		rep.drift = append(rep.drift, d)
+	}
 	rep.load = loadAverage()
 	md := rep.markdown()
 	fmt.Print(md)
@@ -169,15 +194,28 @@ func timeFloor(ctx context.Context, fl *floor, spec *engine.Spec, chain bool) (t
 	return t, err
 }
 
-// kumoTimes adds what the runs left in Temporal.
+// kumoTimes adds what the runs left in Temporal and what they cost besides
+// time.
 type kumoTimes struct {
 	times
 	serverStart time.Duration
 	hist        [3]history // apply, re-apply, destroy
+	// dbGrowth: how much the embedded database's used bytes grew in each run.
+	dbGrowth [3]int64
+	// written: bytes handed to the backend in each run; state: the size of
+	// the state the apply recorded.
+	written [3]int64
+	state   int64
+	// peakRSS: the process's peak resident memory from server start to the
+	// end of the destroy.
+	peakRSS int64
 }
 
 func timeKumo(ctx context.Context, home, project string, r row, null bool, settings runspec.RuntimeSettings, parallel int, prof *os.File) (kumoTimes, error) {
 	var t kumoTimes
+	if err := resetPeakRSS(); err != nil {
+		return t, err
+	}
 	k, err := startKumo(ctx, home, null)
 	if err != nil {
 		return t, err
@@ -196,16 +234,33 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 		if i == 2 {
 			s = nil
 		}
+		db0, w0, err := k.usage(ctx)
+		if err != nil {
+			return t, err
+		}
 		took, run, err := k.run(ctx, project, s, settings, parallel)
 		if err != nil {
 			return t, err
 		}
 		*d = took
+		db1, w1, err := k.usage(ctx)
+		if err != nil {
+			return t, err
+		}
+		t.dbGrowth[i], t.written[i] = db1-db0, w1-w0
+		if i == 0 {
+			if t.state, err = stateSize(ctx, k.c.Backend(), project); err != nil {
+				return t, err
+			}
+		}
 		if t.hist[i], err = k.history(ctx, run); err != nil {
 			return t, err
 		}
 	}
 	t.nsFinalize = t.hist[2].lastDelete
+	if t.peakRSS, err = peakRSS(); err != nil {
+		return t, err
+	}
 	return t, nil
 }
 
