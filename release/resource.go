@@ -100,9 +100,13 @@ func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refres
 		} else if err = readLive(); err == nil {
 			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true, ForceConflicts: force(in, prior)})
 			var notServed *runtime.NotServedError
-			if crd := spec.DefiningCRD(res); crd != "" && errors.As(err, &notServed) {
-				// No dry-run possible yet: the kind is served once the CRD is applied.
-				return pendingChange(in.ID, res.Type, live, "(not dry-run: its kind is defined by "+crd+", applied first)"), nil, nil
+			// Only a kind the cluster does not serve is looked up: DefiningCRD
+			// goes through the whole spec.
+			if errors.As(err, &notServed) {
+				if crd := spec.DefiningCRD(res); crd != "" {
+					// No dry-run possible yet: the kind is served once the CRD is applied.
+					return pendingChange(in.ID, res.Type, live, "(not dry-run: its kind is defined by "+crd+", applied first)"), nil, nil
+				}
 			}
 			err = nodeError(err)
 		}
