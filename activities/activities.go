@@ -41,6 +41,26 @@ func (a *Activities) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) 
 	return out, nil
 }
 
+// planPageBytes bounds one page of a plan, well under Temporal's 2 MB
+// payload limit.
+const planPageBytes = 1 << 20
+
+// PlanPage returns the nodes of a plan from in.Offset on, as many as fit in
+// one payload (release.Manager.PlanPage): a run takes a plan of any size page
+// by page.
+func (a *Activities) PlanPage(ctx context.Context, in PlanPageInput) (PlanPage, error) {
+	defer heartbeat(ctx)()
+	nodes, total, err := a.m.PlanPage(ctx, release.PlanInput(in.PlanInput), in.Offset, planPageBytes)
+	if err != nil {
+		return PlanPage{}, temporalError(err)
+	}
+	out := PlanPage{Nodes: make([]PlanNode, len(nodes)), Total: total}
+	for i, n := range nodes {
+		out.Nodes[i] = PlanNode(n)
+	}
+	return out, nil
+}
+
 // CreateRelease makes revision latest+1 for this run, or returns the one this run
 // already made (release.Manager.Begin).
 func (a *Activities) CreateRelease(ctx context.Context, in CreateReleaseInput) (ReleaseInfo, error) {

@@ -2,6 +2,8 @@ package activities
 
 import (
 	"go.temporal.io/sdk/activity"
+
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // Activity type names, as recorded in every run's history. They equal the
@@ -21,10 +23,11 @@ const (
 	CheckDriftActivity          = "CheckDrift"
 	RecordRemediationActivity   = "RecordRemediation"
 	NotifyDriftActivity         = "NotifyDrift"
-	WaitResourceActivity        = "WaitResource"
+	WaitResourceActivity        = runspec.WaitResourceActivity
 	ApplyResourcesActivity      = "ApplyResources"
 	DeleteResourcesActivity     = "DeleteResources"
 	PreviewResourcesActivity    = "PreviewResources"
+	PlanPageActivity            = "PlanPage"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -59,5 +62,6 @@ func (a *Activities) byName() map[string]any {
 		ApplyResourcesActivity:      a.ApplyResources,
 		DeleteResourcesActivity:     a.DeleteResources,
 		PreviewResourcesActivity:    a.PreviewResources,
+		PlanPageActivity:            a.PlanPage,
 	}
 }

@@ -122,3 +122,16 @@ type CompensateInput struct {
 	NodeInput
 	Action engine.Action `json:"action"`
 }
+
+// PlanPageInput asks for the nodes of a plan from Offset on (PlanPage).
+type PlanPageInput struct {
+	PlanInput
+	Offset int `json:"offset,omitempty"`
+}
+
+// PlanPage is one page of a plan: its nodes from the page's offset on, and
+// how many nodes the whole plan has.
+type PlanPage struct {
+	Nodes []PlanNode `json:"nodes"`
+	Total int        `json:"total"`
+}

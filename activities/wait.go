@@ -9,17 +9,11 @@ import (
 
 	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/release"
+	"github.com/kumoproj/kumo/runspec"
 )
 
-// WaitProgress is what WaitResource heartbeats: when the wait began (its
-// first attempt), and the resource's health now. A retried attempt reads
-// Since back and keeps the first attempt's deadline; a client reads Health
-// from the pending activity to show the wait live.
-type WaitProgress struct {
-	ID     string        `json:"id"`
-	Since  time.Time     `json:"since"`
-	Health health.Result `json:"health"`
-}
+// WaitProgress is what WaitResource heartbeats (runspec.WaitProgress).
+type WaitProgress = runspec.WaitProgress
 
 // WaitResource waits until one applied resource is healthy
 // (release.Manager.Wait), watching it rather than polling. It heartbeats the

@@ -2,11 +2,13 @@ package client
 
 import (
 	"context"
+	"maps"
+	"slices"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -29,7 +31,7 @@ func (r *Run) addLive(ctx context.Context, p *workflows.Progress) {
 
 // addLiveHealth fills in the health of the nodes waiting right now: the
 // workflow learns it only when a wait ends, the waiting activity heartbeats it
-// (activities.WaitProgress), and Temporal keeps the last heartbeat of each
+// (runspec.WaitProgress), and Temporal keeps the last heartbeat of each
 // pending activity.
 func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *workflows.Progress, dc converter.DataConverter) {
 	if p.Stage != workflows.StageApplying && p.Stage != workflows.StageDestroying {
@@ -37,10 +39,10 @@ func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *w
 	}
 	live := map[string]string{}
 	for _, a := range desc.GetPendingActivities() {
-		if a.GetActivityType().GetName() != activities.WaitResourceActivity || a.GetHeartbeatDetails() == nil {
+		if a.GetActivityType().GetName() != runspec.WaitResourceActivity || a.GetHeartbeatDetails() == nil {
 			continue
 		}
-		var wp activities.WaitProgress
+		var wp runspec.WaitProgress
 		if dc.FromPayloads(a.GetHeartbeatDetails(), &wp) == nil && wp.Health.Status != "" {
 			live[wp.ID] = wp.Health.String()
 		}
@@ -48,6 +50,14 @@ func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *w
 	for i := range p.Nodes {
 		if h, ok := live[p.Nodes[i].ID]; ok && p.Nodes[i].Status == workflows.NodeRunning {
 			p.Nodes[i].Health = h
+			delete(live, p.Nodes[i].ID)
+		}
+	}
+	// A progress of what changed since the last look lacks the nodes that
+	// only wait: their health is news too.
+	for _, id := range slices.Sorted(maps.Keys(live)) {
+		if !slices.ContainsFunc(p.Nodes, func(n workflows.Node) bool { return n.ID == id }) {
+			p.Nodes = append(p.Nodes, workflows.Node{ID: id, Status: workflows.NodeRunning, Health: live[id]})
 		}
 	}
 }

@@ -212,8 +212,82 @@ func (c *Client) Unfinished(ctx context.Context, project, workspace string) (*Ru
 	return &Run{c: c, Operation: operation, WorkflowID: id, RunID: info.GetExecution().GetRunId()}, nil
 }
 
-// Progress asks the run where it is.
+// Progress asks the run where it is: every resource's progress, and the
+// preview's changes once there is one.
 func (r *Run) Progress(ctx context.Context) (workflows.Progress, error) {
+	p, _, err := r.ProgressSince(ctx, 0, true)
+	return p, err
+}
+
+// The pages a progress is asked in: each answer stays well under a payload's
+// limit (2 MB), however many resources the run has.
+const (
+	progressPageNodes   = 4000
+	progressPageChanges = 1000
+)
+
+// ProgressSince asks the run where it is and which resources changed since
+// seq (a value it returned before; 0: all of them), with the preview's changes
+// when withChanges. It returns the seq to ask from next time. A client that
+// follows a run asks this several times a second, so the run answers only
+// what changed, a page at a time. A run older than ProgressPageQuery answers
+// everything at once, and seq stays 0.
+func (r *Run) ProgressSince(ctx context.Context, seq uint64, withChanges bool) (workflows.Progress, uint64, error) {
+	req := workflows.ProgressRequest{Since: seq, MaxNodes: progressPageNodes}
+	if withChanges {
+		req.MaxChanges = progressPageChanges
+	}
+	var p workflows.Progress
+	next := uint64(0)
+	for first := true; ; first = false {
+		page, err := r.progressPage(ctx, req)
+		if first && isUnknownQuery(err) {
+			full, err := r.fullProgress(ctx)
+			return full, 0, err
+		}
+		if err != nil {
+			return p, seq, err
+		}
+		if first {
+			// Whatever changes while the pages are asked for is answered again
+			// next time: nothing is missed.
+			p, next = page.Progress, page.Seq
+			p.Nodes = make([]workflows.Node, 0, len(page.Nodes))
+			if withChanges && page.Digest != "" {
+				p.Changes = make([]engine.Change, 0, page.TotalChanges)
+			}
+		}
+		p.Nodes = append(p.Nodes, page.Nodes...)
+		if p.Changes != nil {
+			p.Changes = append(p.Changes, page.Changes...)
+		}
+		req.NodesFrom, req.MaxNodes = page.NextNode, progressPageNodes
+		if page.NextNode == 0 {
+			req.MaxNodes = 0
+		}
+		req.ChangesFrom += len(page.Changes)
+		if p.Changes == nil || req.ChangesFrom >= page.TotalChanges || len(page.Changes) == 0 {
+			req.MaxChanges = 0
+		}
+		if req.MaxNodes == 0 && req.MaxChanges == 0 {
+			break
+		}
+	}
+	r.addLive(ctx, &p)
+	return p, next, nil
+}
+
+func (r *Run) progressPage(ctx context.Context, req workflows.ProgressRequest) (workflows.ProgressPage, error) {
+	var page workflows.ProgressPage
+	v, err := r.c.temporal.QueryWorkflow(ctx, r.WorkflowID, r.RunID, workflows.ProgressPageQuery, req)
+	if err != nil {
+		return page, err
+	}
+	return page, v.Get(&page)
+}
+
+// fullProgress asks a run older than ProgressPageQuery for its whole progress.
+func (r *Run) fullProgress(ctx context.Context) (workflows.Progress, error) {
 	var p workflows.Progress
 	v, err := r.c.temporal.QueryWorkflow(ctx, r.WorkflowID, r.RunID, workflows.ProgressQuery)
 	if err != nil {
@@ -224,6 +298,13 @@ func (r *Run) Progress(ctx context.Context) (workflows.Progress, error) {
 	}
 	r.addLive(ctx, &p)
 	return p, nil
+}
+
+// isUnknownQuery reports whether err is a run's answer that it has no such
+// query: a run recorded before it was added.
+func isUnknownQuery(err error) bool {
+	var failed *serviceerror.QueryFailed
+	return errors.As(err, &failed) && strings.Contains(failed.Error(), "unknown queryType")
 }
 
 // Wait blocks until the run ends. A run whose release failed returns its Result

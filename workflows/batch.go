@@ -209,7 +209,7 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 func (r *run) timeOutcomes(nodes []int, began time.Time, outcomes []activities.Outcome, wait, failed bool) {
 	at := began
 	for k, i := range nodes {
-		node := &r.progress.Nodes[i]
+		node := r.node(i)
 		switch {
 		case k < len(outcomes):
 			node.Started = at

@@ -80,7 +80,8 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
 		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation,
 	}).Get(finishCtx, nil)
-	result := Result{Revision: rel.Key.Revision, Phase: phase, Changes: changes, Digest: r.progress.Digest, Error: msg, Compensation: r.compensation}
+	result := Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Error: msg, Compensation: r.compensation}
+	withChanges(&result, changes)
 	if err != nil {
 		return r.end(ctx, result, StatusFailed, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err))
 	}
@@ -112,7 +113,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		return nil, err
 	}
 	for i := range changes {
-		r.progress.Nodes[i].Action = changes[i].Action
+		r.node(i).Action = changes[i].Action
 	}
 	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
 	if err := r.approve(ctx, rel.Key, changes, nodeInput); err != nil {
@@ -153,7 +154,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		if changes[i].Action == engine.UnChanged {
 			return nil
 		}
-		node := &r.progress.Nodes[i]
+		node := r.node(i)
 		node.Status, node.Started = NodeRunning, workflow.Now(ctx)
 		if changes[i].Action == engine.Delete {
 			return steps.start(ctx, changes[i], nodeInput(i))
@@ -162,7 +163,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	}
 	notRun := 0
 	done := func(i int, f workflow.Future) error {
-		node := &r.progress.Nodes[i]
+		node := r.node(i)
 		defer r.stepDone()
 		if f == nil {
 			node.Status = NodeUnchanged
@@ -200,7 +201,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 					return []workflow.Future{start(nodes[0])}
 				}
 				for _, i := range nodes {
-					node := &r.progress.Nodes[i]
+					node := r.node(i)
 					node.Status, node.Started = NodeRunning, workflow.Now(ctx)
 				}
 				return r.startBatch(ctx, nodes, changes, nodeInput, wait)
@@ -211,7 +212,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		notStarted = walk(ctx, deps, r.in.Parallelism, r.isStopped, start, done)
 	}
 	for _, i := range notStarted {
-		r.progress.Nodes[i].Status = NodeSkipped
+		r.node(i).Status = NodeSkipped
 	}
 	if err := failures.err(string(r.progress.Stage)); err != nil {
 		return applied, err
@@ -254,7 +255,7 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 		}
 		return workflow.ExecuteActivity(applyStep(ctx, changes[i].Type, "undo "+strings.ToLower(string(in.Action))+" "+in.ID), acts.CompensateResource, in)
 	}, func(k int, f workflow.Future) error {
-		node := &r.progress.Nodes[applied[k]]
+		node := r.node(applied[k])
 		defer r.stepDone()
 		if err := f.Get(ctx, nil); err != nil {
 			r.compensation.Errors = append(r.compensation.Errors, node.ID+": "+rootMessage(err))

@@ -16,7 +16,8 @@ func Preview(ctx workflow.Context, in RunInput) (Result, error) {
 		return Result{}, err
 	}
 	changes, err := r.previewOnly(r.work)
-	res := Result{Changes: changes, Digest: r.progress.Digest}
+	res := Result{Digest: r.progress.Digest}
+	withChanges(&res, changes)
 	if r.tracked {
 		res.Status = r.finalStatus(err)
 	}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -27,6 +28,10 @@ type run struct {
 	// waitFailed marks nodes applied whose wait for health then failed.
 	waitFailed map[int]bool
 	gate       approvalGate
+	// seq counts changes to the nodes' progress; nodeSeq[i] is the count
+	// when node i last changed (ProgressPageQuery answers what changed).
+	seq     uint64
+	nodeSeq []uint64
 }
 
 func newRun(ctx workflow.Context, in RunInput, op string) (*run, error) {
@@ -38,18 +43,53 @@ func newRun(ctx workflow.Context, in RunInput, op string) (*run, error) {
 	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
 		return nil, err
 	}
+	if err := workflow.SetQueryHandler(ctx, ProgressPageQuery, func(req ProgressRequest) (ProgressPage, error) { return r.progressPage(req), nil }); err != nil {
+		return nil, err
+	}
 	return r, r.setApprovalHandler(ctx)
 }
 
+// planPagesChange versions taking the plan page by page (PlanPage): runs
+// recorded before it took the whole plan in one PlanGraph result, which a
+// plan of tens of thousands of resources outgrows.
+const planPagesChange = "plan-pages"
+
+// planTimeout bounds making a plan: parsing and sorting a spec of 50,000
+// resources takes seconds on a small machine. The step heartbeats, so a dead
+// worker's is retried within a short call's timeout.
+const planTimeout = 2 * time.Minute
+
 func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error {
-	err := workflow.ExecuteActivity(step(ctx, "plan"), acts.PlanGraph, activities.PlanInput{
-		Project: r.in.Project, Workspace: r.in.Workspace, SpecHash: specHash, PriorRevision: prior,
-	}).Get(ctx, &r.plan)
-	if err != nil {
-		return err
+	in := activities.PlanInput{Project: r.in.Project, Workspace: r.in.Workspace, SpecHash: specHash, PriorRevision: prior}
+	if workflow.GetVersion(ctx, planPagesChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		if err := workflow.ExecuteActivity(step(ctx, "plan"), acts.PlanGraph, in).Get(ctx, &r.plan); err != nil {
+			return err
+		}
+	} else {
+		o := shortOptions("plan")
+		o.StartToCloseTimeout, o.HeartbeatTimeout = planTimeout, shortCallTimeout
+		pctx := workflow.WithActivityOptions(ctx, o)
+		r.plan = activities.Plan{}
+		for {
+			var page activities.PlanPage
+			err := workflow.ExecuteActivity(pctx, acts.PlanPage, activities.PlanPageInput{PlanInput: in, Offset: len(r.plan.Nodes)}).Get(ctx, &page)
+			if err != nil {
+				return err
+			}
+			if r.plan.Nodes == nil {
+				r.plan.Nodes = make([]activities.PlanNode, 0, page.Total)
+			}
+			r.plan.Nodes = append(r.plan.Nodes, page.Nodes...)
+			if len(page.Nodes) == 0 || len(r.plan.Nodes) >= page.Total {
+				break
+			}
+		}
 	}
 	r.progress.Nodes = make([]Node, len(r.plan.Nodes))
+	r.seq++
+	r.nodeSeq = make([]uint64, len(r.plan.Nodes))
 	for i, n := range r.plan.Nodes {
+		r.nodeSeq[i] = r.seq
 		r.progress.Nodes[i] = Node{ID: n.ID, Status: NodePending}
 	}
 	return nil

@@ -57,8 +57,11 @@ type Result struct {
 	// Status is succeeded, failed or cancelled (a cancel request, or an apply
 	// whose preview was not approved). Empty from runs older than it.
 	Status Status `json:"status,omitempty"`
-	// Changes is the preview, one entry per node.
-	Changes []engine.Change `json:"changes"`
+	// Changes is the preview, one entry per node, unless there are too many
+	// to carry in one result: then it is nil, ChangesOmitted counts them and
+	// the run answers them page by page (ProgressPageQuery).
+	Changes        []engine.Change `json:"changes"`
+	ChangesOmitted int             `json:"changesOmitted,omitempty"`
 	// Digest is the preview's engine.PlanDigest.
 	Digest       string               `json:"digest,omitempty"`
 	Error        string               `json:"error,omitempty"`

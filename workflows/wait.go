@@ -57,7 +57,7 @@ func (r *run) applyNode(ctx workflow.Context, wait bool, steps nodeSteps, i int,
 // waitHealthy runs WaitResource for node i, applied with result res, and
 // shows how its health goes.
 func (r *run) waitHealthy(ctx workflow.Context, i int, in activities.NodeInput, res activities.ApplyResult) error {
-	node := &r.progress.Nodes[i]
+	node := r.node(i)
 	node.Health = res.Health.String()
 	r.showHealth(ctx)
 	var w activities.WaitResult

@@ -86,6 +86,9 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	// The stage stays awaiting-approval until the workflow has taken the
 	// answer: ask once. The answer goes to the run as `kumo approve` sends it.
 	asked, waiting := false, false
+	// seq is how far the run's progress has been seen: each poll asks only
+	// for what changed after it.
+	var seq uint64
 	answers := make(chan error, 1)
 	for {
 		select {
@@ -108,10 +111,11 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			}
 		case <-ticker.C:
 		}
-		p, err := run.Progress(ctx)
+		p, next, err := run.ProgressSince(ctx, seq, !shownPreview)
 		if err != nil {
 			continue // the first workflow task may not have run yet
 		}
+		seq = next
 		showProgress(p)
 		waiting = p.Stage == workflows.StageApproval
 		if !waiting || asked {

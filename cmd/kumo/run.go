@@ -89,6 +89,13 @@ func previewCommand() *cli.Command {
 				if err != nil {
 					return runFailed(ctx, run, err)
 				}
+				if res.ChangesOmitted > 0 { // too many for the result: the run answers them in pages
+					p, err := run.Progress(ctx)
+					if err != nil {
+						return fmt.Errorf("the preview's %d changes: %w", res.ChangesOmitted, err)
+					}
+					res.Changes = p.Changes
+				}
 				if c.String("output") == "json" {
 					return printJSON(map[string]any{"changes": res.Changes, "digest": res.Digest})
 				}

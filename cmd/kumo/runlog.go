@@ -61,6 +61,7 @@ func followLog(ctx context.Context, kc *client.Client, run *client.Run) error {
 	}
 	ticker := time.NewTicker(logPollInterval)
 	defer ticker.Stop()
+	var seq uint64 // how far the run's progress has been seen
 	for {
 		printNew()
 		info, err := run.Info(ctx)
@@ -71,7 +72,8 @@ func followLog(ctx context.Context, kc *client.Client, run *client.Run) error {
 			printNew() // the last part is written as the run ends
 			return nil
 		}
-		if p, err := run.Progress(ctx); err == nil {
+		if p, next, err := run.ProgressSince(ctx, seq, false); err == nil {
+			seq = next
 			for _, n := range p.Nodes {
 				if nodes[n.ID] != n.Status {
 					nodes[n.ID] = n.Status
