@@ -25,6 +25,8 @@ const (
 	ApplyResourcesActivity      = "ApplyResources"
 	DeleteResourcesActivity     = "DeleteResources"
 	PreviewResourcesActivity    = "PreviewResources"
+	PreviewNodeActivity         = "PreviewNode"
+	RefreshResourcesActivity    = "RefreshResources"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -59,5 +61,7 @@ func (a *Activities) byName() map[string]any {
 		ApplyResourcesActivity:      a.ApplyResources,
 		DeleteResourcesActivity:     a.DeleteResources,
 		PreviewResourcesActivity:    a.PreviewResources,
+		PreviewNodeActivity:         a.PreviewNode,
+		RefreshResourcesActivity:    a.RefreshResources,
 	}
 }
