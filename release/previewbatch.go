@@ -6,7 +6,6 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/engine/runtime"
 )
 
 // PreviewBatch previews nodes of one run as Preview does each, with the same
@@ -65,26 +64,17 @@ func (m *Manager) PreviewBatchAndRefresh(ctx context.Context, nodes []Node, snap
 func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot string) (changes []engine.Change, errs []error, refresh []*backend.StateEntry, _ error) {
 	refresh = make([]*backend.StateEntry, len(nodes))
 	changes, errs = make([]engine.Change, len(nodes)), make([]error, len(nodes))
-	alone := make([]bool, len(nodes))
 	// The nodes read together, by runtime (their settings are the run's).
-	var listed []int
-	var desired []*engine.Resource
-	var reader runtime.LiveReader
-	for i, in := range nodes {
-		res, err := m.listable(ctx, in, &reader)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		if res == nil {
-			alone[i] = true
-			continue
-		}
-		listed = append(listed, i)
-		desired = append(desired, res)
+	listed, desired, lives, err := m.readListed(ctx, nodes, snapshot)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	var lives []runtime.Live
-	if len(listed) > 0 {
-		lives = reader.ReadLive(ctx, desired, runtime.ReadLiveOptions{Snapshot: snapshot})
+	alone := make([]bool, len(nodes))
+	for i := range alone {
+		alone[i] = true
+	}
+	for _, i := range listed {
+		alone[i] = false
 	}
 	for k, i := range listed {
 		in, l := nodes[i], lives[k]

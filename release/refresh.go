@@ -72,41 +72,53 @@ func (m *Manager) Refresh(ctx context.Context, nodes []Node, snapshot string) (i
 	return len(record), nil
 }
 
-// refreshListed reads the nodes it can in one go (PreviewBatch's choice),
-// setting their entries, and returns the others (and those the read failed
-// for), to read alone.
+// refreshListed reads the nodes it can in one go (readListed), setting their
+// entries, and returns the others (and those the read failed for), to read
+// alone.
 func (m *Manager) refreshListed(ctx context.Context, nodes []Node, snapshot string, entries []*backend.StateEntry) (alone []int, _ error) {
-	var listed []int
-	var desired []*engine.Resource
-	var reader runtime.LiveReader
-	for i, in := range nodes {
-		res, err := m.listable(ctx, in, &reader)
-		if err != nil {
-			return nil, err
-		}
-		if res == nil {
-			alone = append(alone, i)
-			continue
-		}
-		listed = append(listed, i)
-		desired = append(desired, res)
+	listed, desired, lives, err := m.readListed(ctx, nodes, snapshot)
+	if err != nil {
+		return nil, err
 	}
-	if len(listed) == 0 {
-		return alone, nil
-	}
-	lives := reader.ReadLive(ctx, desired, runtime.ReadLiveOptions{Snapshot: snapshot})
+	read := make([]bool, len(nodes))
 	for k, i := range listed {
 		if lives[k].Err != nil {
-			alone = append(alone, i)
 			continue
 		}
+		read[i] = true
 		prior, err := m.priorResource(ctx, nodes[i])
 		if err != nil {
 			return nil, err
 		}
 		entries[i] = refreshEntry(nodes[i].ID, desired[k], nil, lives[k].Resource, prior)
 	}
+	for i := range nodes {
+		if !read[i] {
+			alone = append(alone, i)
+		}
+	}
 	return alone, nil
+}
+
+// readListed reads the nodes a LiveReader can read together (listable) in
+// one call, and returns which (by index in nodes), their spec resources and
+// what it read of each, in that order.
+func (m *Manager) readListed(ctx context.Context, nodes []Node, snapshot string) (listed []int, desired []*engine.Resource, lives []runtime.Live, _ error) {
+	var reader runtime.LiveReader
+	for i, in := range nodes {
+		res, err := m.listable(ctx, in, &reader)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if res != nil {
+			listed = append(listed, i)
+			desired = append(desired, res)
+		}
+	}
+	if len(listed) > 0 {
+		lives = reader.ReadLive(ctx, desired, runtime.ReadLiveOptions{Snapshot: snapshot})
+	}
+	return listed, desired, lives, nil
 }
 
 // listable returns in's spec resource when a LiveReader can read it with the
