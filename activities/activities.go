@@ -88,12 +88,10 @@ func (a *Activities) LatestFinalRevision(ctx context.Context, in LatestFinalInpu
 }
 
 // PreviewResource returns the three-way diff of one resource and, in an apply,
-// records the refreshed state of a resource that will not change.
+// records the refreshed state of a resource that will not change: how runs
+// started before PreviewNode previewed, kept for them.
 func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.Change, error) {
-	c, refresh, err := a.m.Preview(ctx, release.Node(in))
-	if err == nil && refresh != nil {
-		err = a.m.Record(ctx, in.Key, *refresh)
-	}
+	c, err := a.m.PreviewAndRefresh(ctx, release.Node(in))
 	if err != nil {
 		return engine.Change{}, temporalError(err)
 	}

@@ -19,6 +19,20 @@ type BatchInput struct {
 	Node   NodeInput `json:"node"`
 	IDs    []string  `json:"ids"`
 	Delete bool      `json:"delete,omitempty"`
+	// DeferRefresh: a preview batch writes nothing, and lists the resources
+	// whose record to refresh once the run is approved (RefreshResources).
+	DeferRefresh bool `json:"deferRefresh,omitempty"`
+}
+
+// nodes are the release nodes of the batch's resources.
+func (in BatchInput) nodes() []release.Node {
+	nodes := make([]release.Node, len(in.IDs))
+	for i, id := range in.IDs {
+		n := release.Node(in.Node)
+		n.ID, n.Delete = id, in.Delete
+		nodes[i] = n
+	}
+	return nodes
 }
 
 // Outcome is what one resource's step in a batch did.
@@ -59,12 +73,8 @@ func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchR
 	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &prev)
 	}
-	nodes := make([]release.Node, len(in.IDs))
-	for i, id := range in.IDs {
-		n := release.Node(in.Node)
-		n.ID, n.Delete = id, del
-		nodes[i] = n
-	}
+	in.Delete = del
+	nodes := in.nodes()
 	done := make([]release.Outcome, len(prev.Outcomes))
 	for i, o := range prev.Outcomes {
 		done[i] = release.Outcome{ID: o.ID, Apply: release.ApplyResult(o.Apply), Took: o.Took}

@@ -23,18 +23,23 @@ func (m memRuntimes) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime,
 	return m.Runtime, nil
 }
 
+// withMemory returns activities over a fresh local backend and in-memory runtime.
+func withMemory(t *testing.T) (*Activities, *local.Backend, memRuntimes) {
+	b, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := memRuntimes{memory.New()}
+	return New(b, rt, nil), b, rt
+}
+
 // TestApplyResourcesResumesAfterItsHeartbeat: a retried batch reads what the
 // failed attempt heartbeated as recorded and applies only the rest; a batch
 // whose resource fails for good says, in its error's details, what it did
 // before.
 func TestApplyResourcesResumesAfterItsHeartbeat(t *testing.T) {
 	ctx := context.Background()
-	b, err := local.New(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rt := memRuntimes{memory.New()}
-	a := New(b, rt, nil)
+	a, b, rt := withMemory(t)
 	var spec engine.Spec
 	var ids []string
 	for _, n := range []string{"a", "b", "c", "d"} {

@@ -28,6 +28,8 @@ const (
 	DeleteResourcesActivity     = "DeleteResources"
 	PreviewResourcesActivity    = "PreviewResources"
 	PlanPageActivity            = "PlanPage"
+	PreviewNodeActivity         = "PreviewNode"
+	RefreshResourcesActivity    = "RefreshResources"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -63,5 +65,7 @@ func (a *Activities) byName() map[string]any {
 		DeleteResourcesActivity:     a.DeleteResources,
 		PreviewResourcesActivity:    a.PreviewResources,
 		PlanPageActivity:            a.PlanPage,
+		PreviewNodeActivity:         a.PreviewNode,
+		RefreshResourcesActivity:    a.RefreshResources,
 	}
 }

@@ -12,10 +12,27 @@ import (
 )
 
 // PreviewResult is a batch's previews, one per resource in order: its change,
-// or (Errors[i] not empty) why it cannot be previewed.
+// or (Errors[i] not empty) why it cannot be previewed. Refresh lists (by
+// position in the batch) the unchanged resources whose record is stale, for a
+// batch that defers their refresh (BatchInput.DeferRefresh): RefreshResources
+// records them once the run is approved. Positions, not state entries: the
+// result stays small.
 type PreviewResult struct {
 	Changes []engine.Change `json:"changes"`
 	Errors  []string        `json:"errors,omitempty"`
+	Refresh []int           `json:"refresh,omitempty"`
+}
+
+// NodePreview is one resource's preview (PreviewNode): its change, and
+// whether it is unchanged but its record is stale (see PreviewResult.Refresh).
+type NodePreview struct {
+	Change  engine.Change `json:"change"`
+	Refresh bool          `json:"refresh,omitempty"`
+}
+
+// RefreshResult says how many resources a RefreshResources recorded.
+type RefreshResult struct {
+	Recorded int `json:"recorded"`
 }
 
 // maxPreviewResult bounds a preview batch's result, well under Temporal's
@@ -28,28 +45,34 @@ const (
 
 // PreviewResources previews the resources of a batch (release.PreviewBatch),
 // reading what is live with the run's other batches (one list per kind and
-// namespace for the whole preview). In an apply, the refreshed state of
-// unchanged resources is recorded in one write.
+// namespace for the whole preview). With DeferRefresh it writes nothing and
+// lists the resources to refresh; without (runs started before it), in an
+// apply, the refreshed state of unchanged resources is recorded in one write.
 func (a *Activities) PreviewResources(ctx context.Context, in BatchInput) (PreviewResult, error) {
 	defer heartbeat(ctx)()
-	nodes := make([]release.Node, len(in.IDs))
-	for i, id := range in.IDs {
-		n := release.Node(in.Node)
-		n.ID = id
-		nodes[i] = n
-	}
+	nodes := in.nodes()
 	snapshot := ""
 	if activity.IsActivity(ctx) {
 		snapshot = runID(ctx)
 	}
-	changes, errs, refresh, err := a.m.PreviewBatch(ctx, nodes, snapshot)
-	if err == nil && in.Node.Key.Revision != 0 {
-		err = a.m.RecordBatch(ctx, in.Node.Key, refresh)
+	var changes []engine.Change
+	var errs []error
+	var refresh []bool
+	var err error
+	if in.DeferRefresh {
+		changes, errs, refresh, err = a.m.PreviewBatch(ctx, nodes, snapshot)
+	} else {
+		changes, errs, err = a.m.PreviewBatchAndRefresh(ctx, nodes, snapshot)
 	}
 	if err != nil {
 		return PreviewResult{}, temporalError(err)
 	}
 	out := PreviewResult{Changes: changes}
+	for i, r := range refresh {
+		if r {
+			out.Refresh = append(out.Refresh, i)
+		}
+	}
 	for i, e := range errs {
 		if e != nil {
 			if out.Errors == nil {
@@ -72,4 +95,30 @@ func shrink(c *engine.Change) {
 		c.Fields = append(c.Fields[:shrunkFields-1:shrunkFields-1],
 			engine.FieldChange{Path: fmt.Sprintf("(%d more fields change)", n-shrunkFields+1)})
 	}
+}
+
+// PreviewNode previews one resource (release.Manager.Preview) and writes
+// nothing: it says whether the resource's record needs a refresh instead.
+// Runs started before refreshes were deferred preview with PreviewResource.
+func (a *Activities) PreviewNode(ctx context.Context, in NodeInput) (NodePreview, error) {
+	c, refresh, err := a.m.Preview(ctx, release.Node(in))
+	if err != nil {
+		return NodePreview{}, temporalError(err)
+	}
+	return NodePreview{Change: c, Refresh: refresh}, nil
+}
+
+// RefreshResources records the refreshed state of the resources of a batch
+// that their run's preview found unchanged but recorded differently
+// (release.Manager.Refresh), once the run is approved. It reads them live
+// again, with the run's other refresh batches; a retry records the same.
+func (a *Activities) RefreshResources(ctx context.Context, in BatchInput) (RefreshResult, error) {
+	defer heartbeat(ctx)()
+	snapshot := ""
+	if activity.IsActivity(ctx) {
+		// Not the preview's snapshot: what is live now, not what the preview listed.
+		snapshot = runID(ctx) + "/refresh"
+	}
+	n, err := a.m.Refresh(ctx, in.nodes(), snapshot)
+	return RefreshResult{Recorded: n}, temporalError(err)
 }

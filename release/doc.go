@@ -1,7 +1,8 @@
 // Package release is the lifecycle of a kumo release, with no Temporal in it:
 // generate and store a spec, begin a release (refusing while another live run
 // holds the stack, creating the next revision atomically), plan the graph a run
-// walks, preview, apply, delete or undo one resource and record its outcome,
+// walks, preview (writing nothing), refresh the record of unchanged resources
+// once a run is approved, apply, delete or undo one resource and record its outcome,
 // finish (fold the recorded entries into the final state, once), close a release
 // its run abandoned (`kumo release unlock`), and choose a rollback target.
 //

@@ -6,7 +6,6 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/engine/runtime"
 )
 
 // PreviewBatch previews nodes of one run as Preview does each, with the same
@@ -23,47 +22,59 @@ import (
 // errs[i] is node i's failure that retrying cannot fix (the user sees every
 // rejected resource at once); any other failure is the call's error.
 // snapshot names the run's view of the infrastructure, shared by its batches
-// (runtime.ReadLiveOptions). refresh are the state entries of unchanged resources whose live state
-// differs from the prior state's, as Preview returns them, for the release.
-func (m *Manager) PreviewBatch(ctx context.Context, nodes []Node, snapshot string) (changes []engine.Change, errs []error, refresh []backend.StateEntry, _ error) {
-	changes, errs = make([]engine.Change, len(nodes)), make([]error, len(nodes))
-	alone := make([]bool, len(nodes))
-	// The nodes read together, by runtime (their settings are the run's).
-	var listed []int
-	var desired []*engine.Resource
-	var reader runtime.LiveReader
-	for i, in := range nodes {
-		alone[i] = true
-		if in.Delete {
-			continue
-		}
-		spec, err := m.spec(ctx, in.SpecHash)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		res := spec.resource(in.ID)
-		if res == nil || res.Type != engine.Kubernetes {
-			continue
-		}
-		if refs, err := spec.refsOf(in.ID); err != nil || len(refs) > 0 {
-			continue
-		}
-		if reader == nil {
-			rt, err := m.runtime(res.Type, in.Settings)
-			if err != nil {
-				continue
-			}
-			if reader, _ = rt.(runtime.LiveReader); reader == nil {
-				continue
-			}
-		}
-		alone[i] = false
-		listed = append(listed, i)
-		desired = append(desired, res)
+// (runtime.ReadLiveOptions). refresh[i] is Preview's refresh of node i: it is
+// unchanged but its record is stale (Refresh it once the run is approved).
+// PreviewBatch writes nothing.
+func (m *Manager) PreviewBatch(ctx context.Context, nodes []Node, snapshot string) (changes []engine.Change, errs []error, refresh []bool, _ error) {
+	changes, errs, entries, err := m.previewBatch(ctx, nodes, snapshot)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	var lives []runtime.Live
-	if len(listed) > 0 {
-		lives = reader.ReadLive(ctx, desired, runtime.ReadLiveOptions{Snapshot: snapshot})
+	refresh = make([]bool, len(nodes))
+	for i, e := range entries {
+		refresh[i] = e != nil
+	}
+	return changes, errs, refresh, nil
+}
+
+// PreviewBatchAndRefresh is PreviewBatch that records the refreshed state of
+// unchanged resources at once, in one write: how runs started before refreshes
+// were deferred to their approval previewed, kept for them.
+func (m *Manager) PreviewBatchAndRefresh(ctx context.Context, nodes []Node, snapshot string) (changes []engine.Change, errs []error, _ error) {
+	changes, errs, entries, err := m.previewBatch(ctx, nodes, snapshot)
+	if err != nil {
+		return nil, nil, err
+	}
+	var refresh []backend.StateEntry
+	for _, e := range entries {
+		if e != nil {
+			refresh = append(refresh, *e)
+		}
+	}
+	if len(nodes) > 0 && nodes[0].Key.Revision != 0 {
+		if err := m.RecordBatch(ctx, nodes[0].Key, refresh); err != nil {
+			return nil, nil, err
+		}
+	}
+	return changes, errs, nil
+}
+
+// previewBatch is PreviewBatch returning, per node, the state entry a refresh
+// would record (nil: none).
+func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot string) (changes []engine.Change, errs []error, refresh []*backend.StateEntry, _ error) {
+	refresh = make([]*backend.StateEntry, len(nodes))
+	changes, errs = make([]engine.Change, len(nodes)), make([]error, len(nodes))
+	// The nodes read together, by runtime (their settings are the run's).
+	listed, desired, lives, err := m.readListed(ctx, nodes, snapshot)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	alone := make([]bool, len(nodes))
+	for i := range alone {
+		alone[i] = true
+	}
+	for _, i := range listed {
+		alone[i] = false
 	}
 	for k, i := range listed {
 		in, l := nodes[i], lives[k]
@@ -80,8 +91,8 @@ func (m *Manager) PreviewBatch(ctx context.Context, nodes []Node, snapshot strin
 			live := l.Resource
 			live.DependsOn = desired[k].DependsOn // no references: recordedDeps
 			changes[i] = engine.Diff(in.ID, engine.Kubernetes, live, live, prior)
-			if in.Key.Revision != 0 && !sameRecord(live, prior) {
-				refresh = append(refresh, backend.StateEntry{ID: in.ID, Resource: live})
+			if in.Key.Revision != 0 {
+				refresh[i] = refreshEntry(in.ID, desired[k], nil, live, prior)
 			}
 			truncateValues(&changes[i])
 		}
@@ -90,13 +101,10 @@ func (m *Manager) PreviewBatch(ctx context.Context, nodes []Node, snapshot strin
 		if !alone[i] {
 			continue
 		}
-		c, r, err := m.Preview(ctx, in)
+		c, r, err := m.preview(ctx, in)
 		switch {
 		case err == nil:
-			changes[i] = c
-			if r != nil {
-				refresh = append(refresh, *r)
-			}
+			changes[i], refresh[i] = c, r
 		case permanent(err):
 			errs[i] = err
 		default:

@@ -17,10 +17,11 @@ import (
 
 // listingRuntime is the in-memory runtime with a runtime.LiveReader that
 // calls an object unchanged when the desired attributes equal it, and counts
-// the dry-runs asked of it.
+// the dry-runs asked of it and the resources it read together.
 type listingRuntime struct {
 	*memory.Runtime
 	dryRuns atomic.Int64
+	listed  atomic.Int64
 }
 
 func (l *listingRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
@@ -35,6 +36,7 @@ func (l *listingRuntime) Apply(ctx context.Context, r *engine.Resource, opts run
 }
 
 func (l *listingRuntime) ReadLive(ctx context.Context, desired []*engine.Resource, _ runtime.ReadLiveOptions) []runtime.Live {
+	l.listed.Add(int64(len(desired)))
 	out := make([]runtime.Live, len(desired))
 	for i, d := range desired {
 		live, err := l.Read(ctx, d)
@@ -52,8 +54,9 @@ func (l *listingRuntime) ReadLive(ctx context.Context, desired []*engine.Resourc
 
 // TestPreviewBatchSameAsPreview: previewing in a batch gives each resource
 // the change Preview gives it (unchanged, updated, created, deleted, drifted)
-// and the same refreshed state (an unchanged resource whose dependsOn
-// changed), and dry-runs only the resources that change.
+// and the same answer whether its record needs a refresh (an unchanged
+// resource whose dependsOn changed), writes nothing, and dry-runs only the
+// resources that change.
 func TestPreviewBatchSameAsPreview(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
 		rt := &listingRuntime{Runtime: memory.New()}
@@ -103,7 +106,6 @@ func TestPreviewBatchSameAsPreview(t *testing.T) {
 			t.Errorf("%d dry-runs, want 2 (the changed and the drifted resource; none for the unchanged, the new or the deleted)", n)
 		}
 		wantAction := []engine.Action{engine.UnChanged, engine.Update, engine.Update, engine.Create, engine.Delete, engine.UnChanged}
-		var alone []backend.StateEntry
 		for i, n := range batch {
 			if errs[i] != nil {
 				t.Fatalf("%s: %v", n.ID, errs[i])
@@ -112,21 +114,36 @@ func TestPreviewBatchSameAsPreview(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r != nil {
-				alone = append(alone, *r)
-			}
-			if !reflect.DeepEqual(changes[i], c) {
-				t.Errorf("%s: batch %+v, alone %+v", n.ID, changes[i], c)
+			if !reflect.DeepEqual(changes[i], c) || refresh[i] != r {
+				t.Errorf("%s: batch %+v (refresh %v), alone %+v (refresh %v)", n.ID, changes[i], refresh[i], c, r)
 			}
 			if changes[i].Action != wantAction[i] {
 				t.Errorf("%s: %s, want %s", n.ID, changes[i].Action, wantAction[i])
 			}
+			if want := n.ID == deps.ID; refresh[i] != want {
+				t.Errorf("%s: refresh %v, want %v (only deps, whose dependsOn changed)", n.ID, refresh[i], want)
+			}
 		}
-		if len(refresh) != 1 || refresh[0].ID != deps.ID || !reflect.DeepEqual(refresh[0].Resource.DependsOn, deps2.DependsOn) {
-			t.Errorf("refreshed state %+v, want deps with its new dependsOn", refresh)
+		// Previews write nothing; the refresh, asked for, records deps with
+		// its new dependsOn, as the previews of runs before it did at once.
+		if entries, err := b.ListStateEntries(ctx, info.Key); err != nil || len(entries) != 0 {
+			t.Fatalf("previews wrote state entries: %+v, %v", entries, err)
 		}
-		if !reflect.DeepEqual(refresh, alone) {
-			t.Errorf("refreshed state: batch %+v, alone %+v", refresh, alone)
+		if n, err := m.Refresh(ctx, []release.Node{node(deps.ID)}, "run-2/refresh"); err != nil || n != 1 {
+			t.Fatalf("Refresh = %d, %v; want 1 recorded", n, err)
+		}
+		refreshed, err := b.ListStateEntries(ctx, info.Key)
+		if err != nil || len(refreshed) != 1 || !reflect.DeepEqual(refreshed[deps.ID].Resource.DependsOn, deps2.DependsOn) {
+			t.Fatalf("refreshed state %+v (%v), want deps with its new dependsOn", refreshed, err)
+		}
+		if err := b.ClearStateEntries(ctx, info.Key); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := m.PreviewBatchAndRefresh(ctx, batch, "run-2"); err != nil {
+			t.Fatal(err)
+		}
+		if atOnce, err := b.ListStateEntries(ctx, info.Key); err != nil || !reflect.DeepEqual(atOnce, refreshed) {
+			t.Errorf("state recorded by PreviewBatchAndRefresh %+v (%v), by Refresh %+v", atOnce, err, refreshed)
 		}
 	})
 }

@@ -37,11 +37,28 @@ const maxPreviewValue = 256
 
 // Preview reads one resource live, dry-runs the desired version and returns the
 // three-way diff against live and the prior state. It writes nothing. In a run
-// with a release, when nothing would change but the live resource differs from
-// what the prior state recorded, refresh is the entry that brings the release's
-// state up to date: Record it, and the release ends with fresh state without
-// the object being touched.
-func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refresh *backend.StateEntry, _ error) {
+// with a release, refresh says that nothing would change but the live resource
+// differs from what the prior state recorded: once the run is approved, Refresh
+// brings the release's record of it up to date without the object being
+// touched.
+func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refresh bool, _ error) {
+	c, e, err := m.preview(ctx, in)
+	return c, e != nil, err
+}
+
+// PreviewAndRefresh is Preview that records the refreshed state at once: how
+// runs started before refreshes were deferred to their approval preview, kept
+// for them.
+func (m *Manager) PreviewAndRefresh(ctx context.Context, in Node) (engine.Change, error) {
+	c, e, err := m.preview(ctx, in)
+	if err == nil && e != nil {
+		err = m.Record(ctx, in.Key, *e)
+	}
+	return c, err
+}
+
+// preview is Preview returning the state entry a refresh would record.
+func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refresh *backend.StateEntry, _ error) {
 	spec, err := m.spec(ctx, in.SpecHash)
 	if err != nil {
 		return engine.Change{}, nil, err
@@ -119,17 +136,26 @@ func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refres
 		return engine.Change{}, nil, err
 	}
 	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
-		if live != nil && res != nil {
-			live.DependsOn = recordedDeps(res, refs)
-		}
-		// The release starts from the prior state; record only what differs from
-		// it, so a re-apply of an unchanged spec writes (almost) nothing.
-		if !sameRecord(live, prior) {
-			refresh = &backend.StateEntry{ID: in.ID, Resource: live, Deleted: live == nil}
-		}
+		refresh = refreshEntry(in.ID, res, refs, live, prior)
 	}
 	truncateValues(&change)
 	return change, refresh, nil
+}
+
+// refreshEntry is the state entry that brings a release's record of an
+// unchanged resource up to date with live (nil: absent), or nil when the prior
+// state records it as it is. The release starts from the prior state; recording
+// only what differs from it, a re-apply of an unchanged spec writes (almost)
+// nothing. res is the node's spec resource (nil for one the spec dropped): the
+// record takes its dependencies, references included.
+func refreshEntry(id string, res *engine.Resource, refs []engine.Ref, live, prior *engine.Resource) *backend.StateEntry {
+	if live != nil && res != nil {
+		live.DependsOn = recordedDeps(res, refs)
+	}
+	if sameRecord(live, prior) {
+		return nil
+	}
+	return &backend.StateEntry{ID: id, Resource: live, Deleted: live == nil}
 }
 
 // liveLookup returns a referenced resource's live attributes, nil when absent.

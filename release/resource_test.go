@@ -71,8 +71,8 @@ func TestApplyPreviewDelete(t *testing.T) {
 		node := started(t, b, m, a)
 
 		change, refresh, err := m.Preview(ctx, node(a.ID))
-		if err != nil || change.Action != engine.Create || refresh != nil {
-			t.Fatalf("Preview = %+v, %+v, %v; want a create and nothing to refresh", change, refresh, err)
+		if err != nil || change.Action != engine.Create || refresh {
+			t.Fatalf("Preview = %+v, %v, %v; want a create and nothing to refresh", change, refresh, err)
 		}
 		// Applying twice (a retry) gives one object and one state entry.
 		for range 2 {
@@ -98,8 +98,8 @@ func TestApplyPreviewDelete(t *testing.T) {
 			if err != nil || change.Action != engine.Adopt {
 				t.Fatalf("Preview after Apply with no prior state = %+v, %v; want adopt", change, err)
 			}
-			if refresh != nil {
-				t.Fatalf("Preview of a resource to adopt: refresh %+v, want none", refresh)
+			if refresh {
+				t.Fatal("Preview of a resource to adopt: a refresh, want none")
 			}
 			if entries, err := b.ListStateEntries(ctx, node(a.ID).Key); err != nil || len(entries) != 0 {
 				t.Fatalf("Preview wrote state entries: %+v, %v", entries, err)

@@ -30,8 +30,8 @@ const (
 	MetricRunsFinished = "kumo_runs_finished"
 	// MetricRunDuration is how long runs took, by operation and outcome.
 	MetricRunDuration = "kumo_run_duration"
-	// MetricNodeSteps counts node steps by step (preview, apply, delete,
-	// wait, compensate), runtime (Kubernetes, Terraform) and result (ok, error).
+	// MetricNodeSteps counts node steps by step (preview, refresh, apply,
+	// delete, wait, compensate), runtime (Kubernetes, Terraform) and result (ok, error).
 	MetricNodeSteps = "kumo_node_steps"
 	// MetricNodeStepDuration is the latency of node steps, with the same tags.
 	MetricNodeStepDuration = "kumo_node_step_duration"
@@ -47,13 +47,13 @@ var operations = map[string]string{
 }
 
 var nodeSteps = map[string]string{
-	activities.PreviewResourceActivity: "preview", activities.ApplyResourceActivity: "apply",
+	activities.PreviewResourceActivity: "preview", activities.PreviewNodeActivity: "preview", activities.ApplyResourceActivity: "apply",
 	activities.DeleteResourceActivity: "delete", activities.WaitResourceActivity: "wait",
 	activities.CompensateResourceActivity: "compensate",
 	// A batch step counts each of its resources as a step; its duration is
 	// the batch's.
 	activities.PreviewResourcesActivity: "preview", activities.ApplyResourcesActivity: "apply",
-	activities.DeleteResourcesActivity: "delete",
+	activities.DeleteResourcesActivity: "delete", activities.RefreshResourcesActivity: "refresh",
 }
 
 // metrics is the worker interceptor that records kumo's metrics.

@@ -17,6 +17,8 @@ import (
 var runtimeActivities = map[string]bool{
 	activities.PreviewResourceActivity:    true,
 	activities.PreviewResourcesActivity:   true,
+	activities.PreviewNodeActivity:        true,
+	activities.RefreshResourcesActivity:   true,
 	activities.ApplyResourceActivity:      true,
 	activities.ApplyResourcesActivity:     true,
 	activities.DeleteResourceActivity:     true,

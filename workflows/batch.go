@@ -122,6 +122,7 @@ func newFutures(ctx workflow.Context, n int) ([]workflow.Future, []workflow.Sett
 func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int) activities.NodeInput) []workflow.Future {
 	in := r.batchInput(nodes, node)
 	in.Node.Delete = false
+	in.DeferRefresh = r.deferRefresh
 	o := workflow.GetActivityOptions(applyStep(ctx, engine.Kubernetes, batchSummary("preview", in.IDs)))
 	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
 	// A batch is worth a trip through matching: eager dispatch would hand
@@ -133,12 +134,20 @@ func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var res activities.PreviewResult
 		err := f.Get(ctx, &res)
+		stale := make([]bool, len(nodes))
+		for _, k := range res.Refresh {
+			if k >= 0 && k < len(stale) {
+				stale[k] = true
+			}
+		}
 		for k := range nodes {
 			switch {
 			case err != nil:
 				sets[k].Set(nil, err)
 			case k < len(res.Errors) && res.Errors[k] != "":
 				sets[k].Set(nil, errors.New(res.Errors[k]))
+			case k < len(res.Changes) && in.DeferRefresh:
+				sets[k].Set(activities.NodePreview{Change: res.Changes[k], Refresh: stale[k]}, nil)
 			case k < len(res.Changes):
 				sets[k].Set(res.Changes[k], nil)
 			default:

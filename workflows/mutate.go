@@ -100,6 +100,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	if err := r.planGraph(ctx, rel.SpecHash, rel.PriorRevision); err != nil {
 		return nil, err
 	}
+	r.deferRefresh = workflow.GetVersion(ctx, previewRefreshChange, workflow.DefaultVersion, 1) >= 1
 	nodeInput := func(i int) activities.NodeInput {
 		n := r.plan.Nodes[i]
 		return activities.NodeInput{Key: rel.Key, SpecHash: rel.SpecHash, PriorRevision: rel.PriorRevision, ID: n.ID, Delete: n.Delete, Settings: r.in.Settings,
@@ -129,6 +130,9 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	}
 	r.setStage(stage, len(r.plan.Nodes))
 	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase}).Get(ctx, nil); err != nil {
+		return changes, err
+	}
+	if err := r.refreshStale(ctx, nodeInput); err != nil {
 		return changes, err
 	}
 	applied, err := r.walkChanges(ctx, changes, nodeInput)

@@ -23,8 +23,8 @@ func (noRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, err
 }
 
 // TestRuntimeStepsRunOnTheWorkspaceQueue: a run whose settings name a task
-// queue puts every step that touches the runtime (preview, apply, wait,
-// delete, compensation) on that queue, served here by a worker that polls it
+// queue puts every step that touches the runtime (preview, refresh, apply,
+// wait, delete, compensation) on that queue, served here by a worker that polls it
 // for activities only, while planning and the release lifecycle stay on
 // TaskQueue, whose worker has no runtime at all.
 func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
@@ -45,8 +45,9 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 	h.rt.reject["v1:ConfigMap:ns:bad"] = true
 	runs := []*engine.Spec{
 		{Resources: []engine.Resource{cm("a"), notReady("slow")}},
-		// deletes slow, creates x, fails on bad: x is undone, slow recreated
-		{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}},
+		// deletes slow, refreshes a's record (it now depends on x), creates
+		// x, fails on bad: x is undone, slow recreated
+		{Resources: []engine.Resource{cm("a", "v1:ConfigMap:ns:x"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}},
 	}
 	kinds := map[string]bool{}
 	for i, spec := range runs {
@@ -78,8 +79,9 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 			kinds[typ] = true
 			want := TaskQueue
 			switch typ {
-			case activities.PreviewResourceActivity, activities.ApplyResourceActivity, activities.WaitResourceActivity,
-				activities.DeleteResourceActivity, activities.CompensateResourceActivity:
+			case activities.PreviewResourceActivity, activities.PreviewNodeActivity, activities.RefreshResourcesActivity,
+				activities.ApplyResourceActivity, activities.WaitResourceActivity, activities.DeleteResourceActivity,
+				activities.CompensateResourceActivity:
 				want = "edge"
 			}
 			if queue != want {
@@ -87,7 +89,7 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 			}
 		}
 	}
-	for _, typ := range []string{activities.PreviewResourceActivity, activities.ApplyResourceActivity, activities.WaitResourceActivity,
+	for _, typ := range []string{activities.PreviewNodeActivity, activities.RefreshResourcesActivity, activities.ApplyResourceActivity, activities.WaitResourceActivity,
 		activities.DeleteResourceActivity, activities.CompensateResourceActivity, activities.CreateReleaseActivity} {
 		if !kinds[typ] {
 			t.Errorf("no %s step ran: the test does not cover it", typ)

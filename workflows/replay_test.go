@@ -57,7 +57,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 // for approval and one cancelled half-way; approval-* runs wait for an
 // approval (ApproveUpdate) that rejects, comes after what is live changed
 // (stale), or never comes; apply-queue runs its runtime steps on a
-// workspace's task queue. Histories already in testdata are kept: they are
+// workspace's task queue; apply-refresh refreshes the record of an unchanged
+// resource once approved. Histories already in testdata are kept: they are
 // what earlier versions recorded.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
@@ -158,6 +159,12 @@ func recordHistories(t *testing.T) {
 			notReady("b1"), cm("b2"), notReady("b3"), cm("b4"), cm("b5", "v1:ConfigMap:ns:b1", "v1:ConfigMap:ns:b4"),
 		}}, nil, 0},
 		{"apply-queue", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
+		// Previews that write nothing (v6): a and b, then an approved
+		// re-apply where b, unchanged, now depends on a (its record is
+		// refreshed once approved, RefreshResources) and c is new.
+		{"apply-refresh-base", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b")}}, nil, 0},
+		{"apply-refresh", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("c")}},
+			&ApprovalRequest{Approve: true, By: "recorder"}, 0},
 	}
 	only := map[string]bool{}
 	for name := range strings.SplitSeq(*recordOnly, ",") {

@@ -32,6 +32,11 @@ type run struct {
 	// when node i last changed (ProgressPageQuery answers what changed).
 	seq     uint64
 	nodeSeq []uint64
+	// deferRefresh: previews write nothing (previewRefreshChange); stale are
+	// the nodes the latest preview found unchanged but recorded differently,
+	// whose record refreshStale brings up to date once the run is approved.
+	deferRefresh bool
+	stale        []int
 }
 
 func newRun(ctx workflow.Context, in RunInput, op string) (*run, error) {
@@ -99,14 +104,25 @@ func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error 
 func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInput) ([]engine.Change, error) {
 	r.setStage(StagePreview, len(r.plan.Nodes))
 	changes := make([]engine.Change, len(r.plan.Nodes))
+	stale := make([]bool, len(r.plan.Nodes))
 	var failures nodeErrors
 	noDeps := make([][]int32, len(r.plan.Nodes))
 	start := func(i int) workflow.Future {
 		in := node(i)
+		if r.deferRefresh {
+			return executeRead(ctx, r.plan.Nodes[i].Type, "preview "+in.ID, acts.PreviewNode, in)
+		}
 		return executeRead(ctx, r.plan.Nodes[i].Type, "preview "+in.ID, acts.PreviewResource, in)
 	}
 	done := func(i int, f workflow.Future) error {
-		err := f.Get(ctx, &changes[i])
+		var err error
+		if r.deferRefresh {
+			var p activities.NodePreview
+			err = f.Get(ctx, &p)
+			changes[i], stale[i] = p.Change, p.Refresh
+		} else {
+			err = f.Get(ctx, &changes[i])
+		}
 		failures.add(r.plan.Nodes[i].ID, err)
 		r.stepDone()
 		return nil // keep previewing: the user sees every rejected resource at once
@@ -137,6 +153,12 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 	}
 	if err := failures.err("preview"); err != nil {
 		return nil, err
+	}
+	r.stale = nil
+	for i, s := range stale {
+		if s {
+			r.stale = append(r.stale, i)
+		}
 	}
 	r.markReferenceChanges(changes)
 	r.recordChanges(changes)

@@ -15,7 +15,7 @@ import (
 )
 
 // resourceVerbs start the summary of every per-resource step.
-var resourceVerbs = []string{"preview ", "apply ", "delete ", "undo ", "wait for "}
+var resourceVerbs = []string{"preview ", "refresh ", "apply ", "delete ", "undo ", "wait for "}
 
 // TestEveryResourceStepIsSummarised: in every recorded history, each activity
 // that works on one resource (its input names it) or a batch of them (its
@@ -95,14 +95,21 @@ func payloadIDs(payloads []*commonpb.Payload) []string {
 	return v.IDs
 }
 
-// payloadID is the "id" field of a JSON payload (a NodeInput, a Change).
+// payloadID is the "id" field of a JSON payload (a NodeInput, a Change), or
+// its change's (a NodePreview).
 func payloadID(payloads []*commonpb.Payload) string {
 	if len(payloads) == 0 {
 		return ""
 	}
 	var v struct {
-		ID string `json:"id"`
+		ID     string `json:"id"`
+		Change struct {
+			ID string `json:"id"`
+		} `json:"change"`
 	}
 	_ = json.Unmarshal(payloads[0].GetData(), &v)
+	if v.ID == "" {
+		return v.Change.ID
+	}
 	return v.ID
 }

@@ -83,7 +83,7 @@ func TestWorkspaceTaskQueue(t *testing.T) {
 		t.Errorf("run show of the finished run still says it waits:\n%s", show)
 	}
 
-	runtimeSteps := []string{"PreviewResource", "ApplyResource"}
+	runtimeSteps := []string{"PreviewNode", "ApplyResource"}
 	edgeRan, mainRan := activityTypes(t, edgeMetrics), activityTypes(t, mainMetrics)
 	for _, typ := range runtimeSteps {
 		if !edgeRan[typ] {

@@ -1,0 +1,195 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+// refreshParallel bounds the resources Refresh reads one by one at once.
+const refreshParallel = 4
+
+// Refresh brings a release's record of nodes up to date with what is live, the
+// nodes of one run with a release that its preview found unchanged but
+// recorded differently (Preview's refresh): it reads them again and records,
+// in one write, each whose live object still differs from what the prior
+// state recorded, as Preview would have (its dependencies as the spec says,
+// references included; one gone is recorded deleted). It applies nothing.
+// Kubernetes resources without references are read together
+// (runtime.LiveReader: one list per kind and namespace, shared by the calls
+// of one snapshot), the others one by one, a few at a time.
+//
+// A preview writes nothing, so a run rejected at its approval leaves its
+// release as it found it; the run refreshes once approved, before it applies.
+// Called twice, Refresh records the same. It returns how many it recorded.
+func (m *Manager) Refresh(ctx context.Context, nodes []Node, snapshot string) (int, error) {
+	if len(nodes) == 0 {
+		return 0, nil
+	}
+	key := nodes[0].Key
+	if key.Revision == 0 {
+		return 0, kindf(ErrInvalid, "refresh of %s: the run has no release", nodes[0].ID)
+	}
+	for _, in := range nodes {
+		if in.Key != key {
+			return 0, kindf(ErrInvalid, "refresh: %s is of release %s, not %s", in.ID, in.Key, key)
+		}
+	}
+	entries := make([]*backend.StateEntry, len(nodes))
+	alone, err := m.refreshListed(ctx, nodes, snapshot, entries)
+	if err != nil {
+		return 0, err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(refreshParallel)
+	for _, i := range alone {
+		g.Go(func() (err error) {
+			entries[i], err = m.refreshOne(gctx, nodes[i])
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return 0, err
+	}
+	var record []backend.StateEntry
+	for _, e := range entries {
+		if e != nil {
+			record = append(record, *e)
+		}
+	}
+	if len(record) == 0 {
+		return 0, nil
+	}
+	if err := m.RecordBatch(ctx, key, record); err != nil {
+		return 0, fmt.Errorf("record %d refreshed resources: %w", len(record), err)
+	}
+	return len(record), nil
+}
+
+// refreshListed reads the nodes it can in one go (readListed), setting their
+// entries, and returns the others (and those the read failed for), to read
+// alone.
+func (m *Manager) refreshListed(ctx context.Context, nodes []Node, snapshot string, entries []*backend.StateEntry) (alone []int, _ error) {
+	listed, desired, lives, err := m.readListed(ctx, nodes, snapshot)
+	if err != nil {
+		return nil, err
+	}
+	read := make([]bool, len(nodes))
+	for k, i := range listed {
+		if lives[k].Err != nil {
+			continue
+		}
+		read[i] = true
+		prior, err := m.priorResource(ctx, nodes[i])
+		if err != nil {
+			return nil, err
+		}
+		entries[i] = refreshEntry(nodes[i].ID, desired[k], nil, lives[k].Resource, prior)
+	}
+	for i := range nodes {
+		if !read[i] {
+			alone = append(alone, i)
+		}
+	}
+	return alone, nil
+}
+
+// readListed reads the nodes a LiveReader can read together (listable) in
+// one call, and returns which (by index in nodes), their spec resources and
+// what it read of each, in that order.
+func (m *Manager) readListed(ctx context.Context, nodes []Node, snapshot string) (listed []int, desired []*engine.Resource, lives []runtime.Live, _ error) {
+	var reader runtime.LiveReader
+	for i, in := range nodes {
+		res, err := m.listable(ctx, in, &reader)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if res != nil {
+			listed = append(listed, i)
+			desired = append(desired, res)
+		}
+	}
+	if len(listed) > 0 {
+		lives = reader.ReadLive(ctx, desired, runtime.ReadLiveOptions{Snapshot: snapshot})
+	}
+	return listed, desired, lives, nil
+}
+
+// listable returns in's spec resource when a LiveReader can read it with the
+// others (a Kubernetes resource without references), nil otherwise. *reader
+// is the runtime's reader, found on the first such resource (the nodes share
+// their settings).
+func (m *Manager) listable(ctx context.Context, in Node, reader *runtime.LiveReader) (*engine.Resource, error) {
+	if in.Delete {
+		return nil, nil
+	}
+	spec, err := m.spec(ctx, in.SpecHash)
+	if err != nil {
+		return nil, err
+	}
+	res := spec.resource(in.ID)
+	if res == nil || res.Type != engine.Kubernetes {
+		return nil, nil
+	}
+	if refs, err := spec.refsOf(in.ID); err != nil || len(refs) > 0 {
+		return nil, nil
+	}
+	if *reader == nil {
+		rt, err := m.runtime(res.Type, in.Settings)
+		if err != nil {
+			return nil, nil
+		}
+		if *reader, _ = rt.(runtime.LiveReader); *reader == nil {
+			return nil, nil
+		}
+	}
+	return res, nil
+}
+
+// refreshOne reads one node's resource live, as Preview reads it (from the
+// state kumo recorded for it), and returns the entry that refreshes its record.
+func (m *Manager) refreshOne(ctx context.Context, in Node) (*backend.StateEntry, error) {
+	spec, err := m.spec(ctx, in.SpecHash)
+	if err != nil {
+		return nil, err
+	}
+	prior, err := m.priorResource(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	res := spec.resource(in.ID)
+	var refs []engine.Ref
+	if res != nil {
+		if refs, err = spec.refsOf(in.ID); err != nil {
+			return nil, err
+		}
+	}
+	target := res
+	if target == nil {
+		target = prior
+	}
+	if target == nil {
+		return nil, kindf(ErrInvalid, "resource %s is neither in the spec nor in the prior state", in.ID)
+	}
+	rt, err := m.runtime(target.Type, in.Settings)
+	if err != nil {
+		return nil, err
+	}
+	if target, err = m.withRecordedState(ctx, in, target); err != nil {
+		return nil, err
+	}
+	live, err := rt.Read(ctx, target)
+	if errors.Is(err, runtime.ErrNotFound) {
+		live, err = nil, nil
+	}
+	if err != nil {
+		return nil, nodeError(err)
+	}
+	return refreshEntry(in.ID, res, refs, live, prior), nil
+}
