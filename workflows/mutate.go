@@ -197,7 +197,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	var notStarted []int
 	if workflow.GetVersion(ctx, batchChange, workflow.DefaultVersion, batchVersion) >= batchVersion {
 		notStarted = batchWalk{
-			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.isStopped,
+			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.stopTest(ctx),
 			work:  func(i int) bool { return changes[i].Action != engine.UnChanged },
 			class: func(i int) string { return batchClass(changes[i]) },
 			start: func(nodes []int) []workflow.Future {
@@ -213,7 +213,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			done: done,
 		}.run(ctx)
 	} else {
-		notStarted = walk(ctx, deps, r.in.Parallelism, r.isStopped, start, done)
+		notStarted = walk(ctx, deps, r.in.Parallelism, r.stopTest(ctx), start, done)
 	}
 	for _, i := range notStarted {
 		r.node(i).Status = NodeSkipped
@@ -222,6 +222,9 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		return applied, err
 	}
 	if len(notStarted) > 0 || notRun > 0 {
+		if r.outOfHistory && !r.stopped {
+			return applied, historyErr(ctx, len(notStarted)+notRun)
+		}
 		if !r.stopped {
 			return applied, fmt.Errorf("%s stopped with %d resources not run", r.progress.Stage, len(notStarted)+notRun)
 		}
@@ -251,7 +254,9 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 			}
 		}
 	}
-	walk(ctx, waitFor, r.in.Parallelism, nil, func(k int) workflow.Future {
+	// Undoing stops short of the history's limit too, leaving room to finish.
+	full := func() bool { return workflow.GetInfo(ctx).GetCurrentHistoryLength() >= compensationBudget }
+	notUndone := walk(ctx, waitFor, r.in.Parallelism, full, func(k int) workflow.Future {
 		i := applied[k]
 		in := activities.CompensateInput{NodeInput: nodeInput(i), Action: changes[i].Action}
 		if in.Action == engine.Create {
@@ -269,6 +274,10 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 		r.compensation.Resources = append(r.compensation.Resources, node.ID)
 		return nil
 	})
+	if len(notUndone) > 0 {
+		r.compensation.Errors = append(r.compensation.Errors, fmt.Sprintf("%d resources not undone: the run's history reached %d events, near Temporal's limit of %d per run",
+			len(notUndone), workflow.GetInfo(ctx).GetCurrentHistoryLength(), historyLimit))
+	}
 }
 
 // rootMessage is the message of the innermost application error (what the activity

@@ -32,6 +32,8 @@ type run struct {
 	// when node i last changed (ProgressPageQuery answers what changed).
 	seq     uint64
 	nodeSeq []uint64
+	// outOfHistory: a walk stopped because the history neared its limit.
+	outOfHistory bool
 	// deferRefresh: previews write nothing (previewRefreshChange); stale are
 	// the nodes the latest preview found unchanged but recorded differently,
 	// whose record refreshStale brings up to date once the run is approved.

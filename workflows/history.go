@@ -1,0 +1,45 @@
+package workflows
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/workflow"
+)
+
+// Temporal ends a run whose history passes 51,200 events, and a run ended that
+// way never finishes its release. A walk therefore stops starting steps once
+// the history reaches historyBudget, leaving room for the steps in flight, the
+// undoing of a failed apply's changes and the release's finish; the release
+// fails, naming how far it got, and an apply run again goes on from there
+// (what is done is unchanged). Batches keep a flat spec of 50,000 resources
+// near 5,000 events; a long chain of single steps is what can get here.
+const historyLimit = 51200
+
+// The budgets are variables so a test can reach them with a short run.
+var (
+	historyBudget      = 40000
+	compensationBudget = 49000
+)
+
+// historyFull reports whether the run's history reached historyBudget.
+// GetCurrentHistoryLength is the length as of the current workflow task, the
+// same when the run is replayed.
+func (r *run) historyFull(ctx workflow.Context) bool {
+	if workflow.GetInfo(ctx).GetCurrentHistoryLength() < historyBudget {
+		return false
+	}
+	r.outOfHistory = true
+	return true
+}
+
+// stopTest is the stop test of a walk: a cancel, or a history near its limit.
+func (r *run) stopTest(ctx workflow.Context) func() bool {
+	return func() bool { return r.isStopped() || r.historyFull(ctx) }
+}
+
+// historyErr is the error of a walk stopped by historyFull with notRun nodes
+// not run.
+func historyErr(ctx workflow.Context, notRun int) error {
+	return fmt.Errorf("stopped at %d history events, near Temporal's limit of %d per run: %d resources not run; apply again to go on from here",
+		workflow.GetInfo(ctx).GetCurrentHistoryLength(), historyLimit, notRun)
+}

@@ -1,0 +1,73 @@
+package workflows
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// TestHistoryNearItsLimitFailsTheRelease: a chain whose steps would take the
+// run's history past the budget stops starting steps there; the release ends
+// failed, naming how far it got, with what it applied recorded; an apply run
+// again goes on from there and finishes. (Temporal itself would end the run at
+// its limit with the release left applying.)
+//
+// It runs on a Temporal server: the test environment does not count history.
+func TestHistoryNearItsLimitFailsTheRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	defer func(b int) { historyBudget = b }(historyBudget)
+	historyBudget = 80
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	tc := startWorker(t, h.acts)
+	spec := &engine.Spec{Resources: []engine.Resource{cm("n0")}}
+	for i := 1; i < 30; i++ {
+		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("n%d", i), fmt.Sprintf("v1:ConfigMap:ns:n%d", i-1)))
+	}
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func() (Result, error) {
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
+			RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res Result
+		err = wr.Get(ctx, &res)
+		return res, err
+	}
+	_, err = apply()
+	if err == nil || !strings.Contains(err.Error(), "near Temporal's limit") {
+		t.Fatalf("apply of a chain past the history budget: %v, want stopped near the limit", err)
+	}
+	applied := len(h.rt.applied)
+	if applied == 0 || applied >= len(spec.Resources) {
+		t.Fatalf("applied %d of %d before the budget, want some but not all", applied, len(spec.Resources))
+	}
+	rel, err := h.backend.GetRelease(ctx, "p", "w", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Phase != engine.PhaseFailed || len(rel.State.Resources) != applied {
+		t.Fatalf("release 1: %s with %d resources, want failed with the %d applied", rel.Phase, len(rel.State.Resources), applied)
+	}
+	historyBudget = 40000
+	res, err := apply()
+	if err != nil || res.Phase != engine.PhaseSucceeded {
+		t.Fatalf("apply again: %v (%+v)", err, res.Phase)
+	}
+	if len(h.rt.applied) != len(spec.Resources) {
+		t.Fatalf("after both applies %d resources applied, want each of the %d once", len(h.rt.applied), len(spec.Resources))
+	}
+}
