@@ -1,0 +1,187 @@
+package kubernetes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/internal/localcluster"
+)
+
+// calls records the requests a client makes, as "METHOD path".
+type calls struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (c *calls) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		c.mu.Lock()
+		c.all = append(c.all, req.Method+" "+req.URL.Path)
+		c.mu.Unlock()
+		return rt.RoundTrip(req)
+	})
+}
+
+// take returns the requests made since the last take.
+func (c *calls) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.all
+	c.all = nil
+	return out
+}
+
+// countedRuntime is a Runtime for c whose requests are recorded, from after
+// its discovery of the cluster's kinds.
+func countedRuntime(t testing.TB, c *localcluster.Cluster, timeout time.Duration) (*Runtime, *calls) {
+	t.Helper()
+	log := &calls{}
+	rc := rest.CopyConfig(c.RESTConfig())
+	rc.Wrap(log.wrap)
+	rt, err := NewForConfig(rc, timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Delete(context.Background(), namespace("kumo-absent")); err != nil {
+		t.Fatal(err)
+	}
+	log.take()
+	return rt, log
+}
+
+// A recorded object (it carries its metadata.uid) that nothing holds is
+// deleted with one request: no read for the precondition, none to see it gone.
+func TestDeleteRecordedObjectIsOneRequest(t *testing.T) {
+	c, rt, ns := setup(t)
+	counted, log := countedRuntime(t, c, 0)
+	var recorded []*engine.Resource
+	for i := range 3 {
+		recorded = append(recorded, mustApply(t, rt, configMap(ns, fmt.Sprintf("cm-%d", i), map[string]any{"k": "v"})))
+	}
+	for _, r := range recorded {
+		if err := counted.Delete(context.Background(), r); err != nil {
+			t.Fatal(err)
+		}
+		name := r.Attributes["metadata"].(map[string]any)["name"].(string)
+		want := []string{"DELETE /api/v1/namespaces/" + ns + "/configmaps/" + name}
+		if got := log.take(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("delete of %s made %q, want %q", r.ID, got, want)
+		}
+		if got, err := rt.Read(context.Background(), r); !errors.Is(err, runtime.ErrNotFound) {
+			t.Errorf("after Delete, Read %s = %v, %v", r.ID, got != nil, err)
+		}
+	}
+}
+
+// A record whose object was deleted and created again under the same name
+// since (another UID): the DELETE's precondition fails, and the object now
+// of that name is deleted, as one with no record would be.
+func TestDeleteRecordOfAReplacedObject(t *testing.T) {
+	c, rt, ns := setup(t)
+	counted, log := countedRuntime(t, c, 0)
+	cm := configMap(ns, "replaced", map[string]any{"k": "v"})
+	recorded := mustApply(t, rt, cm)
+	dyn := dynamic.NewForConfigOrDie(c.RESTConfig())
+	if err := dyn.Resource(configMaps).Namespace(ns).Delete(context.Background(), "replaced", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	replacement := mustApply(t, rt, cm)
+	if uidOf(replacement) == uidOf(recorded) {
+		t.Fatal("the replacement has the recorded UID")
+	}
+	log.take()
+	if err := counted.Delete(context.Background(), recorded); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rt.Read(context.Background(), cm); !errors.Is(err, runtime.ErrNotFound) {
+		t.Errorf("after Delete, Read = %v, %v; want the replacement deleted", got != nil, err)
+	}
+	path := "/api/v1/namespaces/" + ns + "/configmaps/replaced"
+	want := []string{"DELETE " + path, "GET " + path, "DELETE " + path}
+	if got := log.take(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+}
+
+func uidOf(r *engine.Resource) types.UID {
+	uid, _ := r.Attributes["metadata"].(map[string]any)["uid"].(string)
+	return types.UID(uid)
+}
+
+// A recorded object with a finalizer is still there when its DELETE
+// returns: Delete waits until the finalizer is removed and it is gone.
+func TestDeleteWaitsForFinalizer(t *testing.T) {
+	c, rt, ns := setup(t)
+	held := configMap(ns, "held-recorded", nil)
+	held.Attributes["metadata"].(map[string]any)["finalizers"] = []any{"kumo.test/hold"}
+	recorded := mustApply(t, rt, held)
+	dyn := dynamic.NewForConfigOrDie(c.RESTConfig()).Resource(configMaps).Namespace(ns)
+
+	done := make(chan error, 1)
+	go func() { done <- rt.Delete(context.Background(), recorded) }()
+	waitFor(t, 30*time.Second, func() bool {
+		obj, err := dyn.Get(context.Background(), "held-recorded", metav1.GetOptions{})
+		return err == nil && obj.GetDeletionTimestamp() != nil
+	})
+	select {
+	case err := <-done:
+		t.Fatalf("Delete returned (%v) while a finalizer holds the object", err)
+	default:
+	}
+	if _, err := dyn.Patch(context.Background(), "held-recorded",
+		types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dyn.Get(context.Background(), "held-recorded", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("after Delete: %v, want not found", err)
+	}
+}
+
+// BenchmarkDeleteConfigMaps measures deleting recorded ConfigMaps from 10
+// goroutines, as 10 batch steps do (go test -bench DeleteConfigMaps
+// -benchtime 1000x): the time per delete per goroutine, and requests per delete.
+func BenchmarkDeleteConfigMaps(b *testing.B) {
+	c, rt, ns := setup(b)
+	const slots = 10
+	recorded := make([]*engine.Resource, b.N)
+	var wg sync.WaitGroup
+	for g := range slots {
+		wg.Go(func() {
+			for i := g; i < b.N; i += slots {
+				recorded[i] = mustApply(b, rt, configMap(ns, fmt.Sprintf("cm-%d", i), map[string]any{"i": fmt.Sprint(i)}))
+			}
+		})
+	}
+	wg.Wait()
+	counted, log := countedRuntime(b, c, 0)
+	b.ResetTimer()
+	for g := range slots {
+		wg.Go(func() {
+			for i := g; i < b.N; i += slots {
+				if err := counted.Delete(context.Background(), recorded[i]); err != nil {
+					b.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000*slots/float64(b.N), "ms/delete/slot")
+	b.ReportMetric(float64(len(log.take()))/float64(b.N), "requests/delete")
+}
