@@ -334,11 +334,8 @@ func (m *Manager) deleteAndRecord(ctx context.Context, rec record, in Node, res 
 }
 
 func (m *Manager) priorResource(ctx context.Context, in Node) (*engine.Resource, error) {
-	prior, err := m.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
-	if err != nil || prior == nil || prior.State == nil {
-		return nil, err
-	}
-	return findResource(prior.State.Resources, in.ID), nil
+	prior, err := m.prior(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
+	return prior.resource(in.ID), err
 }
 
 func (m *Manager) runtime(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runtime, error) {
