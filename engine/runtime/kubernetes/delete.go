@@ -53,57 +53,72 @@ func newRESTClient(rc *rest.Config) (*rest.RESTClient, error) {
 // afterwards. One that stays (finalizers, a Namespace's content, a graceful
 // deletion) is read until it is gone.
 func (r *Runtime) Delete(ctx context.Context, res *engine.Resource) error {
-	if err := runtime.Interrupted(ctx, "delete", res.ID); err != nil {
+	wait, err := r.StartDelete(ctx, res)
+	if err != nil || wait == nil {
 		return err
+	}
+	return wait(ctx)
+}
+
+var _ runtime.DeleteStarter = (*Runtime)(nil)
+
+// StartDelete is Delete up to its wait, which it returns when the object is
+// not gone yet (see runtime.DeleteStarter).
+func (r *Runtime) StartDelete(ctx context.Context, res *engine.Resource) (wait func(context.Context) error, _ error) {
+	if err := runtime.Interrupted(ctx, "delete", res.ID); err != nil {
+		return nil, err
 	}
 	if rt, err := r.forResource(res); err != nil || rt != r {
 		if err != nil {
-			return prefix("delete", err)
+			return nil, prefix("delete", err)
 		}
-		return rt.Delete(ctx, res)
+		return rt.StartDelete(ctx, res)
 	}
 	t, err := r.resolve(res)
 	if err != nil {
-		return prefix("delete", err)
+		return nil, prefix("delete", err)
 	}
 	if !t.known {
-		return nil
+		return nil, nil
+	}
+	waitFor := func(uid types.UID) func(context.Context) error {
+		return func(ctx context.Context) error { return r.waitGone(ctx, t, uid) }
 	}
 	if uid := (&unstructured.Unstructured{Object: res.Attributes}).GetUID(); uid != "" {
 		gone, err := r.deleteUID(ctx, t, uid)
 		switch {
 		case apierrors.IsNotFound(err):
-			return nil
+			return nil, nil
 		case apierrors.IsConflict(err):
 			// Another object has the name now: read it, below.
 		case err != nil:
-			return classify("delete", t.id, err)
+			return nil, classify("delete", t.id, err)
 		case gone:
-			return nil
+			return nil, nil
 		default:
-			return r.waitGone(ctx, t, uid)
+			return waitFor(uid), nil
 		}
 	}
 	live, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return classify("delete", t.id, err)
+		return nil, classify("delete", t.id, err)
 	}
 	uid := live.GetUID()
 	gone, err := r.deleteUID(ctx, t, uid)
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil
+		return nil, nil
 	case apierrors.IsConflict(err): // UID mismatch: the object we saw is gone already
-		return nil
+		return nil, nil
 	case err != nil:
-		return classify("delete", t.id, err)
+		return nil, classify("delete", t.id, err)
 	case gone:
-		return nil
+		return nil, nil
 	}
-	return r.waitGone(ctx, t, uid)
+	return waitFor(uid), nil
 }
 
 // deleteUID deletes t's object if its UID is uid and reports whether it is

@@ -185,3 +185,45 @@ func BenchmarkDeleteConfigMaps(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000*slots/float64(b.N), "ms/delete/slot")
 	b.ReportMetric(float64(len(log.take()))/float64(b.N), "requests/delete")
 }
+
+// StartDelete issues deletes to be waited for later: one nothing holds is
+// gone when it returns (no wait); those held by a finalizer are all marked
+// for deletion before any wait, and each wait returns once its object is gone.
+func TestStartDeleteWaitsApart(t *testing.T) {
+	c, rt, ns := setup(t)
+	dyn := dynamic.NewForConfigOrDie(c.RESTConfig()).Resource(configMaps).Namespace(ns)
+	free := mustApply(t, rt, configMap(ns, "free", nil))
+	if wait, err := rt.StartDelete(context.Background(), free); err != nil || wait != nil {
+		t.Fatalf("StartDelete of an object nothing holds: wait %v, %v; want it gone at once", wait != nil, err)
+	}
+	var waits []func(context.Context) error
+	var names []string
+	for i := range 3 {
+		name := fmt.Sprintf("held-%d", i)
+		held := configMap(ns, name, nil)
+		held.Attributes["metadata"].(map[string]any)["finalizers"] = []any{"kumo.test/hold"}
+		wait, err := rt.StartDelete(context.Background(), mustApply(t, rt, held))
+		if err != nil || wait == nil {
+			t.Fatalf("StartDelete of %s held by a finalizer: wait %v, %v; want a wait", name, wait != nil, err)
+		}
+		waits, names = append(waits, wait), append(names, name)
+	}
+	for _, name := range names {
+		obj, err := dyn.Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil || obj.GetDeletionTimestamp() == nil {
+			t.Fatalf("%s after StartDelete: %v, deletionTimestamp %v; want it being deleted", name, err, obj.GetDeletionTimestamp())
+		}
+		if _, err := dyn.Patch(context.Background(), name, types.MergePatchType,
+			[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, wait := range waits {
+		if err := wait(context.Background()); err != nil {
+			t.Errorf("wait for %s: %v", names[i], err)
+		}
+		if _, err := dyn.Get(context.Background(), names[i], metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s after its wait: %v, want not found", names[i], err)
+		}
+	}
+}
