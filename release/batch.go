@@ -28,6 +28,11 @@ const (
 	flushAfter = 500 * time.Millisecond
 )
 
+// maxGoing bounds the deletes of a batch issued and not yet gone: each polls
+// its object (Kubernetes: a read every half second at most), and ten batches
+// of a hundred would read more than a client's request limit allows.
+const maxGoing = 20
+
 // ErrStopped ends a Batch whose context was cancelled between two resources.
 var ErrStopped = errors.New("stopped")
 
@@ -45,10 +50,10 @@ func (m *Manager) RecordBatch(ctx context.Context, key backend.ReleaseKey, entri
 //
 // A delete whose resource is not gone when issued (a Kubernetes object held
 // by finalizers; runtime.DeleteStarter) is waited for on its own goroutine
-// while the batch issues the next deletes: the batch's deletes wait together,
-// not one after another. Outcomes are still taken in order, each once its
-// resource is gone and its tombstone recorded; a retry re-issues those not
-// taken, which deletes nothing twice.
+// while the batch issues the next deletes (up to maxGoing at once): the
+// batch's deletes wait together, not one after another. Outcomes are still
+// taken in order, each once its resource is gone and its tombstone recorded;
+// a retry re-issues those not taken, which deletes nothing twice.
 //
 // A cancelled ctx stops the batch between two resources, never during one: a
 // step runs on a context the cancel does not reach, and the deletes issued
@@ -89,7 +94,7 @@ func (m *Manager) Batch(ctx context.Context, nodes []Node, done []Outcome, flush
 			}
 			b.going = append(b.going, startWait(waits, in, start, wait))
 		} else {
-			if stepErr = b.settle(true); stepErr != nil {
+			if stepErr = b.settle(0); stepErr != nil {
 				break
 			}
 			res, err := m.apply(step, in, b.rec)
@@ -99,7 +104,7 @@ func (m *Manager) Batch(ctx context.Context, nodes []Node, done []Outcome, flush
 			}
 			b.out = append(b.out, Outcome{ID: in.ID, Apply: res, Took: time.Since(start)})
 		}
-		if stepErr = b.settle(false); stepErr != nil {
+		if stepErr = b.settle(maxGoing - 1); stepErr != nil {
 			break
 		}
 		if err := b.flushDue(ctx); err != nil {
@@ -108,7 +113,7 @@ func (m *Manager) Batch(ctx context.Context, nodes []Node, done []Outcome, flush
 	}
 	// The deletes issued are seen through: a failure among them came before
 	// the step that stopped the batch.
-	if err := b.settle(true); err != nil {
+	if err := b.settle(0); err != nil {
 		stepErr = err
 	}
 	if err := b.flush(ctx); err != nil {
@@ -175,12 +180,13 @@ func (b *batchRun) rec(_ context.Context, e backend.StateEntry) error {
 }
 
 // settle takes the outcomes of the issued deletes, in order, as far as they
-// are gone (all: waiting for every one); the first that failed is the error.
-func (b *batchRun) settle(all bool) error {
+// are gone, waiting for the first ones until at most keep are going; the
+// first that failed is the error.
+func (b *batchRun) settle(keep int) error {
 	for len(b.going) > 0 {
 		g := b.going[0]
 		if g.done != nil {
-			if !all {
+			if len(b.going) <= keep {
 				select {
 				case <-g.done:
 				default:
