@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -21,35 +20,11 @@ import (
 	"github.com/kumoproj/kumo/internal/localcluster"
 )
 
-// calls records the requests a client makes, as "METHOD path".
-type calls struct {
-	mu  sync.Mutex
-	all []string
-}
-
-func (c *calls) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripper(func(req *http.Request) (*http.Response, error) {
-		c.mu.Lock()
-		c.all = append(c.all, req.Method+" "+req.URL.Path)
-		c.mu.Unlock()
-		return rt.RoundTrip(req)
-	})
-}
-
-// take returns the requests made since the last take.
-func (c *calls) take() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.all
-	c.all = nil
-	return out
-}
-
 // countedRuntime is a Runtime for c whose requests are recorded, from after
 // its discovery of the cluster's kinds.
-func countedRuntime(t testing.TB, c *localcluster.Cluster, timeout time.Duration) (*Runtime, *calls) {
+func countedRuntime(t testing.TB, c *localcluster.Cluster, timeout time.Duration) (*Runtime, *requestLog) {
 	t.Helper()
-	log := &calls{}
+	log := &requestLog{}
 	rc := rest.CopyConfig(c.RESTConfig())
 	rc.Wrap(log.wrap)
 	rt, err := NewForConfig(rc, timeout)
