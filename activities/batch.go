@@ -58,7 +58,8 @@ func (a *Activities) ApplyResources(ctx context.Context, in BatchInput) (BatchRe
 	return a.batch(ctx, in, false)
 }
 
-// DeleteResources deletes the resources of a batch, each waiting until gone.
+// DeleteResources deletes the resources of a batch and waits until they are
+// gone (together: release.Manager.Batch).
 func (a *Activities) DeleteResources(ctx context.Context, in BatchInput) (BatchResult, error) {
 	return a.batch(ctx, in, true)
 }

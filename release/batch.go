@@ -28,6 +28,11 @@ const (
 	flushAfter = 500 * time.Millisecond
 )
 
+// maxGoing bounds the deletes of a batch issued and not yet gone: each polls
+// its object (Kubernetes: a read every half second at most), and ten batches
+// of a hundred would read more than a client's request limit allows.
+const maxGoing = 20
+
 // ErrStopped ends a Batch whose context was cancelled between two resources.
 var ErrStopped = errors.New("stopped")
 
@@ -43,11 +48,19 @@ func (m *Manager) RecordBatch(ctx context.Context, key backend.ReleaseKey, entri
 // outcomes are recorded in one write per flush, and flushed is called with
 // every outcome recorded so far after each flush (to heartbeat them).
 //
+// A delete whose resource is not gone when issued (a Kubernetes object held
+// by finalizers; runtime.DeleteStarter) is waited for on its own goroutine
+// while the batch issues the next deletes (up to maxGoing at once): the
+// batch's deletes wait together, not one after another. Outcomes are still
+// taken in order, each once its resource is gone and its tombstone recorded;
+// a retry re-issues those not taken, which deletes nothing twice.
+//
 // A cancelled ctx stops the batch between two resources, never during one: a
-// step runs on a context the cancel does not reach. Batch returns the outcomes
-// of the nodes done, in order, and the error that stopped it: the failure of
-// the node after the last outcome, or ErrStopped. Everything done is recorded
-// before it returns, whatever the error.
+// step runs on a context the cancel does not reach, and the deletes issued
+// are waited for. Batch returns the outcomes of the nodes done, in order, and
+// the error that stopped it: the failure of the node after the last outcome,
+// or ErrStopped. Everything done is recorded before it returns, whatever the
+// error.
 func (m *Manager) Batch(ctx context.Context, nodes []Node, done []Outcome, flushed func([]Outcome)) ([]Outcome, error) {
 	if len(done) > len(nodes) {
 		return nil, kindf(ErrInvalid, "batch of %d resources: %d already done", len(nodes), len(done))
@@ -57,71 +70,163 @@ func (m *Manager) Batch(ctx context.Context, nodes []Node, done []Outcome, flush
 			return nil, kindf(ErrInvalid, "batch: resource %d is %s, the earlier attempt did %s", i, nodes[i].ID, o.ID)
 		}
 	}
-	out := append([]Outcome(nil), done...)
-	var pending []backend.StateEntry
-	recorded := len(out)
-	var since time.Time
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
-		if err := m.RecordBatch(context.WithoutCancel(ctx), nodes[0].Key, pending); err != nil {
-			return err
-		}
-		pending, recorded = nil, len(out)
-		if flushed != nil {
-			flushed(out[:recorded:recorded])
-		}
-		return nil
-	}
-	// A step's entry waits in pending. A step that failed may still have
-	// left an entry (an object applied, then a failed record): it is flushed
-	// with the rest.
-	rec := func(_ context.Context, e backend.StateEntry) error {
-		for i := range pending {
-			if pending[i].ID == e.ID {
-				pending[i] = e
-				return nil
-			}
-		}
-		if len(pending) == 0 {
-			since = time.Now()
-		}
-		pending = append(pending, e)
-		return nil
-	}
+	b := &batchRun{m: m, key: nodes[0].Key, flushed: flushed, out: append([]Outcome(nil), done...)}
+	b.recorded = len(b.out)
+	waits, stopWaits := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWaits() // after a failed write: the waits still going are abandoned
 	var stepErr error
 	for _, in := range nodes[len(done):] {
 		if ctx.Err() != nil {
 			stepErr = ErrStopped
 			break
 		}
-		if in.Key != nodes[0].Key {
-			stepErr = kindf(ErrInvalid, "batch: %s is of release %s, not %s", in.ID, in.Key, nodes[0].Key)
+		if in.Key != b.key {
+			stepErr = kindf(ErrInvalid, "batch: %s is of release %s, not %s", in.ID, in.Key, b.key)
 			break
 		}
 		start := time.Now()
 		step := context.WithoutCancel(ctx)
-		var res ApplyResult
-		var err error
 		if in.Delete {
-			err = m.delete(step, in, rec)
+			wait, err := m.startDelete(step, in, b.rec)
+			if err != nil {
+				stepErr = err
+				break
+			}
+			b.going = append(b.going, startWait(waits, in, start, wait))
 		} else {
-			res, err = m.apply(step, in, rec)
+			if stepErr = b.settle(0); stepErr != nil {
+				break
+			}
+			res, err := m.apply(step, in, b.rec)
+			if err != nil {
+				stepErr = err
+				break
+			}
+			b.out = append(b.out, Outcome{ID: in.ID, Apply: res, Took: time.Since(start)})
 		}
-		if err != nil {
-			stepErr = err
+		if stepErr = b.settle(maxGoing - 1); stepErr != nil {
 			break
 		}
-		out = append(out, Outcome{ID: in.ID, Apply: res, Took: time.Since(start)})
-		if len(pending) >= flushEvery || time.Since(since) >= flushAfter {
-			if err := flush(); err != nil {
-				return out[:recorded], fmt.Errorf("record %d resources: %w", len(pending), err)
-			}
+		if err := b.flushDue(ctx); err != nil {
+			return b.out[:b.recorded], err
 		}
 	}
-	if err := flush(); err != nil {
-		return out[:recorded], errors.Join(stepErr, fmt.Errorf("record %d resources: %w", len(pending), err))
+	// The deletes issued are seen through: a failure among them came before
+	// the step that stopped the batch.
+	if err := b.settle(0); err != nil {
+		stepErr = err
 	}
-	return out, stepErr
+	if err := b.flush(ctx); err != nil {
+		return b.out[:b.recorded], errors.Join(stepErr, fmt.Errorf("record %d resources: %w", len(b.pending), err))
+	}
+	return b.out, stepErr
+}
+
+// batchRun is one Batch under way.
+type batchRun struct {
+	m       *Manager
+	key     backend.ReleaseKey
+	flushed func([]Outcome)
+
+	out      []Outcome
+	recorded int                  // out[:recorded] is written
+	pending  []backend.StateEntry // the entries not written yet
+	since    time.Time            // when the first of pending came
+	going    []*goingDelete       // deletes issued whose outcome is not taken yet, in order
+}
+
+// flush writes the pending entries.
+func (b *batchRun) flush(ctx context.Context) error {
+	if len(b.pending) == 0 {
+		return nil
+	}
+	if err := b.m.RecordBatch(context.WithoutCancel(ctx), b.key, b.pending); err != nil {
+		return err
+	}
+	b.pending, b.recorded = nil, len(b.out)
+	if b.flushed != nil {
+		b.flushed(b.out[:b.recorded:b.recorded])
+	}
+	return nil
+}
+
+// flushDue flushes once flushEvery entries wait or the first has waited
+// flushAfter.
+func (b *batchRun) flushDue(ctx context.Context) error {
+	if len(b.pending) < flushEvery && time.Since(b.since) < flushAfter {
+		return nil
+	}
+	if err := b.flush(ctx); err != nil {
+		return fmt.Errorf("record %d resources: %w", len(b.pending), err)
+	}
+	return nil
+}
+
+// rec keeps a step's entry in pending. A step that failed may still have left
+// an entry (an object applied, then a failed record): it is flushed with the
+// rest.
+func (b *batchRun) rec(_ context.Context, e backend.StateEntry) error {
+	for i := range b.pending {
+		if b.pending[i].ID == e.ID {
+			b.pending[i] = e
+			return nil
+		}
+	}
+	if len(b.pending) == 0 {
+		b.since = time.Now()
+	}
+	b.pending = append(b.pending, e)
+	return nil
+}
+
+// settle takes the outcomes of the issued deletes, in order, as far as they
+// are gone, waiting for the first ones until at most keep are going; the
+// first that failed is the error.
+func (b *batchRun) settle(keep int) error {
+	for len(b.going) > 0 {
+		g := b.going[0]
+		if g.done != nil {
+			if len(b.going) <= keep {
+				select {
+				case <-g.done:
+				default:
+					return nil
+				}
+			}
+			<-g.done
+			if g.err != nil {
+				return g.err
+			}
+			if err := tombstone(context.Background(), b.rec, g.in); err != nil {
+				return err
+			}
+		}
+		b.going = b.going[1:]
+		b.out = append(b.out, Outcome{ID: g.in.ID, Took: g.took})
+	}
+	return nil
+}
+
+// goingDelete is a delete of a batch, issued; done is nil when its resource
+// was gone at once, else closed once its wait is over (err).
+type goingDelete struct {
+	in   Node
+	done chan struct{}
+	err  error
+	took time.Duration
+}
+
+// startWait runs wait (nil: the resource is gone) on its own goroutine.
+func startWait(ctx context.Context, in Node, start time.Time, wait func(context.Context) error) *goingDelete {
+	g := &goingDelete{in: in, took: time.Since(start)}
+	if wait == nil {
+		return g
+	}
+	g.done = make(chan struct{})
+	go func() {
+		defer close(g.done)
+		g.err = wait(ctx)
+		g.took = time.Since(start)
+	}()
+	return g
 }

@@ -29,6 +29,8 @@ type Manager struct {
 	backend  backend.Backend
 	runtimes Runtimes
 	runs     RunChecker
+	// priorIndex finds a resource in a prior release's state by ID.
+	priorIndex priorIndex
 
 	specs  cache[string, *specIndex]
 	priors cache[backend.ReleaseKey, *engine.Release]

@@ -47,10 +47,7 @@ func (m *Manager) recorded(ctx context.Context, in Node, id string) (*engine.Res
 		}
 	}
 	prior, err := m.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
-	if err != nil || prior == nil || prior.State == nil {
-		return nil, err
-	}
-	return findResource(prior.State.Resources, id), nil
+	return m.priorIndex.resource(prior, id), err
 }
 
 // terraformState is the terraform state res carries, "" when none.

@@ -37,6 +37,18 @@ type Runtime interface {
 	Delete(ctx context.Context, res *engine.Resource) error
 }
 
+// DeleteStarter is implemented by runtimes whose deletes can be issued first
+// and waited for afterwards (Kubernetes: an object held by finalizers), so
+// that a batch of deletes waits for its resources together instead of one
+// after another.
+type DeleteStarter interface {
+	// StartDelete issues res's deletion as Delete does. It returns a nil wait
+	// when the resource is gone already (or never existed), else a wait that
+	// returns once it is gone, failing as Delete's wait would (a timeout names
+	// what holds the resource). StartDelete then wait is Delete.
+	StartDelete(ctx context.Context, res *engine.Resource) (wait func(context.Context) error, err error)
+}
+
 // Previewer is implemented by runtimes that read a resource and dry-run its
 // apply in one step (Terraform: one plan refreshes and plans). live and planned
 // are what Read and Apply with DryRun would return, except that an absent

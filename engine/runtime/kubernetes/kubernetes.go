@@ -51,6 +51,7 @@ type Config struct {
 type Runtime struct {
 	kubeconfig    string // the file New loaded, "" for the default rules or NewForConfig
 	client        dynamic.Interface
+	rest          rest.Interface // the dynamic client's, for calls whose response it drops (Delete)
 	mapper        *restmapper.DeferredDiscoveryRESTMapper
 	deleteTimeout time.Duration
 
@@ -132,7 +133,7 @@ func NewForConfig(rc *rest.Config, deleteTimeout time.Duration) (*Runtime, error
 	if deleteTimeout <= 0 {
 		deleteTimeout = 2 * time.Minute
 	}
-	client, err := dynamic.NewForConfig(rc)
+	restClient, err := newRESTClient(rc)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes runtime: %w", err)
 	}
@@ -141,7 +142,8 @@ func NewForConfig(rc *rest.Config, deleteTimeout time.Duration) (*Runtime, error
 		return nil, fmt.Errorf("kubernetes runtime: %w", err)
 	}
 	return &Runtime{
-		client:        client,
+		client:        dynamic.New(restClient),
+		rest:          restClient,
 		mapper:        restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)),
 		deleteTimeout: deleteTimeout,
 		pollPeriod:    500 * time.Millisecond,
@@ -381,104 +383,6 @@ func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resou
 		return nil, classify("read", t.id, err)
 	}
 	return result(res, out), nil
-}
-
-// Delete deletes the object with background propagation (the object goes at once;
-// the garbage collector removes its dependents afterwards, as kubectl does) and
-// waits until it is gone: past its finalizers, for a Namespace until its content
-// is removed. It gives up after Config.DeleteTimeout, naming what holds the
-// object. An absent object, or one whose kind the cluster no longer serves, is
-// success.
-func (r *Runtime) Delete(ctx context.Context, res *engine.Resource) error {
-	if err := runtime.Interrupted(ctx, "delete", res.ID); err != nil {
-		return err
-	}
-	if rt, err := r.forResource(res); err != nil || rt != r {
-		if err != nil {
-			return prefix("delete", err)
-		}
-		return rt.Delete(ctx, res)
-	}
-	t, err := r.resolve(res)
-	if err != nil {
-		return prefix("delete", err)
-	}
-	if !t.known {
-		return nil
-	}
-	live, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return classify("delete", t.id, err)
-	}
-	uid := live.GetUID()
-	policy := metav1.DeletePropagationBackground
-	// The UID precondition makes sure a retry never deletes a newer object of the
-	// same name that someone created after the one we saw.
-	err = t.ri.Delete(ctx, t.name, metav1.DeleteOptions{
-		PropagationPolicy: &policy,
-		Preconditions:     &metav1.Preconditions{UID: &uid},
-	})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil
-	case apierrors.IsConflict(err): // UID mismatch: the object we saw is gone already
-		return nil
-	case err != nil:
-		return classify("delete", t.id, err)
-	}
-	return r.waitGone(ctx, t, uid)
-}
-
-func (r *Runtime) waitGone(ctx context.Context, t *target, uid types.UID) error {
-	deadline := time.Now().Add(r.deleteTimeout)
-	wait := 20 * time.Millisecond
-	for {
-		obj, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
-		switch {
-		case apierrors.IsNotFound(err):
-			return nil
-		case err == nil && obj.GetUID() != uid:
-			return nil // ours is gone; this is a new object of the same name
-		case err != nil && ctx.Err() != nil:
-			return fmt.Errorf("delete %s: %w", t.id, ctx.Err())
-		}
-		// Other errors are transient as far as waiting goes: keep polling.
-		if time.Now().After(deadline) {
-			if err != nil {
-				return fmt.Errorf("delete %s: still present after %v (last read: %w)", t.id, r.deleteTimeout, err)
-			}
-			return fmt.Errorf("delete %s: still present after %v%s", t.id, r.deleteTimeout, holders(obj))
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("delete %s: %w", t.id, ctx.Err())
-		case <-time.After(min(wait, time.Until(deadline)+time.Millisecond)):
-		}
-		wait = min(wait*2, r.pollPeriod)
-	}
-}
-
-// holders describes why obj is still there: its phase and finalizers
-// (metadata.finalizers, and spec.finalizers for Namespaces).
-func holders(obj *unstructured.Unstructured) string {
-	var parts []string
-	if phase, _, _ := unstructured.NestedString(obj.Object, "status", "phase"); phase != "" {
-		parts = append(parts, "phase "+phase)
-	}
-	fins := obj.GetFinalizers()
-	if spec, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "finalizers"); len(spec) > 0 {
-		fins = append(fins, spec...)
-	}
-	if len(fins) > 0 {
-		parts = append(parts, fmt.Sprintf("finalizers %v", fins))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // classify wraps an API error as "<op> <id>: <apiserver message>", marked

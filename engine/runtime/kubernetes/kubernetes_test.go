@@ -359,13 +359,15 @@ func TestDeleteTimeoutNamesFinalizers(t *testing.T) {
 	c, rt, ns := setup(t)
 	held := configMap(ns, "held", nil)
 	held.Attributes["metadata"].(map[string]any)["finalizers"] = []any{"kumo.test/hold"}
-	mustApply(t, rt, held)
+	recorded := mustApply(t, rt, held)
 
 	short, err := New(Config{Kubeconfig: c.Kubeconfig, DeleteTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = short.Delete(context.Background(), held)
+	// Handed the record (its UID the precondition); the retry below gets the
+	// spec's object, read first.
+	err = short.Delete(context.Background(), recorded)
 	if err == nil {
 		t.Fatal("Delete returned while a finalizer holds the object")
 	}

@@ -14,21 +14,33 @@ import (
 	"github.com/kumoproj/kumo/engine/health"
 )
 
-// requestLog records the paths of the GET requests a client makes.
+// requestLog records the requests a client makes: the paths of the GET
+// requests, and every request as "METHOD path".
 type requestLog struct {
 	mu    sync.Mutex
 	paths []string
+	all   []string
 }
 
 func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
 	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		l.mu.Lock()
 		if req.Method == http.MethodGet {
-			l.mu.Lock()
 			l.paths = append(l.paths, req.URL.Path)
-			l.mu.Unlock()
 		}
+		l.all = append(l.all, req.Method+" "+req.URL.Path)
+		l.mu.Unlock()
 		return rt.RoundTrip(req)
 	})
+}
+
+// take returns the requests made since the last take.
+func (l *requestLog) take() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.all
+	l.all = nil
+	return out
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)

@@ -112,6 +112,21 @@ func (b keepsFirst) Apply(ctx context.Context, res *engine.Resource, opts kumort
 	return b.Runtime.Apply(ctx, res, opts)
 }
 
+// startsDeletes is a sound runtime.DeleteStarter: the delete is done when
+// StartDelete returns.
+type startsDeletes struct{ kumort.Runtime }
+
+func (b startsDeletes) StartDelete(ctx context.Context, res *engine.Resource) (func(context.Context) error, error) {
+	return nil, b.Delete(ctx, res)
+}
+
+// waitsForNothing's StartDelete deletes nothing, and its wait returns at once.
+type waitsForNothing struct{ kumort.Runtime }
+
+func (b waitsForNothing) StartDelete(ctx context.Context, _ *engine.Resource) (func(context.Context) error, error) {
+	return func(context.Context) error { return nil }, ctx.Err()
+}
+
 func TestBrokenRuntimesFail(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -127,6 +142,7 @@ func TestBrokenRuntimesFail(t *testing.T) {
 		{"transient is permanent", func(r kumort.Runtime) kumort.Runtime { return everythingPermanent{r} }, []string{"TransientIsRetryable", "CancelledContext"}},
 		{"apply rewrites", func(r kumort.Runtime) kumort.Runtime { return recreates{r} }, []string{"ApplyTwiceIsNoOp"}},
 		{"update ignored", func(r kumort.Runtime) kumort.Runtime { return keepsFirst{r} }, []string{"Update"}},
+		{"delete started is not waited for", func(r kumort.Runtime) kumort.Runtime { return waitsForNothing{r} }, []string{"StartDelete"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			store := memory.New()
@@ -161,6 +177,16 @@ func TestSoundRuntimePassesEveryCheck(t *testing.T) {
 		if rec := runCheck(t, c.name, h); rec.Failed() {
 			t.Errorf("%s failed against the memory runtime: %s", c.name, rec.messages())
 		}
+	}
+}
+
+// TestSoundDeleteStarterPasses: the StartDelete check, skipped for the memory
+// runtime, passes a sound DeleteStarter.
+func TestSoundDeleteStarterPasses(t *testing.T) {
+	store := memory.New()
+	rec := runCheck(t, "StartDelete", memoryHarness(startsDeletes{store}, store))
+	if rec.Failed() || rec.skipped {
+		t.Errorf("StartDelete failed (%v) or was skipped (%v) for a sound DeleteStarter: %s", rec.Failed(), rec.skipped, rec.messages())
 	}
 }
 

@@ -27,6 +27,7 @@ var checks = []check{
 	{"DryRunUpdateChangesNothing", dryRunUpdate},
 	{"Delete", deleteLive},
 	{"DeleteMissing", deleteMissing},
+	{"StartDelete", startDelete},
 	{"ReadMissingIsNotFound", readMissing},
 	{"CancelledContext", cancelled},
 	{"CancelledMidway", cancelledMidway},
@@ -232,6 +233,38 @@ func deleteMissing(t testing.TB, h Harness) {
 		}
 	}
 	s.wantAbsent(t, "after two deletes")
+}
+
+// startDelete checks runtime.DeleteStarter, for a runtime that has it: the
+// delete issued, its wait (if any) returns once the resource is gone; a
+// resource gone already needs no wait; a done context is refused.
+func startDelete(t testing.TB, h Harness) {
+	ds, ok := h.Runtime.(runtime.DeleteStarter)
+	if !ok {
+		t.Skip("the runtime does not implement runtime.DeleteStarter")
+	}
+	s := newSubject(t, h, "start-delete")
+	s.apply(t, s.fx.Create)
+	wait, err := ds.StartDelete(context.Background(), s.target())
+	if err != nil {
+		t.Fatalf("start delete: %v", err)
+	}
+	if wait != nil {
+		if err := wait(context.Background()); err != nil {
+			t.Fatalf("wait for the delete: %v", err)
+		}
+	}
+	s.wantAbsent(t, "after the delete and its wait")
+	for _, res := range []*engine.Resource{s.target(), s.fx.Create} {
+		if wait, err := ds.StartDelete(context.Background(), res); err != nil || wait != nil {
+			t.Errorf("start delete of %s, gone already: wait %v, error %v; want neither", res.ID, wait != nil, err)
+		}
+	}
+	cancelledCtx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ds.StartDelete(cancelledCtx, s.target()); !errors.Is(err, context.Canceled) || runtime.IsPermanent(err) {
+		t.Errorf("start delete with a cancelled context: %v, want a retryable error wrapping context.Canceled", err)
+	}
 }
 
 func readMissing(t testing.TB, h Harness) {
