@@ -38,8 +38,31 @@ func entryName(id string) string {
 	return hex.EncodeToString(sum[:]) + ".json"
 }
 
-// encodeYAML encodes a release, spec or workspace.
-func encodeYAML(v any) ([]byte, error) { return yaml.Marshal(v) }
+// largeRecord is the size of JSON above which a record is kept in YAML's
+// JSON form rather than block style. A YAML emitter holds the whole document
+// several times over: writing a release of 50,000 resources in block style
+// took 600 MB; as JSON it takes about its own size. Every YAML reader reads
+// the JSON form the same (YAML is a superset of JSON).
+const largeRecord = 1 << 20
+
+// encodeYAML encodes a release, spec or workspace: as block-style YAML, or, for
+// a large one, in YAML's JSON form (one resource per line or so, still
+// readable).
+func encodeYAML(v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(j) > largeRecord {
+		var b bytes.Buffer
+		if err := json.Indent(&b, j, "", " "); err != nil {
+			return nil, err
+		}
+		b.WriteByte('\n')
+		return b.Bytes(), nil
+	}
+	return yaml.JSONToYAML(j)
+}
 
 // encodeJSON encodes a state entry.
 func encodeJSON(v any) ([]byte, error) { return json.Marshal(v) }
@@ -49,6 +72,9 @@ func encodeJSON(v any) ([]byte, error) { return json.Marshal(v) }
 // rest (engine.Normalize), as Kubernetes unstructured objects need, instead of
 // float64 for all.
 func decodeYAML(data []byte, v any) error {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return decodeJSON(data, v) // a large record (encodeYAML), read as the JSON it is
+	}
 	j, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return err
