@@ -39,11 +39,24 @@ type Manager struct {
 	plans cache[PlanInput, Plan]
 }
 
+// maxCachedResources bounds the resources each of a Manager's caches holds
+// (specs, releases, plans): a run of 50,000 resources needs its spec and its
+// prior release at hand, not those of every run before it.
+const maxCachedResources = 100_000
+
 // New returns a Manager over a backend, the runtimes resources are applied with
 // (nil when only lifecycle steps are used) and a run checker.
 func New(b backend.Backend, r Runtimes, runs RunChecker) *Manager {
-	return &Manager{backend: b, runtimes: r, runs: runs, specs: newCache[string, *specIndex](8), priors: newCache[backend.ReleaseKey, *engine.Release](8),
-		plans: newCache[PlanInput, Plan](4)}
+	return &Manager{backend: b, runtimes: r, runs: runs,
+		specs: newCache[string](8, maxCachedResources, func(s *specIndex) int { return len(s.Resources) }),
+		priors: newCache[backend.ReleaseKey](8, maxCachedResources, func(r *engine.Release) int {
+			if r == nil || r.State == nil {
+				return 0
+			}
+			return len(r.State.Resources)
+		}),
+		plans: newCache[PlanInput](4, maxCachedResources, func(p Plan) int { return len(p.Nodes) }),
+	}
 }
 
 // specIndex is a parsed spec with what every node looks up in it.

@@ -6,8 +6,9 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// maxPriorIndexes bounds the prior releases indexed at once, like priors.
-const maxPriorIndexes = 8
+// maxPriorIndexes bounds the prior releases indexed at once: runs touch one
+// or two at a time, and an index keeps its release in memory.
+const maxPriorIndexes = 2
 
 // priorIndex holds the state of the final releases runs start from indexed by
 // resource ID: every node of a run looks its own resource up, and a scan of
