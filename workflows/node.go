@@ -40,14 +40,18 @@ const (
 // Everything else stays an ordinary activity: Terraform steps and Namespace
 // deletes (they wait for minutes, and heartbeat), waits for health, and every
 // step of a run whose workspace names its own task queue, whose workers
-// reach the cluster when the workflow's worker may not. The fleet loses
-// nothing: a chain runs one node at a time either way, and without a
-// workspace queue an ordinary activity is dispatched eagerly to the
-// workflow's own worker anyway.
+// reach the cluster when the workflow's worker may not. A fleet loses little:
+// a chain's nodes run one at a time whichever worker runs them, and on the
+// workflow's own queue an ordinary single step was dispatched eagerly to the
+// worker that ran the workflow task anyway; batches, what a fleet shares,
+// stay ordinary and skip eager dispatch.
 //
 // A workflow task busy with local activities takes signals and cancellation
-// in only when it completes (the SDK completes it every ~8 s while a local
-// activity runs); localStepBudget bounds that for a run of many short steps.
+// in only when it completes. The walk gives it back at the latest every
+// localStepBudget of local steps (and whenever it waits for an ordinary
+// activity); during one long local step (a delete waiting for finalizers)
+// the SDK completes it every ~8 s. A cancel lets the steps in flight finish
+// either way, as it does for ordinary steps.
 type nodeSteps struct {
 	local bool
 	// yielded is when the walk last gave its workflow task back on purpose.
