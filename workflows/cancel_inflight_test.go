@@ -256,10 +256,11 @@ func TestApplyCancelledWhileAChainApplies(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	h := newHarness(t)
-	cancelled := make(chan struct{})
+	reached, cancelled := make(chan struct{}), make(chan struct{})
 	var sent sync.Once
 	h.rt.onApply = func(id string) {
 		if id == ids[held] {
+			close(reached)
 			<-cancelled
 		}
 		time.Sleep(30 * time.Millisecond)
@@ -275,18 +276,10 @@ func TestApplyCancelledWhileAChainApplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		h.rt.mu.Lock()
-		reached := len(h.rt.applied) == held
-		h.rt.mu.Unlock()
-		if reached {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the chain never reached its held node")
-		case <-time.After(10 * time.Millisecond):
-		}
+	select { // the held node is in flight
+	case <-reached:
+	case <-ctx.Done():
+		t.Fatal("the chain never reached its held node")
 	}
 	if err := tc.CancelWorkflow(ctx, wr.GetID(), wr.GetRunID()); err != nil {
 		t.Fatal(err)
