@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -28,7 +29,10 @@ func TestApplyCancelledWhileApplying(t *testing.T) {
 	spec := &engine.Spec{Resources: []engine.Resource{
 		cm("a"), cm("b"), cm("c", "v1:ConfigMap:ns:a"), cm("d", "v1:ConfigMap:ns:b"),
 	}}
-	// a and b apply first, at once, each a step of its own; c and d come after them.
+	// a and b apply first, at once, each a step of its own (a local activity:
+	// the run has no workspace queue); c and d come after them. The run takes
+	// the cancel in when the SDK completes the workflow task the local steps
+	// keep open (every ~8 s).
 	cancelWhileApplying(t, spec, false)
 }
 
@@ -47,9 +51,9 @@ func TestApplyCancelledWhileApplyingBatches(t *testing.T) {
 // (batches: once they heard of the cancel): a and b are applied and recorded,
 // nothing else is, and no step starts after the cancel.
 func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
-	steps := "ApplyResource,ApplyResource"
+	steps := ""
 	if batches {
-		steps = "ApplyResources,ApplyResources"
+		steps = "ApplyResources,ApplyResources,"
 	}
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
@@ -120,8 +124,11 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 		t.Errorf("applied %s, want just a and b, the nodes in flight", got)
 	}
 	// After the cancellation no new step starts.
-	if got := strings.Join(startedActivities(history(ctx, t, tc, wr)), ","); got != "CreateRelease,PlanPage,PreviewResources,PreviewResources,SetReleasePhase,"+steps+",FinishRelease" {
+	if got := strings.Join(startedActivities(history(ctx, t, tc, wr)), ","); got != "CreateRelease,PlanPage,PreviewResources,PreviewResources,SetReleasePhase,"+steps+"FinishRelease" {
 		t.Errorf("activities started: %s, want no step after the cancellation", got)
+	}
+	if local := slices.Sorted(slices.Values(localSteps(t, history(ctx, t, tc, wr)))); !batches && !slices.Equal(local, []string{"apply v1:ConfigMap:ns:a", "apply v1:ConfigMap:ns:b"}) {
+		t.Errorf("local steps %v, want a's and b's applies", local)
 	}
 
 	rel, err := h.backend.GetRelease(ctx, "p", "w", 1)
@@ -219,4 +226,92 @@ func startedActivities(events []*historypb.HistoryEvent) []string {
 		}
 	}
 	return names
+}
+
+// TestApplyCancelledWhileAChainApplies: a chain's applies are local steps
+// that would keep one workflow task for as long as they run; the walk gives
+// the task back every localStepBudget, so a cancel stops the chain before its
+// end although no step is in flight long: the applies stop after a prefix of
+// the chain, no ordinary step starts, and the release records exactly what
+// was applied.
+func TestApplyCancelledWhileAChainApplies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	// 100 nodes of at least 30 ms each: 3 s of steps after the cancel, well
+	// beyond localStepBudget, and well within the ~8 s after which the SDK
+	// would complete the task anyway.
+	const n, held = 100, 3
+	ids := make([]string, n)
+	spec := &engine.Spec{}
+	for i := range n {
+		name := fmt.Sprintf("c%03d", i)
+		var deps []string
+		if i > 0 {
+			deps = []string{ids[i-1]}
+		}
+		spec.Resources = append(spec.Resources, cm(name, deps...))
+		ids[i] = spec.Resources[i].ID
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	reached, cancelled := make(chan struct{}), make(chan struct{})
+	var sent sync.Once
+	h.rt.onApply = func(id string) {
+		if id == ids[held] {
+			close(reached)
+			<-cancelled
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+	tc := startWorker(t, h.acts)
+	t.Cleanup(func() { sent.Do(func() { close(cancelled) }) })
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
+		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select { // the held node is in flight
+	case <-reached:
+	case <-ctx.Done():
+		t.Fatal("the chain never reached its held node")
+	}
+	if err := tc.CancelWorkflow(ctx, wr.GetID(), wr.GetRunID()); err != nil {
+		t.Fatal(err)
+	}
+	asked := time.Now()
+	sent.Do(func() { close(cancelled) })
+	var canceledErr *temporal.CanceledError
+	if err := wr.Get(ctx, nil); !errors.As(err, &canceledErr) {
+		t.Fatalf("run error %v, want cancelled", err)
+	}
+	h.rt.mu.Lock()
+	applied := slices.Clone(h.rt.applied)
+	h.rt.mu.Unlock()
+	t.Logf("%d of %d nodes applied; the run ended %s after the cancel", len(applied), n, time.Since(asked).Round(time.Millisecond))
+	if len(applied) <= held || len(applied) == n || !slices.Equal(applied, ids[:len(applied)]) {
+		t.Errorf("applied %d nodes, want a prefix of the chain past node %d and short of its end", len(applied), held)
+	}
+	if got := resourceSteps(history(ctx, t, tc, wr)); len(got) > 0 {
+		t.Errorf("activities %v changed resources, want the chain's steps local", got)
+	}
+	rel, err := h.backend.GetRelease(ctx, "p", "w", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []string
+	if rel.State != nil {
+		for _, r := range rel.State.Resources {
+			recorded = append(recorded, r.ID)
+		}
+	}
+	slices.Sort(recorded)
+	if rel.Phase != engine.PhaseFailed || !slices.Equal(recorded, applied) {
+		t.Errorf("release %s records %d resources, want failed with the %d applied", rel.Phase, len(recorded), len(applied))
+	}
 }

@@ -1,30 +1,106 @@
 package workflows
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
 )
 
-// nodeSteps says how a walk runs its nodes' steps: each is an ordinary
-// activity. Running short Kubernetes steps as local activities measured 2-3x
-// less orchestration per resource (docs/performance.md), but a workflow task
-// busy with local activities takes signals and cancellation in only when it
-// completes, so a cancel could arrive after the whole walk, and the steps no
-// longer spread over a fleet's workers; see docs/performance.md.
-type nodeSteps struct{}
+// localNodeChange versions the walk whose single Kubernetes steps (a node
+// applied or deleted alone, as in a chain) are local activities: runs
+// recorded before it ran each as an ordinary activity.
+const localNodeChange = "local-node-steps"
+
+// localStepBudget bounds how long a run of local steps keeps its workflow
+// task: once that long has passed since the last time the walk gave its task
+// back, the next local step to finish starts a timer of yieldTimer first, so
+// the task completes and the next one takes in what arrived meanwhile (a
+// cancel). A cancel therefore stops a chain within about localStepBudget plus
+// the step in flight, at the price of one timer per localStepBudget of steps.
+const (
+	localStepBudget = time.Second
+	yieldTimer      = time.Millisecond
+)
+
+// nodeSteps says how a walk runs its nodes' steps that are not in a batch.
+//
+// A Kubernetes apply, or a delete of anything but a Namespace, is a local
+// activity when the run's runtime steps run on the workflow's own task queue:
+// the workflow's worker runs it without a round trip through the server and
+// history records one marker, written with the workflow task, instead of
+// three events and a workflow task of its own. That is what a chain costs
+// most: its nodes come one at a time, so none shares a batch (~11 ms and 6.4
+// events per node as ordinary activities; docs/performance.md). The step
+// still records its own state entry, so a crash re-runs at most the local
+// steps since the last completed workflow task, idempotently.
+//
+// Everything else stays an ordinary activity: Terraform steps and Namespace
+// deletes (they wait for minutes, and heartbeat), waits for health, and every
+// step of a run whose workspace names its own task queue, whose workers
+// reach the cluster when the workflow's worker may not. A fleet loses little:
+// a chain's nodes run one at a time whichever worker runs them, and on the
+// workflow's own queue an ordinary single step was dispatched eagerly to the
+// worker that ran the workflow task anyway; batches, what a fleet shares,
+// stay ordinary and skip eager dispatch.
+//
+// A workflow task busy with local activities takes signals and cancellation
+// in only when it completes. The walk gives it back at the latest every
+// localStepBudget of local steps (and whenever it waits for an ordinary
+// activity); during one long local step (a delete waiting for finalizers)
+// the SDK completes it every ~8 s. A cancel lets the steps in flight finish
+// either way, as it does for ordinary steps.
+type nodeSteps struct {
+	local bool
+	// yielded is when the walk last gave its workflow task back on purpose.
+	yielded time.Time
+}
 
 // newNodeSteps decides, once per run, how its nodes' steps run.
-func newNodeSteps(workflow.Context) nodeSteps { return nodeSteps{} }
+func newNodeSteps(ctx workflow.Context) *nodeSteps {
+	if runtimeQueue(ctx) != "" || workflow.GetVersion(ctx, localNodeChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return &nodeSteps{}
+	}
+	return &nodeSteps{local: true, yielded: workflow.Now(ctx)}
+}
 
 // start starts the step that changes node in as c says (apply or delete) and
 // returns its future. It is the one place a node's step is chosen: a step
 // that must follow the apply (waiting for the resource to become healthy)
 // chains after this one (applyNode).
-func (nodeSteps) start(ctx workflow.Context, c engine.Change, in activities.NodeInput) workflow.Future {
-	if c.Action == engine.Delete {
+func (s *nodeSteps) start(ctx workflow.Context, c engine.Change, in activities.NodeInput) workflow.Future {
+	del := c.Action == engine.Delete
+	if s.local && c.Type == engine.Kubernetes && !(del && isNamespace(c.ID)) {
+		if del {
+			return s.startLocal(ctx, deleteCallTimeout, "delete "+in.ID, acts.DeleteResource, in)
+		}
+		return s.startLocal(ctx, shortCallTimeout, "apply "+in.ID, acts.ApplyResource, in)
+	}
+	if del {
 		return workflow.ExecuteActivity(deleteStep(ctx, c.Type, "delete "+in.ID), acts.DeleteResource, in)
 	}
 	return workflow.ExecuteActivity(applyStep(ctx, c.Type, "apply "+in.ID), acts.ApplyResource, in)
+}
+
+// startLocal runs activity as a local step of up to timeout, summarised for
+// the Web UI. Its future is ready once the step is done and, when the walk
+// kept its workflow task for localStepBudget, the task was given back.
+func (s *nodeSteps) startLocal(ctx workflow.Context, timeout time.Duration, summary string, activity any, in activities.NodeInput) workflow.Future {
+	step := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: timeout,
+		RetryPolicy:         retryPolicy,
+		Summary:             summary,
+	}), activity, in)
+	f, set := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		_ = step.Get(ctx, nil) // only waits: set.Chain passes the outcome on
+		if now := workflow.Now(ctx); now.Sub(s.yielded) >= localStepBudget {
+			s.yielded = now
+			_ = workflow.Sleep(ctx, yieldTimer) // its outcome does not matter: the task was given back
+		}
+		set.Chain(step)
+	})
+	return f
 }

@@ -15,7 +15,9 @@ import (
 // TestDeadWorkersCallsAreRetriedWithinSeconds: every activity of an apply that
 // may run longer than a short call has a heartbeat timeout no longer than a
 // short call's, so when the worker running it is killed, the run goes on
-// within seconds instead of waiting out the call's whole timeout.
+// within seconds instead of waiting out the call's whole timeout. A local step
+// (the applies here) needs no heartbeat: a killed worker's workflow task times
+// out within seconds and the next worker runs it again.
 func TestDeadWorkersCallsAreRetriedWithinSeconds(t *testing.T) {
 	h := newHarness(t)
 	h.rollbackOnFailure = true
@@ -30,6 +32,9 @@ func TestDeadWorkersCallsAreRetriedWithinSeconds(t *testing.T) {
 					t.Errorf("%s may run %s with heartbeat timeout %s: a killed worker's call would hold the run that long",
 						info.ActivityType.Name, timeout, info.HeartbeatTimeout)
 				}
+			})
+			env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+				seen[info.ActivityType.Name] = true
 			})
 		})
 	if err == nil {

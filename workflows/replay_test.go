@@ -90,6 +90,9 @@ func recordHistories(t *testing.T) {
 		if err := tc.CancelWorkflow(ctx, wid, ""); err != nil {
 			t.Error(err)
 		}
+		// The apply is a local step: the run takes the cancel in when the
+		// walk gives its workflow task back, after localStepBudget of steps.
+		time.Sleep(localStepBudget + 100*time.Millisecond)
 	}
 	w := worker.New(tc, TaskQueue, worker.Options{})
 	Register(w)

@@ -37,7 +37,7 @@ func waitsForHealth(ctx workflow.Context) bool {
 // the resource is not healthy yet, WaitResource. The future is ready when
 // both are done, with the first error. A node whose wait failed is marked in
 // r.waitFailed: its resource was applied, so a compensation must undo it.
-func (r *run) applyNode(ctx workflow.Context, wait bool, steps nodeSteps, i int, in activities.NodeInput, c engine.Change) workflow.Future {
+func (r *run) applyNode(ctx workflow.Context, wait bool, steps *nodeSteps, i int, in activities.NodeInput, c engine.Change) workflow.Future {
 	apply := steps.start(ctx, c, in)
 	if !wait {
 		return apply

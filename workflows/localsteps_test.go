@@ -1,0 +1,118 @@
+package workflows
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// TestChainStepsAreLocal: a chain's nodes come one at a time, so none shares
+// a batch; without a workspace queue each Kubernetes apply and delete is a
+// local activity (a marker in history, summarised by the resource it
+// changes), not an activity of its own, while the Namespace's delete (it
+// waits for the namespace to empty) stays an ordinary activity. Every
+// resource's outcome is still recorded. (TestRuntimeStepsRunOnTheWorkspaceQueue
+// shows a run with a workspace queue keeps them ordinary, on that queue.)
+func TestChainStepsAreLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	tc := startWorker(t, h.acts)
+
+	ns := engine.Resource{ID: "v1:Namespace:ns", Type: engine.Kubernetes,
+		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns"}}}
+	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", "v1:ConfigMap:ns:a"), cm("c", "v1:ConfigMap:ns:b")}}
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, run := range []struct {
+		workflow string
+		spec     string
+		local    []string // the local steps' summaries, in order
+		steps    []string // the ordinary activities that changed a resource
+	}{
+		{ApplyWorkflow, hash,
+			[]string{"apply v1:Namespace:ns", "apply v1:ConfigMap:ns:a", "apply v1:ConfigMap:ns:b", "apply v1:ConfigMap:ns:c"}, nil},
+		{DestroyWorkflow, "",
+			[]string{"delete v1:ConfigMap:ns:c", "delete v1:ConfigMap:ns:b", "delete v1:ConfigMap:ns:a"},
+			[]string{activities.DeleteResourceActivity}},
+	} {
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, run.workflow,
+			RunInput{Project: "p", Workspace: "w", SpecHash: run.spec, AutoApprove: true, Parallelism: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wr.Get(ctx, nil); err != nil {
+			t.Fatalf("%s: %v", run.workflow, err)
+		}
+		events := history(ctx, t, tc, wr)
+		if got, want := strings.Join(localSteps(t, events), ","), strings.Join(run.local, ","); got != want {
+			t.Errorf("%s: local steps %s, want %s", run.workflow, got, want)
+		}
+		if steps := resourceSteps(events); !slices.Equal(steps, run.steps) {
+			t.Errorf("%s: resource activities %v, want %v", run.workflow, steps, run.steps)
+		}
+	}
+	if got := strings.Join(h.rt.applied, ","); got != "v1:Namespace:ns,v1:ConfigMap:ns:a,v1:ConfigMap:ns:b,v1:ConfigMap:ns:c" {
+		t.Errorf("applied %s", got)
+	}
+	for _, rev := range []int{1, 2} {
+		rel, err := h.backend.GetRelease(ctx, "p", "w", rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel.Phase != engine.PhaseSucceeded {
+			t.Errorf("release %d: %s %s", rev, rel.Phase, rel.Error)
+		}
+		if n := len(rel.State.Resources); rev == 1 && n != 4 || rev == 2 && n != 0 {
+			t.Errorf("release %d records %d resources", rev, n)
+		}
+	}
+}
+
+// resourceSteps are the ordinary activities that changed resources, in the
+// order they were scheduled.
+func resourceSteps(events []*historypb.HistoryEvent) []string {
+	var steps []string
+	for _, a := range startedActivities(events) {
+		switch a {
+		case activities.ApplyResourceActivity, activities.DeleteResourceActivity, activities.ApplyResourcesActivity, activities.DeleteResourcesActivity:
+			steps = append(steps, a)
+		}
+	}
+	return steps
+}
+
+// localSteps are the summaries of the local activities that changed a
+// resource (not previews), in the order history recorded them.
+func localSteps(t *testing.T, events []*historypb.HistoryEvent) []string {
+	t.Helper()
+	var summaries []string
+	for _, e := range events {
+		m := e.GetMarkerRecordedEventAttributes()
+		if m == nil || m.GetMarkerName() != "LocalActivity" {
+			continue
+		}
+		var summary string
+		if err := converter.GetDefaultDataConverter().FromPayload(e.GetUserMetadata().GetSummary(), &summary); err != nil {
+			t.Fatalf("local step without a summary: %v", err)
+		}
+		if strings.HasPrefix(summary, "apply ") || strings.HasPrefix(summary, "delete ") {
+			summaries = append(summaries, summary)
+		}
+	}
+	return summaries
+}
