@@ -23,7 +23,9 @@ var (
 
 // historyFull reports whether the run's history reached historyBudget.
 // GetCurrentHistoryLength is the length as of the current workflow task, the
-// same when the run is replayed.
+// same when the run is replayed. Local steps done in the task are not in it
+// yet (a marker each, written when the task completes, at least every
+// localStepBudget): the 11,200 events between budget and limit cover them.
 func (r *run) historyFull(ctx workflow.Context) bool {
 	if workflow.GetInfo(ctx).GetCurrentHistoryLength() < historyBudget {
 		return false

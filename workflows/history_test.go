@@ -23,14 +23,18 @@ func TestHistoryNearItsLimitFailsTheRelease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	defer func(b int) { historyBudget = b }(historyBudget)
-	historyBudget = 80
+	budget := historyBudget
+	defer func() { historyBudget = budget }()
+	historyBudget = 100
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	h := newHarness(t)
+	// Slow enough that the chain's local steps give their workflow task back
+	// (localStepBudget) several times: only then does the history grow.
+	h.rt.onApply = func(string) { time.Sleep(40 * time.Millisecond) }
 	tc := startWorker(t, h.acts)
 	spec := &engine.Spec{Resources: []engine.Resource{cm("n0")}}
-	for i := 1; i < 30; i++ {
+	for i := 1; i < 120; i++ {
 		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("n%d", i), fmt.Sprintf("v1:ConfigMap:ns:n%d", i-1)))
 	}
 	hash, err := h.backend.PutSpec(ctx, spec)
@@ -62,7 +66,7 @@ func TestHistoryNearItsLimitFailsTheRelease(t *testing.T) {
 	if rel.Phase != engine.PhaseFailed || len(rel.State.Resources) != applied {
 		t.Fatalf("release 1: %s with %d resources, want failed with the %d applied", rel.Phase, len(rel.State.Resources), applied)
 	}
-	historyBudget = 40000
+	historyBudget = budget
 	res, err := apply()
 	if err != nil || res.Phase != engine.PhaseSucceeded {
 		t.Fatalf("apply again: %v (%+v)", err, res.Phase)
