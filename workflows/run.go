@@ -34,6 +34,14 @@ type run struct {
 	nodeSeq []uint64
 	// outOfHistory: a walk stopped because the history neared its limit.
 	outOfHistory bool
+	// healthy lists the nodes that waited or wait for health (showHealth).
+	healthy []int
+	// counted caches changeCounts: the counts of the changes at of, n long.
+	counted struct {
+		of     *engine.Change
+		n      int
+		counts ChangeCounts
+	}
 	// deferRefresh: previews write nothing (previewRefreshChange); stale are
 	// the nodes the latest preview found unchanged but recorded differently,
 	// whose record refreshStale brings up to date once the run is approved.

@@ -146,7 +146,7 @@ func (r *run) showDetails() {
 	case StagePreview, StageApplying, StageDestroying, StageCompensating:
 		fmt.Fprintf(&b, ": %d of %d resources done", r.done, r.total)
 	case StageApproval:
-		fmt.Fprintf(&b, ": %s to approve, plan %s", CountChanges(r.progress.Changes), engine.ShortDigest(r.progress.Digest))
+		fmt.Fprintf(&b, ": %s to approve, plan %s", r.changeCounts(), engine.ShortDigest(r.progress.Digest))
 	}
 	if r.stopped {
 		b.WriteString(" (cancelling: no resource starts)")
@@ -167,12 +167,26 @@ func (r *run) summaryLine() string {
 	if r.progress.Changes == nil {
 		return s
 	}
-	c := CountChanges(r.progress.Changes)
+	c := r.changeCounts()
 	s += fmt.Sprintf(": %d to create, %d to update, %d to delete", c.Create, c.Update, c.Delete)
 	if c.Adopt > 0 {
 		s += fmt.Sprintf(", %d to adopt", c.Adopt)
 	}
 	return s
+}
+
+// changeCounts counts the preview's changes (r.progress.Changes) once per
+// preview: the details are shown again after every resource, and counting
+// 50,000 changes each time kept a workflow task busy for minutes.
+func (r *run) changeCounts() ChangeCounts {
+	ch := r.progress.Changes
+	if len(ch) == 0 {
+		return ChangeCounts{}
+	}
+	if r.counted.of != &ch[0] || r.counted.n != len(ch) {
+		r.counted.of, r.counted.n, r.counted.counts = &ch[0], len(ch), CountChanges(ch)
+	}
+	return r.counted.counts
 }
 
 // recordChanges keeps the preview's counts in the run's memo, where a list of

@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -58,6 +60,10 @@ func (r *run) applyNode(ctx workflow.Context, wait bool, steps *nodeSteps, i int
 // shows how its health goes.
 func (r *run) waitHealthy(ctx workflow.Context, i int, in activities.NodeInput, res activities.ApplyResult) error {
 	node := r.node(i)
+	if node.Health == "" {
+		at, _ := slices.BinarySearch(r.healthy, i)
+		r.healthy = slices.Insert(r.healthy, at, i)
+	}
 	node.Health = res.Health.String()
 	r.showHealth(ctx)
 	var w activities.WaitResult
@@ -75,15 +81,22 @@ func (r *run) waitHealthy(ctx workflow.Context, i int, in activities.NodeInput, 
 	return err
 }
 
+// maxHealthShown bounds the resources the run's details show the health of.
+const maxHealthShown = 50
+
 // showHealth sets the run's current details (the Web UI shows them on the
 // run's page) to the health of every node that waited or waits, in plan order.
 func (r *run) showHealth(ctx workflow.Context) {
 	var b strings.Builder
 	b.WriteString(r.summaryLine() + "\n\n**Health**\n\n")
-	for _, n := range r.progress.Nodes {
-		if n.Health != "" {
-			b.WriteString("- `" + n.ID + "`: " + n.Health + "\n")
-		}
+	// In plan order, without going through every node each time, and at
+	// most maxHealthShown of them: the details are for a glance.
+	for _, i := range r.healthy[:min(len(r.healthy), maxHealthShown)] {
+		n := r.progress.Nodes[i]
+		b.WriteString("- `" + n.ID + "`: " + n.Health + "\n")
+	}
+	if more := len(r.healthy) - maxHealthShown; more > 0 {
+		fmt.Fprintf(&b, "- and %d more\n", more)
 	}
 	workflow.SetCurrentDetails(ctx, b.String())
 }
