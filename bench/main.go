@@ -29,6 +29,7 @@ import (
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/internal/benchspec"
 	"github.com/kumoproj/kumo/internal/localcluster"
+	"github.com/kumoproj/kumo/internal/memlimit"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -59,6 +60,7 @@ func main() {
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
 	flag.IntVar(&smallCount, "count", 3, "runs of each row of up to 200 resources, of which the median is reported (larger rows run once)")
 	flag.Parse()
+	memlimit.Set() // as the kumo binary does: the bench process is the kumo process it measures
 	if err := run(*out, selectRows(*only), *parallel, *cpuprofile, *skipNull); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

@@ -41,8 +41,9 @@ type Manager struct {
 
 // maxCachedResources bounds the resources each of a Manager's caches holds
 // (specs, releases, plans): a run of 50,000 resources needs its spec and its
-// prior release at hand, not those of every run before it.
-const maxCachedResources = 100_000
+// prior release at hand, not those of every run before it. A larger value
+// is still kept, alone.
+const maxCachedResources = 50_000
 
 // New returns a Manager over a backend, the runtimes resources are applied with
 // (nil when only lifecycle steps are used) and a run checker.

@@ -12,6 +12,8 @@ import (
 	"syscall"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/kumoproj/kumo/internal/memlimit"
 )
 
 // exitError carries a specific exit code (a failed release, an interrupted run).
@@ -39,6 +41,7 @@ func newApp() *cli.App {
 }
 
 func main() {
+	memlimit.Set()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	app := newApp()
