@@ -20,8 +20,14 @@ const readLiveParallel = 10
 
 // snapshotTTL is how long a list taken for a snapshot serves the snapshot's
 // next calls: long enough for one run's preview, short enough that a
-// forgotten snapshot's objects do not stay in memory.
-const snapshotTTL = time.Minute
+// forgotten snapshot's objects do not stay in memory. snapshotIdle drops a
+// list sooner once no call has used it for that long: the preview that took
+// it is over, and the list of 50,000 objects would otherwise stay in memory
+// through the whole apply that follows.
+const (
+	snapshotTTL  = time.Minute
+	snapshotIdle = 10 * time.Second
+)
 
 // ReadLive reads desired objects live as Drift does: one (paged) list call per
 // kind and namespace, a GET for an object alone in its kind and namespace;
@@ -77,6 +83,9 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 type snapshots struct {
 	mu    sync.Mutex
 	lists map[snapshotKey]*snapshotList
+	// sweeping: a sweep is scheduled (it drops what expired, without
+	// waiting for the next call).
+	sweeping bool
 }
 
 type snapshotKey struct {
@@ -87,6 +96,7 @@ type snapshotKey struct {
 type snapshotList struct {
 	once   sync.Once
 	taken  time.Time
+	used   time.Time
 	byName map[string]*unstructured.Unstructured
 	err    error
 }
@@ -100,15 +110,16 @@ func (s *snapshots) list(ctx context.Context, snapshot string, k listKey, list f
 	if s.lists == nil {
 		s.lists = map[snapshotKey]*snapshotList{}
 	}
-	for key, l := range s.lists {
-		if !l.taken.IsZero() && now.Sub(l.taken) > snapshotTTL {
-			delete(s.lists, key)
-		}
-	}
+	s.expire(now)
 	l, ok := s.lists[key]
 	if !ok {
 		l = &snapshotList{}
 		s.lists[key] = l
+	}
+	l.used = now
+	if !s.sweeping {
+		s.sweeping = true
+		time.AfterFunc(snapshotIdle, s.sweep)
 	}
 	s.mu.Unlock()
 	l.once.Do(func() {
@@ -121,4 +132,23 @@ func (s *snapshots) list(ctx context.Context, snapshot string, k listKey, list f
 		s.mu.Unlock()
 	})
 	return l.byName, l.err
+}
+
+// expire drops the lists past snapshotTTL or idle past snapshotIdle. s.mu is held.
+func (s *snapshots) expire(now time.Time) {
+	for key, l := range s.lists {
+		if !l.taken.IsZero() && (now.Sub(l.taken) > snapshotTTL || now.Sub(l.used) > snapshotIdle) {
+			delete(s.lists, key)
+		}
+	}
+}
+
+// sweep expires lists, and comes again while any are left.
+func (s *snapshots) sweep() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expire(time.Now())
+	if s.sweeping = len(s.lists) > 0; s.sweeping {
+		time.AfterFunc(snapshotIdle, s.sweep)
+	}
 }
