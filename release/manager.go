@@ -29,11 +29,9 @@ type Manager struct {
 	backend  backend.Backend
 	runtimes Runtimes
 	runs     RunChecker
-	// priorIndex finds a resource in a prior release's state by ID.
-	priorIndex priorIndex
 
 	specs  cache[string, *specIndex]
-	priors cache[backend.ReleaseKey, *engine.Release]
+	priors cache[backend.ReleaseKey, *prior]
 	// plans holds the plans PlanGraph made lately: a large plan is handed
 	// out in pages (PlanPage), each of them a call of its own.
 	plans cache[PlanInput, Plan]
@@ -50,11 +48,11 @@ const maxCachedResources = 50_000
 func New(b backend.Backend, r Runtimes, runs RunChecker) *Manager {
 	return &Manager{backend: b, runtimes: r, runs: runs,
 		specs: newCache[string](8, maxCachedResources, func(s *specIndex) int { return len(s.Resources) }),
-		priors: newCache[backend.ReleaseKey](8, maxCachedResources, func(r *engine.Release) int {
-			if r == nil || r.State == nil {
+		priors: newCache[backend.ReleaseKey](8, maxCachedResources, func(p *prior) int {
+			if p.rel.State == nil {
 				return 0
 			}
-			return len(r.State.Resources)
+			return len(p.rel.State.Resources)
 		}),
 		plans: newCache[PlanInput](4, maxCachedResources, func(p Plan) int { return len(p.Nodes) }),
 	}
@@ -111,21 +109,33 @@ func (m *Manager) spec(ctx context.Context, hash string) (*specIndex, error) {
 // priorRelease loads the final release a run compares against (revision 0: none).
 // Final releases never change, so they are cached like specs.
 func (m *Manager) priorRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error) {
+	p, err := m.prior(ctx, project, workspace, revision)
+	if p == nil {
+		return nil, err
+	}
+	return p.rel, err
+}
+
+// prior is priorRelease with its state indexed (final releases only: they
+// are the ones cached).
+func (m *Manager) prior(ctx context.Context, project, workspace string, revision int) (*prior, error) {
 	if revision == 0 {
 		return nil, nil
 	}
 	key := backend.ReleaseKey{Project: project, Workspace: workspace, Revision: revision}
-	if r, ok := m.priors.get(key); ok {
-		return r, nil
+	if p, ok := m.priors.get(key); ok {
+		return p, nil
 	}
 	r, err := m.backend.GetRelease(ctx, project, workspace, revision)
 	if err != nil {
 		return nil, fmt.Errorf("load prior release: %w", err)
 	}
-	if r.Phase.Final() {
-		m.priors.put(key, r)
+	if !r.Phase.Final() {
+		return &prior{rel: r}, nil
 	}
-	return r, nil
+	p := indexedPrior(r)
+	m.priors.put(key, p)
+	return p, nil
 }
 
 func shortHash(h string) string {

@@ -404,8 +404,8 @@ func tombstone(ctx context.Context, rec record, in Node) error {
 }
 
 func (m *Manager) priorResource(ctx context.Context, in Node) (*engine.Resource, error) {
-	prior, err := m.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
-	return m.priorIndex.resource(prior, in.ID), err
+	p, err := m.prior(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
+	return p.resource(in.ID), err
 }
 
 func (m *Manager) runtime(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runtime, error) {

@@ -46,8 +46,8 @@ func (m *Manager) recorded(ctx context.Context, in Node, id string) (*engine.Res
 			return e.Resource, nil
 		}
 	}
-	prior, err := m.priorRelease(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
-	return m.priorIndex.resource(prior, id), err
+	p, err := m.prior(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
+	return p.resource(id), err
 }
 
 // terraformState is the terraform state res carries, "" when none.
