@@ -131,13 +131,8 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            staticSummary(operation, req),
 		StaticDetails:                            staticDetails(operation, req, in),
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.ProjectAttr.ValueSet(req.Project),
-			workflows.StackAttr.ValueSet(req.Stack),
-			workflows.WorkspaceAttr.ValueSet(req.Workspace),
-			workflows.OperationAttr.ValueSet(operation),
-			workflows.StatusAttr.ValueSet(string(workflows.StatusRunning)),
-		),
+		TypedSearchAttributes: runAttributes(req.Project, req.Workspace, req.Stack, operation,
+			workflows.StatusAttr.ValueSet(string(workflows.StatusRunning))),
 	}, workflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
@@ -210,6 +205,17 @@ func (c *Client) Unfinished(ctx context.Context, project, workspace string) (*Ru
 	}
 	operation := operations[info.GetType().GetName()]
 	return &Run{c: c, Operation: operation, WorkflowID: id, RunID: info.GetExecution().GetRunId()}, nil
+}
+
+// runAttributes are the search attributes a run (or a schedule of runs) is
+// filed under in the Web UI, plus extra.
+func runAttributes(project, workspace, stack, operation string, extra ...temporal.SearchAttributeUpdate) temporal.SearchAttributes {
+	return temporal.NewSearchAttributes(append([]temporal.SearchAttributeUpdate{
+		workflows.ProjectAttr.ValueSet(project),
+		workflows.WorkspaceAttr.ValueSet(workspace),
+		workflows.StackAttr.ValueSet(stack),
+		workflows.OperationAttr.ValueSet(operation),
+	}, extra...)...)
 }
 
 // Progress asks the run where it is: every resource's progress, and the

@@ -121,19 +121,14 @@ func (c *Client) CreateDriftSchedule(ctx context.Context, req ScheduleRequest) (
 	}
 	id := workflows.DriftScheduleID(req.Project, req.Workspace)
 	opts := sdkclient.ScheduleOptions{
-		ID:             id,
-		Spec:           scheduleSpec(req),
-		Action:         c.scheduleAction(in, s),
-		Overlap:        enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		CatchupWindow:  catchupWindow(req),
-		PauseOnFailure: true,
-		Memo:           map[string]any{scheduleMemo: s},
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.ProjectAttr.ValueSet(req.Project),
-			workflows.WorkspaceAttr.ValueSet(req.Workspace),
-			workflows.StackAttr.ValueSet(in.Stack),
-			workflows.OperationAttr.ValueSet(driftOperation),
-		),
+		ID:                    id,
+		Spec:                  scheduleSpec(req),
+		Action:                c.scheduleAction(in, s),
+		Overlap:               enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		CatchupWindow:         catchupWindow(req),
+		PauseOnFailure:        true,
+		Memo:                  map[string]any{scheduleMemo: s},
+		TypedSearchAttributes: runAttributes(req.Project, req.Workspace, in.Stack, driftOperation),
 	}
 	h, err := sc.Create(ctx, opts)
 	if errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
@@ -361,13 +356,8 @@ func (c *Client) scheduleAction(in runspec.DriftInput, s ScheduleSettings) *sdkc
 		StaticSummary: fmt.Sprintf("drift %s/%s (scheduled, %s)", in.Project, in.Workspace, s.Mode),
 		StaticDetails: staticDetails(driftOperation, req, in) + fmt.Sprintf("- schedule: `%s`, mode %s\n", workflows.DriftScheduleID(in.Project, in.Workspace), s.Mode),
 		Memo:          map[string]any{scheduleMemo: s},
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.ProjectAttr.ValueSet(in.Project),
-			workflows.StackAttr.ValueSet(in.Stack),
-			workflows.WorkspaceAttr.ValueSet(in.Workspace),
-			workflows.OperationAttr.ValueSet(driftOperation),
-			workflows.StatusAttr.ValueSet(string(workflows.StatusRunning)),
-		),
+		TypedSearchAttributes: runAttributes(in.Project, in.Workspace, in.Stack, driftOperation,
+			workflows.StatusAttr.ValueSet(string(workflows.StatusRunning))),
 	}
 }
 
