@@ -102,6 +102,9 @@ func (a *Activities) PreviewResource(ctx context.Context, in NodeInput) (engine.
 // the runtime works (a terraform apply may take many minutes). The result says
 // whether the node still waits for the resource's health (WaitResource).
 func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) (ApplyResult, error) {
+	if err := handOver(ctx); err != nil {
+		return ApplyResult{}, err
+	}
 	defer heartbeat(ctx)()
 	res, err := a.m.Apply(ctx, release.Node(in))
 	return ApplyResult(res), temporalError(err)
@@ -110,6 +113,9 @@ func (a *Activities) ApplyResource(ctx context.Context, in NodeInput) (ApplyResu
 // DeleteResource removes one recorded resource and waits until it is gone,
 // heartbeating so a crashed worker's delete is retried within seconds.
 func (a *Activities) DeleteResource(ctx context.Context, in NodeInput) error {
+	if err := handOver(ctx); err != nil {
+		return err
+	}
 	defer heartbeat(ctx)()
 	return temporalError(a.m.Delete(ctx, release.Node(in)))
 }

@@ -10,6 +10,7 @@ import (
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
@@ -115,4 +116,86 @@ func localSteps(t *testing.T, events []*historypb.HistoryEvent) []string {
 		}
 	}
 	return summaries
+}
+
+// TestStoppingWorkerHandsLocalStepsOver: a worker told to stop while it runs
+// a chain's local step finishes that step, then refuses the next one, which
+// runs as an ordinary activity; the worker still serving the queue takes the
+// workflow task after it and runs the rest of the chain, locally again.
+// Without the refusal the stopping worker would go on driving the chain for
+// as long as its grace lasts (TestWorkerSIGTERMMidApply in cmd/kumo shows it
+// from the outside).
+func TestStoppingWorkerHandsLocalStepsOver(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	reached, release := make(chan struct{}), make(chan struct{})
+	h.rt.onApply = func(id string) {
+		if id == "v1:ConfigMap:ns:b" {
+			close(reached)
+			<-release
+		}
+	}
+	tc := startServer(t)
+	stopping := startWorkerOn(t, tc, h.acts, worker.Options{Identity: "stopping", WorkerStopTimeout: time.Minute})
+
+	ns := engine.Resource{ID: "v1:Namespace:ns", Type: engine.Kubernetes,
+		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns"}}}
+	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", "v1:ConfigMap:ns:a"), cm("c", "v1:ConfigMap:ns:b"), cm("d", "v1:ConfigMap:ns:c")}}
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
+		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-reached:
+	case <-ctx.Done():
+		t.Fatal("the chain never reached b")
+	}
+	startWorkerOn(t, tc, h.acts, worker.Options{Identity: "serving"})
+	stopped := make(chan struct{})
+	go func() { stopping.Stop(); close(stopped) }()
+	// Stop closes the worker's stop channel at once, then waits for what the
+	// worker runs: b's step, held here until the worker is surely stopping.
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	if err := wr.Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	<-stopped
+
+	events := history(ctx, t, tc, wr)
+	if got, want := strings.Join(localSteps(t, events), ","),
+		"apply v1:Namespace:ns,apply v1:ConfigMap:ns:a,apply v1:ConfigMap:ns:b,apply v1:ConfigMap:ns:c,apply v1:ConfigMap:ns:d"; got != want {
+		t.Errorf("local steps %s, want %s (c's refused)", got, want)
+	}
+	if steps := resourceSteps(events); !slices.Equal(steps, []string{activities.ApplyResourceActivity}) {
+		t.Errorf("resource activities %v, want c's apply alone", steps)
+	}
+	var last string
+	for _, e := range events {
+		if a := e.GetWorkflowTaskCompletedEventAttributes(); a != nil {
+			last = a.GetIdentity()
+		}
+	}
+	if last != "serving" {
+		t.Errorf("the last workflow task was completed by %q, want the serving worker", last)
+	}
+	if got := strings.Join(h.rt.applied, ","); got != "v1:Namespace:ns,v1:ConfigMap:ns:a,v1:ConfigMap:ns:b,v1:ConfigMap:ns:c,v1:ConfigMap:ns:d" {
+		t.Errorf("applied %s", got)
+	}
+	rel, err := h.backend.GetRelease(ctx, "p", "w", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != 5 {
+		t.Errorf("release %s with %d resources: %s", rel.Phase, len(rel.State.Resources), rel.Error)
+	}
 }

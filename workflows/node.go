@@ -1,8 +1,10 @@
 package workflows
 
 import (
+	"errors"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/activities"
@@ -72,22 +74,28 @@ func newNodeSteps(ctx workflow.Context) *nodeSteps {
 // chains after this one (applyNode).
 func (s *nodeSteps) start(ctx workflow.Context, c engine.Change, in activities.NodeInput) workflow.Future {
 	del := c.Action == engine.Delete
+	ordinary := func() workflow.Future {
+		if del {
+			return workflow.ExecuteActivity(deleteStep(ctx, c.Type, "delete "+in.ID), acts.DeleteResource, in)
+		}
+		return workflow.ExecuteActivity(applyStep(ctx, c.Type, "apply "+in.ID), acts.ApplyResource, in)
+	}
 	if s.local && c.Type == engine.Kubernetes && !(del && isNamespace(c.ID)) {
 		if del {
-			return s.startLocal(ctx, deleteCallTimeout, "delete "+in.ID, acts.DeleteResource, in)
+			return s.startLocal(ctx, deleteCallTimeout, "delete "+in.ID, acts.DeleteResource, in, ordinary)
 		}
-		return s.startLocal(ctx, shortCallTimeout, "apply "+in.ID, acts.ApplyResource, in)
+		return s.startLocal(ctx, shortCallTimeout, "apply "+in.ID, acts.ApplyResource, in, ordinary)
 	}
-	if del {
-		return workflow.ExecuteActivity(deleteStep(ctx, c.Type, "delete "+in.ID), acts.DeleteResource, in)
-	}
-	return workflow.ExecuteActivity(applyStep(ctx, c.Type, "apply "+in.ID), acts.ApplyResource, in)
+	return ordinary()
 }
 
 // startLocal runs activity as a local step of up to timeout, summarised for
 // the Web UI. Its future is ready once the step is done and, when the walk
-// kept its workflow task for localStepBudget, the task was given back.
-func (s *nodeSteps) startLocal(ctx workflow.Context, timeout time.Duration, summary string, activity any, in activities.NodeInput) workflow.Future {
+// kept its workflow task for localStepBudget, the task was given back. A step
+// the worker refused because it is stopping runs as ordinary() instead, so
+// another worker takes it and, after it, the workflow task (the next local
+// steps run wherever that task runs).
+func (s *nodeSteps) startLocal(ctx workflow.Context, timeout time.Duration, summary string, activity any, in activities.NodeInput, ordinary func() workflow.Future) workflow.Future {
 	step := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: timeout,
 		RetryPolicy:         retryPolicy,
@@ -95,7 +103,10 @@ func (s *nodeSteps) startLocal(ctx workflow.Context, timeout time.Duration, summ
 	}), activity, in)
 	f, set := workflow.NewFuture(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		_ = step.Get(ctx, nil) // only waits: set.Chain passes the outcome on
+		if err := step.Get(ctx, nil); isWorkerStopping(err) {
+			step = ordinary()
+			_ = step.Get(ctx, nil)
+		}
 		if now := workflow.Now(ctx); now.Sub(s.yielded) >= localStepBudget {
 			s.yielded = now
 			_ = workflow.Sleep(ctx, yieldTimer) // its outcome does not matter: the task was given back
@@ -103,4 +114,11 @@ func (s *nodeSteps) startLocal(ctx workflow.Context, timeout time.Duration, summ
 		set.Chain(step)
 	})
 	return f
+}
+
+// isWorkerStopping says whether err is a local step's refusal by a stopping
+// worker.
+func isWorkerStopping(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == activities.ErrTypeWorkerStopping
 }

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"go.temporal.io/sdk/client"
@@ -17,6 +18,15 @@ import (
 // when the test ends.
 func startWorker(t *testing.T, acts *activities.Activities) client.Client {
 	t.Helper()
+	tc := startServer(t)
+	startWorkerOn(t, tc, acts, worker.Options{})
+	return tc
+}
+
+// startServer starts an embedded Temporal server and returns a client of it;
+// both are stopped when the test ends.
+func startServer(t *testing.T) client.Client {
+	t.Helper()
 	srv, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -31,12 +41,31 @@ func startWorker(t *testing.T, acts *activities.Activities) client.Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(tc.Close)
-	w := worker.New(tc, TaskQueue, worker.Options{MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
+	return tc
+}
+
+// startWorkerOn starts a worker of tc on TaskQueue with the workflows and
+// acts, set as kumo's workers set it on top of opts; it stops when the test
+// ends if the test has not stopped it.
+func startWorkerOn(t *testing.T, tc client.Client, acts *activities.Activities, opts worker.Options) worker.Worker {
+	t.Helper()
+	opts.MaxHeartbeatThrottleInterval = activities.HeartbeatThrottle
+	w := worker.New(tc, TaskQueue, opts)
 	Register(w)
 	activities.Register(w, acts)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(w.Stop)
-	return tc
+	var once sync.Once
+	t.Cleanup(func() { once.Do(w.Stop) })
+	return stopOnce{w, &once}
 }
+
+// stopOnce is a worker whose Stop may be called by the test and again when
+// it ends.
+type stopOnce struct {
+	worker.Worker
+	once *sync.Once
+}
+
+func (w stopOnce) Stop() { w.once.Do(w.Worker.Stop) }
