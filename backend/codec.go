@@ -64,6 +64,13 @@ func encodeYAML(v any) ([]byte, error) {
 	return yaml.JSONToYAML(j)
 }
 
+// RecordSize is how many bytes a Store writes for v as a release, spec or
+// workspace (encodeYAML): what a benchmark compares the bytes written with.
+func RecordSize(v any) (int, error) {
+	data, err := encodeYAML(v)
+	return len(data), err
+}
+
 // encodeJSON encodes a state entry.
 func encodeJSON(v any) ([]byte, error) { return json.Marshal(v) }
 

@@ -58,10 +58,11 @@ func main() {
 	parallel := flag.Int("parallel", 10, "parallelism of kumo and of the floor")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
+	memprofile := flag.String("memprofile", "", "keep in this file the heap profile of the moment the live heap was highest during the last row's kumo runs (floor and null runtime excluded)")
 	flag.IntVar(&smallCount, "count", 3, "runs of each row of up to 200 resources, of which the median is reported (larger rows run once)")
 	flag.Parse()
 	memlimit.Set() // as the kumo binary does: the bench process is the kumo process it measures
-	if err := run(*out, selectRows(*only), *parallel, *cpuprofile, *skipNull); err != nil {
+	if err := run(*out, selectRows(*only), *parallel, *cpuprofile, *memprofile, *skipNull); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -88,7 +89,7 @@ func selectRows(only string) []row {
 	return rows
 }
 
-func run(out string, rows []row, parallel int, cpuprofile string, skipNull bool) error {
+func run(out string, rows []row, parallel int, cpuprofile, memprofile string, skipNull bool) error {
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "kumo-bench-")
 	if err != nil {
@@ -136,16 +137,16 @@ func run(out string, rows []row, parallel int, cpuprofile string, skipNull bool)
 			}
 			fmt.Fprintf(os.Stderr, "%s: kumo\n", name)
 			settings := runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}
-			var rowProf *os.File
+			var rowProf profiles
 			if i == len(rows)-1 && k == 0 {
-				rowProf = prof // one profile: the largest row's (rows go by size)
+				rowProf = profiles{prof, memprofile} // one profile: the largest row's (rows go by size)
 			}
 			if res.kumo, err = timeKumo(ctx, tmp+"/"+name, "kumo-"+name, r, false, settings, parallel, rowProf); err != nil {
 				return fmt.Errorf("%s kumo: %w", name, err)
 			}
 			if !skipNull {
 				fmt.Fprintf(os.Stderr, "%s: kumo, null runtime\n", name)
-				if res.null, err = timeKumo(ctx, tmp+"/"+name+"-null", "null-"+name, r, true, runspec.RuntimeSettings{}, parallel, nil); err != nil {
+				if res.null, err = timeKumo(ctx, tmp+"/"+name+"-null", "null-"+name, r, true, runspec.RuntimeSettings{}, parallel, profiles{}); err != nil {
 					return fmt.Errorf("%s kumo (null runtime): %w", name, err)
 				}
 			}
@@ -213,7 +214,15 @@ type kumoTimes struct {
 	peakRSS int64
 }
 
-func timeKumo(ctx context.Context, home, project string, r row, null bool, settings runspec.RuntimeSettings, parallel int, prof *os.File) (kumoTimes, error) {
+// profiles says which profiles a row's kumo runs take: a CPU profile into cpu
+// (when not nil), the heap profile at the highest live heap into heap (when
+// not empty).
+type profiles struct {
+	cpu  *os.File
+	heap string
+}
+
+func timeKumo(ctx context.Context, home, project string, r row, null bool, settings runspec.RuntimeSettings, parallel int, prof profiles) (kumoTimes, error) {
 	var t kumoTimes
 	if err := resetPeakRSS(); err != nil {
 		return t, err
@@ -225,13 +234,21 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 	defer k.close()
 	t.serverStart = k.started
 	spec := benchspec.ConfigMaps(project, r.n, r.chain)
-	if prof != nil {
-		if err := pprof.StartCPUProfile(prof); err != nil {
+	if prof.cpu != nil {
+		if err := pprof.StartCPUProfile(prof.cpu); err != nil {
 			return t, err
 		}
 		defer pprof.StopCPUProfile()
 	}
+	var heap *heapWatch
+	if prof.heap != "" {
+		heap = startHeapWatch(prof.heap)
+		defer heap.close()
+	}
 	for i, d := range []*time.Duration{&t.apply, &t.reapply, &t.destroy} {
+		if heap != nil {
+			heap.phase.Store([]string{"apply", "re-apply", "destroy"}[i])
+		}
 		s := spec
 		if i == 2 {
 			s = nil

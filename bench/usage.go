@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/backend"
 )
@@ -95,7 +94,7 @@ func bytesWritten(b backend.Backend) (int64, error) {
 }
 
 // stateSize is the size of the latest release's state as the backend encodes
-// it in the release file (YAML).
+// it in the release file (YAML; JSON form for a large one).
 func stateSize(ctx context.Context, b backend.Backend, project string) (int64, error) {
 	rel, err := b.LatestRelease(ctx, project, "default")
 	if err != nil {
@@ -104,6 +103,6 @@ func stateSize(ctx context.Context, b backend.Backend, project string) (int64, e
 	if rel.State == nil {
 		return 0, fmt.Errorf("%s: latest release has no state", project)
 	}
-	data, err := yaml.Marshal(rel.State)
-	return int64(len(data)), err
+	n, err := backend.RecordSize(rel.State)
+	return int64(n), err
 }
