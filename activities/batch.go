@@ -19,6 +19,9 @@ type BatchInput struct {
 	Node   NodeInput `json:"node"`
 	IDs    []string  `json:"ids"`
 	Delete bool      `json:"delete,omitempty"`
+	// Chain: the resources are a chain of the graph, each depending on the
+	// one before (release.Manager.Chain).
+	Chain bool `json:"chain,omitempty"`
 	// DeferRefresh: a preview batch writes nothing, and lists the resources
 	// whose record to refresh once the run is approved (RefreshResources).
 	DeferRefresh bool `json:"deferRefresh,omitempty"`
@@ -95,7 +98,11 @@ func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchR
 		recorded = BatchResult{Outcomes: outcomes(os)}
 	}
 	stop := beatEvery(ctx, batchBeat, beat)
-	out, err := a.m.Batch(ctx, nodes, done, flushed)
+	run := a.m.Batch
+	if in.Chain {
+		run = a.m.Chain
+	}
+	out, err := run(ctx, nodes, done, flushed)
 	stop()
 	res := BatchResult{Outcomes: outcomes(out)}
 	switch {

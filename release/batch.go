@@ -62,6 +62,19 @@ func (m *Manager) RecordBatch(ctx context.Context, key backend.ReleaseKey, entri
 // or ErrStopped. Everything done is recorded before it returns, whatever the
 // error.
 func (m *Manager) Batch(ctx context.Context, nodes []Node, done []Outcome, flushed func([]Outcome)) ([]Outcome, error) {
+	return m.batch(ctx, nodes, done, flushed, false)
+}
+
+// Chain is Batch for nodes that are a chain of the graph, each depending on
+// the one before it: a delete is issued only once the resource before it is
+// gone (dependents go first, as in the walk), where Batch lets its deletes
+// wait together. Applies already go one after another, each after the
+// deletes before it are done.
+func (m *Manager) Chain(ctx context.Context, nodes []Node, done []Outcome, flushed func([]Outcome)) ([]Outcome, error) {
+	return m.batch(ctx, nodes, done, flushed, true)
+}
+
+func (m *Manager) batch(ctx context.Context, nodes []Node, done []Outcome, flushed func([]Outcome), chain bool) ([]Outcome, error) {
 	if len(done) > len(nodes) {
 		return nil, kindf(ErrInvalid, "batch of %d resources: %d already done", len(nodes), len(done))
 	}
@@ -87,6 +100,11 @@ func (m *Manager) Batch(ctx context.Context, nodes []Node, done []Outcome, flush
 		start := time.Now()
 		step := context.WithoutCancel(ctx)
 		if in.Delete {
+			if chain {
+				if stepErr = b.settle(0); stepErr != nil {
+					break
+				}
+			}
 			wait, err := m.startDelete(step, in, b.rec)
 			if err != nil {
 				stepErr = err

@@ -90,32 +90,7 @@ func (h *heldRuntime) Delete(ctx context.Context, res *engine.Resource) error {
 func TestBatchDeletesWaitTogether(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
 		h := newHeldRuntime()
-		m := release.New(b, h, &runs{})
-		var rs []engine.Resource
-		var ids []string
-		for i := range 4 {
-			rs = append(rs, cm(fmt.Sprintf("x%d", i), "1"))
-			ids = append(ids, rs[i].ID)
-		}
-		node := started(t, b, m, rs...)
-		var applies []release.Node
-		for _, id := range ids {
-			applies = append(applies, node(id))
-		}
-		if _, err := m.Batch(ctx, applies, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := m.Finish(ctx, release.FinishInput{Key: applies[0].Key, Phase: engine.PhaseSucceeded}); err != nil {
-			t.Fatal(err)
-		}
-		info, err := m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var dels []release.Node
-		for _, id := range ids {
-			dels = append(dels, release.Node{Key: info.Key, PriorRevision: info.PriorRevision, ID: id, Delete: true})
-		}
+		m, info, ids, dels := destroying(t, b, h, 4)
 
 		type result struct {
 			out []release.Outcome
@@ -179,4 +154,77 @@ func outcomeIDs(out []release.Outcome) []string {
 		ids = append(ids, o.ID)
 	}
 	return ids
+}
+
+// destroying applies n ConfigMaps through m's runtime h, finishes that release
+// and begins a destroy: its release, the resources' IDs and their delete
+// nodes, in apply order.
+func destroying(t *testing.T, b backend.Backend, h *heldRuntime, n int) (*release.Manager, release.Info, []string, []release.Node) {
+	t.Helper()
+	m := release.New(b, h, &runs{})
+	var rs []engine.Resource
+	var ids []string
+	for i := range n {
+		rs = append(rs, cm(fmt.Sprintf("x%d", i), "1"))
+		ids = append(ids, rs[i].ID)
+	}
+	node := started(t, b, m, rs...)
+	var applies []release.Node
+	for _, id := range ids {
+		applies = append(applies, node(id))
+	}
+	if _, err := m.Batch(ctx, applies, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Finish(ctx, release.FinishInput{Key: applies[0].Key, Phase: engine.PhaseSucceeded}); err != nil {
+		t.Fatal(err)
+	}
+	info, err := m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dels []release.Node
+	for _, id := range ids {
+		dels = append(dels, release.Node{Key: info.Key, PriorRevision: info.PriorRevision, ID: id, Delete: true})
+	}
+	return m, info, ids, dels
+}
+
+// TestChainDeletesOneAfterAnother: the deletes of a chain go in order, each
+// issued only once the resource before it is gone (Batch would issue them
+// all while the first waits), and each is recorded.
+func TestChainDeletesOneAfterAnother(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		h := newHeldRuntime()
+		m, info, ids, dels := destroying(t, b, h, 3)
+		res := make(chan error, 1)
+		go func() {
+			_, err := m.Chain(ctx, dels, nil, nil)
+			res <- err
+		}()
+		for k, id := range ids {
+			for deadline := time.Now().Add(10 * time.Second); len(h.issuedIDs()) < k+1; time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s never issued: %v", id, h.issuedIDs())
+				}
+			}
+			time.Sleep(50 * time.Millisecond) // time enough for a next delete to be issued too early
+			if got := h.issuedIDs(); !slices.Equal(got, ids[:k+1]) {
+				t.Fatalf("issued %v while %s is not gone, want %v", got, id, ids[:k+1])
+			}
+			h.let(id, nil)
+		}
+		if err := <-res; err != nil {
+			t.Fatal(err)
+		}
+		entries, err := b.ListStateEntries(ctx, info.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if !entries[id].Deleted {
+				t.Errorf("no tombstone for %s: %v", id, entries)
+			}
+		}
+	})
 }

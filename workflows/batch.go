@@ -166,6 +166,7 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 	del := changes[nodes[0]].Action == engine.Delete
 	in := r.batchInput(nodes, nodeInput)
 	in.Delete = del
+	in.Chain = r.isChain(nodes)
 	verb, act := "apply", acts.ApplyResources
 	if del {
 		verb, act = "delete", acts.DeleteResources

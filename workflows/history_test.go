@@ -33,9 +33,9 @@ func TestHistoryNearItsLimitFailsTheRelease(t *testing.T) {
 	// (localStepBudget) several times: only then does the history grow.
 	h.rt.onApply = func(string) { time.Sleep(40 * time.Millisecond) }
 	tc := startWorker(t, h.acts)
-	spec := &engine.Spec{Resources: []engine.Resource{cm("n0")}}
+	spec := &engine.Spec{Resources: []engine.Resource{widget("n0")}}
 	for i := 1; i < 120; i++ {
-		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("n%d", i), fmt.Sprintf("v1:ConfigMap:ns:n%d", i-1)))
+		spec.Resources = append(spec.Resources, widget(fmt.Sprintf("n%d", i), fmt.Sprintf("kumo.test/v1:Widget:ns:n%d", i-1)))
 	}
 	hash, err := h.backend.PutSpec(ctx, spec)
 	if err != nil {

@@ -210,7 +210,8 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 				}
 				return r.startBatch(ctx, nodes, changes, nodeInput, wait)
 			},
-			done: done,
+			follows: r.chainFollows(ctx, changes, wait, steps),
+			done:    done,
 		}.run(ctx)
 	} else {
 		notStarted = walk(ctx, deps, r.in.Parallelism, r.stopTest(ctx), start, done)

@@ -56,6 +56,9 @@ const (
 // either way, as it does for ordinary steps.
 type nodeSteps struct {
 	local bool
+	// started counts the steps started: each adds at least one event to the
+	// history, some not in GetCurrentHistoryLength yet (chainFollows).
+	started int
 	// yielded is when the walk last gave its workflow task back on purpose.
 	yielded time.Time
 }
@@ -73,6 +76,7 @@ func newNodeSteps(ctx workflow.Context) *nodeSteps {
 // that must follow the apply (waiting for the resource to become healthy)
 // chains after this one (applyNode).
 func (s *nodeSteps) start(ctx workflow.Context, c engine.Change, in activities.NodeInput) workflow.Future {
+	s.started++
 	del := c.Action == engine.Delete
 	ordinary := func() workflow.Future {
 		if del {

@@ -19,8 +19,17 @@ type batchWalk struct {
 	// class says which nodes may share a step: ready nodes of one non-empty
 	// class may; a node of class "" runs alone.
 	class func(i int) string
-	// start starts the step of nodes (all of one class, or one node) and
-	// returns one future per node, ready when that node is done.
+	// follows (nil: never) says whether node i's step may go on to its one
+	// dependent, so a chain of the graph (each node the only dependent of the
+	// one before, and depending on nothing else left) runs as one step of up
+	// to maxBatch nodes, in order, instead of one step per node: what a long
+	// chain costs in time and in history. A node may be followed when nothing
+	// its dependent needs is still to come once its step reached it: no wait
+	// for its health, no delete still going (see walkChanges).
+	follows func(i int) bool
+	// start starts the step of nodes (all of one class, or one node, or a
+	// chain of one class in dependency order) and returns one future per
+	// node, ready when that node is done.
 	start func(nodes []int) []workflow.Future
 	// done decides, as walk's does, whether node i failed.
 	done func(i int, f workflow.Future) error
@@ -39,10 +48,19 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 			return
 		}
 		for _, j := range dependents[i] {
-			if waiting[j]--; waiting[j] == 0 {
+			// a node already started came in the step of the chain before it
+			if waiting[j]--; waiting[j] == 0 && !started[j] {
 				ready = append(ready, j)
 			}
 		}
+	}
+	// next is the node that may follow i in its step (a chain), if any.
+	next := func(i int) (int, bool) {
+		if w.follows == nil || len(dependents[i]) != 1 || !w.follows(i) {
+			return 0, false
+		}
+		j := dependents[i][0]
+		return j, waiting[j] == 1 && !started[j] && w.work(j) && w.class(j) == w.class(i)
 	}
 	// stepOf[i] is the step node i runs in; left[s] counts its nodes not done.
 	stepOf := make([]int, n)
@@ -60,6 +78,11 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 			}
 			var nodes []int
 			nodes, ready = w.take(ready, w.limit-inflight)
+			if len(nodes) == 1 && w.class(nodes[0]) != "" {
+				for j, ok := next(nodes[0]); ok && len(nodes) < w.maxBatch; j, ok = next(j) {
+					nodes = append(nodes, j)
+				}
+			}
 			s := len(left)
 			left = append(left, len(nodes))
 			inflight++

@@ -29,6 +29,7 @@ type fakeRuntime struct {
 	mu      sync.Mutex
 	objects map[string]map[string]any
 	applied []string
+	deleted []string
 	reject  map[string]bool
 	// onApply, when set, runs at the start of every apply that is not a dry run,
 	// outside the lock: tests hold applies there to make them overlap or to act
@@ -70,6 +71,7 @@ func (f *fakeRuntime) Delete(_ context.Context, r *engine.Resource) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	delete(f.objects, r.ID)
+	f.deleted = append(f.deleted, r.ID)
 	return nil
 }
 
@@ -156,6 +158,16 @@ func cm(name string, deps ...string) engine.Resource {
 	return engine.Resource{
 		ID: "v1:ConfigMap:ns:" + name, Type: engine.Kubernetes, DependsOn: deps,
 		Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "ns"}},
+	}
+}
+
+// widget is a namespaced custom resource that may have a status to wait
+// for, unlike a ConfigMap: a chain of widgets runs one step per node
+// (chainFollows), which is what the tests of single steps need.
+func widget(name string, deps ...string) engine.Resource {
+	return engine.Resource{
+		ID: "kumo.test/v1:Widget:ns:" + name, Type: engine.Kubernetes, DependsOn: deps,
+		Attributes: map[string]any{"apiVersion": "kumo.test/v1", "kind": "Widget", "metadata": map[string]any{"name": name, "namespace": "ns"}},
 	}
 }
 

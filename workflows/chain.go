@@ -1,0 +1,69 @@
+package workflows
+
+import (
+	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/health"
+)
+
+// chainChange versions the walk that, once a run's history is long, runs a
+// chain of the graph (each node the only dependent of the one before) as
+// batch steps of up to maxBatch nodes: runs recorded before it ran every
+// node of a chain as a step of its own. A chain of 50,000 ConfigMaps took
+// at least one history event per node that way (a local step's marker) and
+// stopped at historyBudget near 40,000; as batches it takes about 6 events
+// per 100 nodes.
+const chainChange = "chain-steps"
+
+// chainHistory is the history length (a share of historyBudget) from which
+// a walk runs chains as batch steps. Below it each node of a chain stays a
+// step of its own: visible by name in the Web UI's timeline, and as cheap as
+// a local activity; a run only gets this far with thousands of nodes that
+// share no batch.
+func chainHistory() int { return historyBudget / 4 }
+
+// chainFollows is the walk's follows (nil for runs recorded before
+// chainChange): whether node i's step may go on to apply or delete its one
+// dependent, which it may only once the history reached chainHistory. A
+// delete may: a chain's deletes go one after another, each once the one
+// before is gone (BatchInput.Chain). An apply may when nothing can hold its
+// dependent back after it: when the run waits for no health, or when its
+// kind has no status to wait for (a ConfigMap, a Secret, RBAC); an apply
+// that may wait (a Deployment) ends its step, and its dependent waits for
+// its health as before.
+//
+// The history's length is GetCurrentHistoryLength plus the steps started:
+// local steps done within the current workflow task are not in the first
+// yet (a chain's steps may run for localStepBudget in one task), and
+// counting every step again only brings chains' batches on earlier.
+func (r *run) chainFollows(ctx workflow.Context, changes []engine.Change, wait bool, steps *nodeSteps) func(i int) bool {
+	if workflow.GetVersion(ctx, chainChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	return func(i int) bool {
+		if workflow.GetInfo(ctx).GetCurrentHistoryLength()+steps.started < chainHistory() {
+			return false
+		}
+		c := changes[i]
+		return c.Action == engine.Delete || !wait || statusless(c.ID)
+	}
+}
+
+// isChain reports whether the nodes of a step are a chain (each depending on
+// the one before) rather than ready nodes of one class, none depending on
+// another: what a chain step's second node tells.
+func (r *run) isChain(nodes []int) bool {
+	return len(nodes) > 1 && slices.Contains(r.plan.Nodes[nodes[1]].Deps, int32(nodes[0]))
+}
+
+// statusless reports whether the Kubernetes resource of id
+// (apiVersion:Kind:namespace:name) is of a kind with no status to wait for.
+func statusless(id string) bool {
+	apiVersion, rest, _ := strings.Cut(id, ":")
+	kind, _, _ := strings.Cut(rest, ":")
+	return health.Statusless(apiVersion, kind)
+}

@@ -1,0 +1,108 @@
+package workflows
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+)
+
+// TestLongChainsRunAsSteps: once a run's history is long (chainHistory), a
+// chain of ConfigMaps under a Namespace goes on as batch steps in dependency
+// order, and is destroyed the same way, dependents first, each delete after
+// the one before it; every resource's outcome is recorded, and the chain of
+// 250 finishes within a history budget of 250 events. A chain of 250 widgets,
+// kinds that may wait for health and so stay a step per node, stops at that
+// budget (applies slow enough that the walk gives its workflow task back
+// now and then: only then does the history grow, as in
+// TestHistoryNearItsLimitFailsTheRelease).
+func TestLongChainsRunAsSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	budget := historyBudget
+	defer func() { historyBudget = budget }()
+	historyBudget = 250
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const n = 250
+	ns := engine.Resource{ID: "v1:Namespace:ns", Type: engine.Kubernetes,
+		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns"}}}
+	chain := func(node func(name string, deps ...string) engine.Resource) (*engine.Spec, []string) {
+		spec := &engine.Spec{Resources: []engine.Resource{ns}}
+		order := []string{ns.ID}
+		for i := range n {
+			r := node(fmt.Sprintf("c%03d", i), spec.Resources[i].ID)
+			spec.Resources = append(spec.Resources, r)
+			order = append(order, r.ID)
+		}
+		return spec, order
+	}
+	run := func(h *harness, tc client.Client, workflow, spec string) (Result, []string, error) {
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, workflow,
+			RunInput{Project: "p", Workspace: "w", SpecHash: spec, AutoApprove: true, Parallelism: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res Result
+		err = wr.Get(ctx, &res)
+		events := history(ctx, t, tc, wr)
+		t.Logf("%s of a chain of %d: %d history events", workflow, n+1, len(events))
+		return res, resourceSteps(events), err
+	}
+
+	h := newHarness(t)
+	tc := startWorker(t, h.acts)
+	spec, order := chain(cm)
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		workflow, spec, batch string
+		records            int
+	}{
+		{ApplyWorkflow, hash, activities.ApplyResourcesActivity, n + 1},
+		{DestroyWorkflow, "", activities.DeleteResourcesActivity, 0},
+	} {
+		res, steps, err := run(h, tc, c.workflow, c.spec)
+		if err != nil {
+			t.Fatalf("%s: %v", c.workflow, err)
+		}
+		if batches := slices.Index(steps, c.batch); batches < 0 || len(steps) > 4 {
+			t.Errorf("%s: resource activities %v, want a few %s", c.workflow, steps, c.batch)
+		}
+		rel, err := h.backend.GetRelease(ctx, "p", "w", res.Revision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != c.records {
+			t.Errorf("%s: release %s recording %d resources, want succeeded with %d: %s", c.workflow, rel.Phase, len(rel.State.Resources), c.records, rel.Error)
+		}
+	}
+	if !slices.Equal(h.rt.applied, order) {
+		t.Errorf("applied out of dependency order: %v", h.rt.applied)
+	}
+	slices.Reverse(order)
+	if !slices.Equal(h.rt.deleted, order) {
+		t.Errorf("deleted out of dependency order: %v", h.rt.deleted)
+	}
+
+	h = newHarness(t)
+	h.rt.onApply = func(string) { time.Sleep(10 * time.Millisecond) }
+	tc = startWorker(t, h.acts)
+	spec, _ = chain(widget)
+	if hash, err = h.backend.PutSpec(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := run(h, tc, ApplyWorkflow, hash); err == nil || !strings.Contains(err.Error(), "near Temporal's limit") {
+		t.Errorf("apply of a chain of widgets: %v, want stopped near the history limit", err)
+	}
+}
