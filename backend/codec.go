@@ -132,7 +132,7 @@ func normalizeSpec(s *engine.Spec) {
 		return
 	}
 	normalizeResources(s.Resources)
-	s.SecretStore = engine.Normalize(s.SecretStore)
+	s.SecretStore = engine.NormalizeDecoded(s.SecretStore)
 	s.Context = normalizeMap(s.Context)
 }
 
@@ -150,11 +150,12 @@ func normalizeResource(r *engine.Resource) {
 	r.Extensions = normalizeMap(r.Extensions)
 }
 
-// normalizeMap applies engine.Normalize: json.Number values become int64 when
-// integral, float64 otherwise.
+// normalizeMap applies engine.Normalize to a map just decoded, in place
+// (engine.NormalizeDecoded): json.Number values become int64 when integral,
+// float64 otherwise.
 func normalizeMap(m map[string]any) map[string]any {
 	if m == nil {
 		return nil
 	}
-	return engine.Normalize(m).(map[string]any)
+	return engine.NormalizeDecoded(m).(map[string]any)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,37 @@ func TestNormalizeStructsAndBytes(t *testing.T) {
 	want := map[string]any{"p": map[string]any{"name": "http", "port": int64(80)}, "b": "aGk="}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %#v, want %#v", got, want)
+	}
+}
+
+// TestNormalizeDecodedMatchesNormalize: on trees decoded from JSON, with and
+// without UseNumber, NormalizeDecoded gives what Normalize gives, and it
+// gives it in the decoded tree itself (no copy).
+func TestNormalizeDecodedMatchesNormalize(t *testing.T) {
+	raw := `{"a":1,"b":2.5,"c":"x","d":true,"e":null,"f":[1,{"g":1e3,"h":[]},"y",null],"i":{},"j":-9223372036854775808,"k":1e30}`
+	for _, useNumber := range []bool{true, false} {
+		decode := func() map[string]any {
+			dec := json.NewDecoder(strings.NewReader(raw))
+			if useNumber {
+				dec.UseNumber()
+			}
+			var m map[string]any
+			if err := dec.Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}
+		want := Normalize(decode())
+		tree := decode()
+		got := NormalizeDecoded(tree)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("useNumber %v: NormalizeDecoded = %#v, want %#v", useNumber, got, want)
+		}
+		if tree["a"] != int64(1) || tree["f"].([]any)[1].(map[string]any)["g"] != int64(1000) {
+			t.Errorf("useNumber %v: the decoded tree was not converted in place: %#v", useNumber, tree)
+		}
+	}
+	if NormalizeDecoded(map[string]any(nil)) != nil || NormalizeDecoded([]any(nil)) != nil {
+		t.Error("nil map or slice is not nil")
 	}
 }
