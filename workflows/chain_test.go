@@ -33,8 +33,7 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const n = 250
-	ns := engine.Resource{ID: "v1:Namespace:ns", Type: engine.Kubernetes,
-		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns"}}}
+	ns := nsResource()
 	chain := func(node func(name string, deps ...string) engine.Resource) (*engine.Spec, []string) {
 		spec := &engine.Spec{Resources: []engine.Resource{ns}}
 		order := []string{ns.ID}

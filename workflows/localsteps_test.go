@@ -32,8 +32,7 @@ func TestChainStepsAreLocal(t *testing.T) {
 	h := newHarness(t)
 	tc := startWorker(t, h.acts)
 
-	ns := engine.Resource{ID: "v1:Namespace:ns", Type: engine.Kubernetes,
-		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns"}}}
+	ns := nsResource()
 	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", "v1:ConfigMap:ns:a"), cm("c", "v1:ConfigMap:ns:b")}}
 	hash, err := h.backend.PutSpec(ctx, spec)
 	if err != nil {
@@ -142,8 +141,7 @@ func TestStoppingWorkerHandsLocalStepsOver(t *testing.T) {
 	tc := startServer(t)
 	stopping := startWorkerOn(t, tc, h.acts, worker.Options{Identity: "stopping", WorkerStopTimeout: time.Minute})
 
-	ns := engine.Resource{ID: "v1:Namespace:ns", Type: engine.Kubernetes,
-		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns"}}}
+	ns := nsResource()
 	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", "v1:ConfigMap:ns:a"), cm("c", "v1:ConfigMap:ns:b"), cm("d", "v1:ConfigMap:ns:c")}}
 	hash, err := h.backend.PutSpec(ctx, spec)
 	if err != nil {

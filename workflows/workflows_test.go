@@ -161,6 +161,12 @@ func cm(name string, deps ...string) engine.Resource {
 	}
 }
 
+// nsResource is the Namespace ns, which cm's and widget's resources are in.
+func nsResource() engine.Resource {
+	return engine.Resource{ID: "v1:Namespace:ns", Type: engine.Kubernetes,
+		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns"}}}
+}
+
 // widget is a namespaced custom resource that may have a status to wait
 // for, unlike a ConfigMap: a chain of widgets runs one step per node
 // (chainFollows), which is what the tests of single steps need.
