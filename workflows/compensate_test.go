@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -222,5 +223,49 @@ func TestCompensationInBatchesFitsWhereSingleStepsDoNot(t *testing.T) {
 	}
 	if len(h.rt.objects) != 0 {
 		t.Errorf("%d objects left after undoing the creates", len(h.rt.objects))
+	}
+}
+
+// BenchmarkCompensationHistory reports the history events a failed apply of
+// n flat ConfigMaps with RollbackOnFailure takes to undo them (from the first
+// undo step scheduled to the end of the run) and what it left not undone.
+// Run with -benchtime=1x: each iteration is a whole run on a Temporal server.
+func BenchmarkCompensationHistory(b *testing.B) {
+	for _, n := range []int{60, 2000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			ctx := context.Background()
+			be, err := local.New(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}
+			tc := startWorker(b, activities.New(be, rt, notRunning{}))
+			hash, err := be.PutSpec(ctx, flatConfigMaps(n, "1", true))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
+					RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, RollbackOnFailure: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, _ := runResult(ctx, wr)
+				if res.Compensation == nil {
+					b.Fatalf("run not compensated: %+v", res)
+				}
+				events := history(ctx, b, tc, wr)
+				batches, singles, first := undoSteps(events)
+				b.ReportMetric(float64(int64(len(events))-first+1), "undo-events/run")
+				b.ReportMetric(float64(len(events)), "events/run")
+				b.ReportMetric(float64(batches+singles), "undo-steps/run")
+				b.ReportMetric(float64(len(res.Compensation.Resources)), "undone/run")
+				b.ReportMetric(float64(len(res.Compensation.Errors)), "undo-errors/run")
+				if len(res.Compensation.Errors) > 0 {
+					b.Log(res.Compensation.Errors[len(res.Compensation.Errors)-1])
+				}
+			}
+		})
 	}
 }
