@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/release"
 )
 
 // TestCompensateResourcesResumesAfterItsHeartbeat: a retried batch of undos
@@ -21,23 +20,7 @@ import (
 func TestCompensateResourcesResumesAfterItsHeartbeat(t *testing.T) {
 	ctx := context.Background()
 	a, b, rt := withMemory(t)
-	var spec engine.Spec
-	var ids []string
-	for _, n := range []string{"a", "b", "c", "d"} {
-		id := "v1:ConfigMap:ns:" + n
-		ids = append(ids, id)
-		spec.Resources = append(spec.Resources, engine.Resource{ID: id, Type: engine.Kubernetes,
-			Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": n, "namespace": "ns"}}})
-	}
-	hash, err := b.PutSpec(ctx, &spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := release.New(b, rt, nil).Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationApply, SpecHash: hash, WorkflowID: "kumo/p/w", RunID: "run-1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	node := NodeInput{Key: info.Key, SpecHash: hash}
+	ids, node := batchRelease(t, b, rt)
 	if _, err := a.ApplyResources(ctx, BatchInput{Node: node, IDs: ids}); err != nil {
 		t.Fatal(err)
 	}

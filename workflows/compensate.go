@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/activities"
@@ -18,22 +17,16 @@ import (
 // apply of more than some 7,000 resources could not be undone in one run.
 const compensateChange = "compensate-batches"
 
-// undoClass says which undos may share a batch step, as batchClass does for
-// the apply: Kubernetes undos of a create (deletes) together, Kubernetes undos
-// of an update or a delete (the prior applied again) together. The undo of a
-// Namespace's create (it waits for the namespace's content to go) and every
-// Terraform undo run alone.
+// undoClass says which undos may share a batch step: the class (batchClass)
+// of the step that undoes c. A create is undone by a delete, so the undo of a
+// Namespace's create runs alone; an update or a delete by applying the prior
+// again. Terraform undos run alone.
 func undoClass(c engine.Change) string {
-	if c.Type != engine.Kubernetes {
-		return ""
-	}
+	undo := engine.Change{ID: c.ID, Type: c.Type, Action: engine.Update}
 	if c.Action == engine.Create {
-		if isNamespace(c.ID) {
-			return ""
-		}
-		return "undo create"
+		undo.Action = engine.Delete
 	}
-	return "undo apply"
+	return batchClass(undo)
 }
 
 // compensate undoes the applied nodes of a failed apply: dependents before what
@@ -124,15 +117,7 @@ func (r *run) startUndoBatch(ctx workflow.Context, nodes []int, changes []engine
 	f := workflow.ExecuteActivity(batchStep(ctx, del, batchSummary(verb, in.IDs)), acts.CompensateResources, in)
 	futures, sets := newFutures(ctx, len(nodes))
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		var res activities.BatchResult
-		err := f.Get(ctx, &res)
-		if err != nil {
-			// The details of a failed batch are what it did before failing.
-			var app *temporal.ApplicationError
-			if !errors.As(err, &app) || app.Details(&res) != nil {
-				res = activities.BatchResult{}
-			}
-		}
+		res, err := batchResult(ctx, f)
 		for k := range nodes {
 			switch {
 			case k < len(res.Outcomes) && res.Outcomes[k].Error != "":
