@@ -13,8 +13,10 @@ import (
 
 // compensateChange versions undoing a failed apply in batches
 // (CompensateResources): runs recorded before it undid each resource with its
-// own CompensateResource, about six history events a resource, so a failed
-// apply of more than some 7,000 resources could not be undone in one run.
+// own CompensateResource, about four history events a resource (38,303 for
+// 10,000 flat ConfigMaps), so compensationBudget left the undos of a failed
+// apply past some 12,000 resources not done. In batches of up to maxBatch the
+// same 10,000 take 533 events.
 const compensateChange = "compensate-batches"
 
 // undoClass says which undos may share a batch step: the class (batchClass)
