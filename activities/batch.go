@@ -44,6 +44,9 @@ type Outcome struct {
 	// Apply says whether an applied resource still waits for health.
 	Apply ApplyResult   `json:"apply"`
 	Took  time.Duration `json:"took"`
+	// Error is why an undo of CompensateResources failed for good; the batch
+	// went on after it. Steps of other batches stop at their failure instead.
+	Error string `json:"error,omitempty"`
 }
 
 // BatchResult lists the outcomes of a batch's resources done, in order. It
@@ -112,8 +115,13 @@ func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchR
 		res.Stopped = true
 		return res, nil
 	}
-	// Retried unless the resource failed for good; the details tell the
-	// workflow what was done should this be the last attempt.
+	return BatchResult{}, batchFailure(err, res)
+}
+
+// batchFailure is the error of a batch stopped by err after res: retried
+// unless the resource failed for good; the details tell the workflow what was
+// done should this be the last attempt.
+func batchFailure(err error, res BatchResult) error {
 	terr := temporalError(err)
 	var app *temporal.ApplicationError
 	opts := temporal.ApplicationErrorOptions{Details: []any{res}}
@@ -121,7 +129,7 @@ func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchR
 	if errors.As(terr, &app) {
 		opts.NonRetryable, typ = app.NonRetryable(), app.Type()
 	}
-	return BatchResult{}, temporal.NewApplicationErrorWithOptions(err.Error(), typ, opts)
+	return temporal.NewApplicationErrorWithOptions(err.Error(), typ, opts)
 }
 
 // cancelledByRun reports whether the activity's context ended because its run

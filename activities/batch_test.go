@@ -33,13 +33,11 @@ func withMemory(t *testing.T) (*Activities, *local.Backend, memRuntimes) {
 	return New(b, rt, nil), b, rt
 }
 
-// TestApplyResourcesResumesAfterItsHeartbeat: a retried batch reads what the
-// failed attempt heartbeated as recorded and applies only the rest; a batch
-// whose resource fails for good says, in its error's details, what it did
-// before.
-func TestApplyResourcesResumesAfterItsHeartbeat(t *testing.T) {
+// batchRelease begins a release of four ConfigMaps a, b, c, d and returns
+// their IDs and the node input they share.
+func batchRelease(t *testing.T, b *local.Backend, rt memRuntimes) ([]string, NodeInput) {
+	t.Helper()
 	ctx := context.Background()
-	a, b, rt := withMemory(t)
 	var spec engine.Spec
 	var ids []string
 	for _, n := range []string{"a", "b", "c", "d"} {
@@ -56,7 +54,17 @@ func TestApplyResourcesResumesAfterItsHeartbeat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := BatchInput{Node: NodeInput{Key: info.Key, SpecHash: hash}, IDs: ids[:3]}
+	return ids, NodeInput{Key: info.Key, SpecHash: hash}
+}
+
+// TestApplyResourcesResumesAfterItsHeartbeat: a retried batch reads what the
+// failed attempt heartbeated as recorded and applies only the rest; a batch
+// whose resource fails for good says, in its error's details, what it did
+// before.
+func TestApplyResourcesResumesAfterItsHeartbeat(t *testing.T) {
+	a, b, rt := withMemory(t)
+	ids, node := batchRelease(t, b, rt)
+	in := BatchInput{Node: node, IDs: ids[:3]}
 
 	var s testsuite.WorkflowTestSuite
 	env := s.NewTestActivityEnvironment()

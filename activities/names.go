@@ -30,6 +30,7 @@ const (
 	PlanPageActivity            = "PlanPage"
 	PreviewNodeActivity         = "PreviewNode"
 	RefreshResourcesActivity    = "RefreshResources"
+	CompensateResourcesActivity = "CompensateResources"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -67,5 +68,6 @@ func (a *Activities) byName() map[string]any {
 		PlanPageActivity:            a.PlanPage,
 		PreviewNodeActivity:         a.PreviewNode,
 		RefreshResourcesActivity:    a.RefreshResources,
+		CompensateResourcesActivity: a.CompensateResources,
 	}
 }

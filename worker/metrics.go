@@ -54,6 +54,7 @@ var nodeSteps = map[string]string{
 	// the batch's.
 	activities.PreviewResourcesActivity: "preview", activities.ApplyResourcesActivity: "apply",
 	activities.DeleteResourcesActivity: "delete", activities.RefreshResourcesActivity: "refresh",
+	activities.CompensateResourcesActivity: "compensate",
 }
 
 // metrics is the worker interceptor that records kumo's metrics.
@@ -104,6 +105,10 @@ func runtimeOf(args []interface{}) string {
 		if len(in.IDs) > 0 {
 			id = in.IDs[0] // a batch holds resources of one runtime
 		}
+	case activities.CompensateBatchInput:
+		if len(in.IDs) > 0 {
+			id = in.IDs[0]
+		}
 	}
 	parts := strings.Split(id, ":")
 	if len(parts) < 3 {
@@ -117,8 +122,11 @@ func runtimeOf(args []interface{}) string {
 
 // resourcesOf is the number of resources a node step works on: a batch's, or one.
 func resourcesOf(args []interface{}) int {
-	if b, ok := first(args).(activities.BatchInput); ok && len(b.IDs) > 0 {
-		return len(b.IDs)
+	switch b := first(args).(type) {
+	case activities.BatchInput:
+		return max(len(b.IDs), 1)
+	case activities.CompensateBatchInput:
+		return max(len(b.IDs), 1)
 	}
 	return 1
 }

@@ -15,17 +15,18 @@ import (
 // backend too; the release lifecycle (create, phase, finish), planning and
 // generation stay on the default queue.
 var runtimeActivities = map[string]bool{
-	activities.PreviewResourceActivity:    true,
-	activities.PreviewResourcesActivity:   true,
-	activities.PreviewNodeActivity:        true,
-	activities.RefreshResourcesActivity:   true,
-	activities.ApplyResourceActivity:      true,
-	activities.ApplyResourcesActivity:     true,
-	activities.DeleteResourceActivity:     true,
-	activities.DeleteResourcesActivity:    true,
-	activities.WaitResourceActivity:       true,
-	activities.CompensateResourceActivity: true,
-	activities.CheckDriftActivity:         true,
+	activities.PreviewResourceActivity:     true,
+	activities.PreviewResourcesActivity:    true,
+	activities.PreviewNodeActivity:         true,
+	activities.RefreshResourcesActivity:    true,
+	activities.ApplyResourceActivity:       true,
+	activities.ApplyResourcesActivity:      true,
+	activities.DeleteResourceActivity:      true,
+	activities.DeleteResourcesActivity:     true,
+	activities.WaitResourceActivity:        true,
+	activities.CompensateResourceActivity:  true,
+	activities.CompensateResourcesActivity: true,
+	activities.CheckDriftActivity:          true,
 }
 
 // NewForQueue returns a worker (not yet started) serving the runtime steps of

@@ -177,14 +177,8 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 	futures, sets := newFutures(ctx, len(nodes))
 	began := workflow.Now(ctx)
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		var res activities.BatchResult
-		err := f.Get(ctx, &res)
+		res, err := batchResult(ctx, f)
 		if err != nil {
-			// The details of a failed batch are what it did before failing.
-			var app *temporal.ApplicationError
-			if !errors.As(err, &app) || app.Details(&res) != nil {
-				res = activities.BatchResult{}
-			}
 			var cancelled *temporal.CanceledError
 			if errors.As(err, &cancelled) && r.stopped {
 				err = nil // cancelled before it started: none ran
@@ -210,6 +204,21 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 		}
 	})
 	return futures
+}
+
+// batchResult waits for a batch step and returns its result; for a batch
+// that failed, what it did before failing (its failure's details) and the
+// failure.
+func batchResult(ctx workflow.Context, f workflow.Future) (activities.BatchResult, error) {
+	var res activities.BatchResult
+	err := f.Get(ctx, &res)
+	if err != nil {
+		var app *temporal.ApplicationError
+		if !errors.As(err, &app) || app.Details(&res) != nil {
+			res = activities.BatchResult{}
+		}
+	}
+	return res, err
 }
 
 // timeOutcomes gives each resource of a batch its own times in its progress:

@@ -186,7 +186,7 @@ func heardCancel(ctx context.Context, t *testing.T, tc client.Client, wr client.
 }
 
 // history is the run's history so far.
-func history(ctx context.Context, t *testing.T, tc client.Client, wr client.WorkflowRun) []*historypb.HistoryEvent {
+func history(ctx context.Context, t testing.TB, tc client.Client, wr client.WorkflowRun) []*historypb.HistoryEvent {
 	t.Helper()
 	var events []*historypb.HistoryEvent
 	it := tc.GetWorkflowHistory(ctx, wr.GetID(), wr.GetRunID(), false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)

@@ -3,7 +3,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -233,52 +232,6 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		return applied, r.stopErr()
 	}
 	return applied, nil
-}
-
-// compensate undoes the applied nodes of a failed apply: dependents before what
-// they depend on (reverse DAG order), with the run's parallelism. An undo step
-// that still fails after its retries is reported and the others go on; the
-// original failure stays the release's error.
-func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.Change, nodeInput func(int) activities.NodeInput) {
-	r.setStage(StageCompensating, len(applied))
-	r.compensation = &engine.Compensation{}
-	pos := make(map[int32]int32, len(applied))
-	for k, i := range applied {
-		pos[int32(i)] = int32(k)
-	}
-	// Undoing node d waits for the undoing of every applied node that depends on d.
-	waitFor := make([][]int32, len(applied))
-	for k, i := range applied {
-		for _, d := range r.plan.Nodes[i].Deps {
-			if p, ok := pos[d]; ok {
-				waitFor[p] = append(waitFor[p], int32(k))
-			}
-		}
-	}
-	// Undoing stops short of the history's limit too, leaving room to finish.
-	full := func() bool { return workflow.GetInfo(ctx).GetCurrentHistoryLength() >= compensationBudget }
-	notUndone := walk(ctx, waitFor, r.in.Parallelism, full, func(k int) workflow.Future {
-		i := applied[k]
-		in := activities.CompensateInput{NodeInput: nodeInput(i), Action: changes[i].Action}
-		if in.Action == engine.Create {
-			return workflow.ExecuteActivity(deleteStep(ctx, changes[i].Type, "undo create "+in.ID), acts.CompensateResource, in)
-		}
-		return workflow.ExecuteActivity(applyStep(ctx, changes[i].Type, "undo "+strings.ToLower(string(in.Action))+" "+in.ID), acts.CompensateResource, in)
-	}, func(k int, f workflow.Future) error {
-		node := r.node(applied[k])
-		defer r.stepDone()
-		if err := f.Get(ctx, nil); err != nil {
-			r.compensation.Errors = append(r.compensation.Errors, node.ID+": "+rootMessage(err))
-			return nil
-		}
-		node.Status = NodeCompensated
-		r.compensation.Resources = append(r.compensation.Resources, node.ID)
-		return nil
-	})
-	if len(notUndone) > 0 {
-		r.compensation.Errors = append(r.compensation.Errors, fmt.Sprintf("%d resources not undone: the run's history reached %d events, near Temporal's limit of %d per run",
-			len(notUndone), workflow.GetInfo(ctx).GetCurrentHistoryLength(), historyLimit))
-	}
 }
 
 // rootMessage is the message of the innermost application error (what the activity

@@ -48,6 +48,10 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 		// deletes slow, refreshes a's record (it now depends on x), creates
 		// x, fails on bad: x is undone, slow recreated
 		{Resources: []engine.Resource{cm("a", "v1:ConfigMap:ns:x"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}},
+		// one at a time: creates x, y and z in one batch, fails on bad,
+		// and undoes the three in one batch
+		{Resources: []engine.Resource{cm("a", "v1:ConfigMap:ns:x"), cm("x"), cm("y"), cm("z"),
+			cm("bad", "v1:ConfigMap:ns:x", "v1:ConfigMap:ns:y", "v1:ConfigMap:ns:z")}},
 	}
 	kinds := map[string]bool{}
 	for i, spec := range runs {
@@ -57,13 +61,16 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 		}
 		in := RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, RollbackOnFailure: true,
 			Settings: runspec.RuntimeSettings{TaskQueue: "edge"}}
+		if i == 2 {
+			in.Parallelism = 1
+		}
 		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow, in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var res Result
 		err = wr.Get(ctx, &res)
-		if want := i == 1; (err != nil) != want {
+		if want := i >= 1; (err != nil) != want {
 			t.Fatalf("run %d: error %v, want one: %v", i+1, err, want)
 		}
 		events := history(ctx, t, tc, wr)
@@ -81,7 +88,8 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 			switch typ {
 			case activities.PreviewResourceActivity, activities.PreviewNodeActivity, activities.RefreshResourcesActivity,
 				activities.ApplyResourceActivity, activities.WaitResourceActivity, activities.DeleteResourceActivity,
-				activities.CompensateResourceActivity:
+				activities.CompensateResourceActivity, activities.PreviewResourcesActivity, activities.ApplyResourcesActivity,
+				activities.DeleteResourcesActivity, activities.CompensateResourcesActivity:
 				want = "edge"
 			}
 			if queue != want {
@@ -90,7 +98,8 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 		}
 	}
 	for _, typ := range []string{activities.PreviewNodeActivity, activities.RefreshResourcesActivity, activities.ApplyResourceActivity, activities.WaitResourceActivity,
-		activities.DeleteResourceActivity, activities.CompensateResourceActivity, activities.CreateReleaseActivity} {
+		activities.DeleteResourceActivity, activities.CompensateResourceActivity, activities.ApplyResourcesActivity, activities.CompensateResourcesActivity,
+		activities.CreateReleaseActivity} {
 		if !kinds[typ] {
 			t.Errorf("no %s step ran: the test does not cover it", typ)
 		}

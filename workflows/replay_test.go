@@ -142,7 +142,12 @@ func recordHistories(t *testing.T) {
 		{"preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a")}}, nil, 0},
 		{"destroy", DestroyWorkflow, nil, nil, 0},
 		{"rollback", RollbackWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}, nil, 0},
-		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("x"), cm("bad", "v1:ConfigMap:ns:x")}}, nil, 0},
+		// Undone in batches (v9): bad comes after x, y and z, so a failed
+		// apply undoes at least three creates, which (parallelism 2) share
+		// CompensateResources steps.
+		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+			cm("a"), cm("x"), cm("y"), cm("z"), cm("bad", "v1:ConfigMap:ns:x", "v1:ConfigMap:ns:y", "v1:ConfigMap:ns:z"),
+		}}, nil, 0},
 		{"generate", GenerateWorkflow, nil, nil, 0},
 		{"apply-from-stack", ApplyWorkflow, nil, nil, 0},
 		{"v2-apply-approved", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}},

@@ -16,7 +16,7 @@ import (
 // the workflows and acts, for what the test environment does not do as a
 // server does (cancelling activities, recording histories). All is stopped
 // when the test ends.
-func startWorker(t *testing.T, acts *activities.Activities) client.Client {
+func startWorker(t testing.TB, acts *activities.Activities) client.Client {
 	t.Helper()
 	tc := startServer(t)
 	startWorkerOn(t, tc, acts, worker.Options{})
@@ -25,7 +25,7 @@ func startWorker(t *testing.T, acts *activities.Activities) client.Client {
 
 // startServer starts an embedded Temporal server and returns a client of it;
 // both are stopped when the test ends.
-func startServer(t *testing.T) client.Client {
+func startServer(t testing.TB) client.Client {
 	t.Helper()
 	srv, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir()})
 	if err != nil {
@@ -47,7 +47,7 @@ func startServer(t *testing.T) client.Client {
 // startWorkerOn starts a worker of tc on TaskQueue with the workflows and
 // acts, set as kumo's workers set it on top of opts; it stops when the test
 // ends if the test has not stopped it.
-func startWorkerOn(t *testing.T, tc client.Client, acts *activities.Activities, opts worker.Options) worker.Worker {
+func startWorkerOn(t testing.TB, tc client.Client, acts *activities.Activities, opts worker.Options) worker.Worker {
 	t.Helper()
 	opts.MaxHeartbeatThrottleInterval = activities.HeartbeatThrottle
 	w := worker.New(tc, TaskQueue, opts)
