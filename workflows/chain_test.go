@@ -18,7 +18,8 @@ import (
 // chain of ConfigMaps under a Namespace goes on as batch steps in dependency
 // order, and is destroyed the same way, dependents first, each delete after
 // the one before it; every resource's outcome is recorded, and the chain of
-// 250 finishes within a history budget of 250 events. A chain of 250 widgets,
+// 250 finishes within a history budget of 250 events. A failed apply of the
+// chain is undone in chain steps as well. A chain of 250 widgets,
 // kinds that may wait for health and so stay a step per node, stops at that
 // budget (applies slow enough that the walk gives its workflow task back
 // now and then: only then does the history grow, as in
@@ -92,6 +93,34 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 	slices.Reverse(order)
 	if !slices.Equal(h.rt.deleted, order) {
 		t.Errorf("deleted out of dependency order: %v", h.rt.deleted)
+	}
+
+	// A failed apply of the chain (its last ConfigMap rejected) is undone as
+	// chain steps too, dependents first.
+	h = newHarness(t)
+	h.rt.reject[order[0]] = true // order is reversed: the chain's last
+	tc = startWorker(t, h.acts)
+	if hash, err = h.backend.PutSpec(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
+		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10, RollbackOnFailure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := runResult(ctx, wr)
+	if err == nil || !strings.Contains(err.Error(), "rejected") {
+		t.Fatalf("apply of a chain whose last resource is rejected: %v", err)
+	}
+	batches, singles, _ := undoSteps(history(ctx, t, tc, wr))
+	if res.Compensation == nil || len(res.Compensation.Resources) != n || len(res.Compensation.Errors) > 0 {
+		t.Errorf("compensation %+v, want the %d applied undone", res.Compensation, n)
+	}
+	if batches == 0 || batches+singles > n/2 {
+		t.Errorf("undone in %d CompensateResources and %d CompensateResource steps, want a few chain steps", batches, singles)
+	}
+	if len(h.rt.objects) != 0 {
+		t.Errorf("%d objects left after the compensation", len(h.rt.objects))
 	}
 
 	h = newHarness(t)

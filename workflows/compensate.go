@@ -88,7 +88,12 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 				}
 				return r.startUndoBatch(ctx, nodes, changes, nodeInput)
 			},
-			done: done,
+			// A chain of undos (each the only one waiting for the one
+			// before) goes on in one step once the history is long, as the
+			// apply's chains do: an undo is done (a delete gone, a prior
+			// applied) before the next of its step starts.
+			follows: func(int) bool { return workflow.GetInfo(ctx).GetCurrentHistoryLength() >= chainHistory() },
+			done:    done,
 		}.run(ctx)
 	} else {
 		notUndone = walk(ctx, waitFor, r.in.Parallelism, full, start, done)
