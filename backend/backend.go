@@ -50,6 +50,9 @@ type Backend interface {
 	GetRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error)
 	// LatestRelease returns the highest revision, or ErrNotFound when there is none.
 	LatestRelease(ctx context.Context, project, workspace string) (*engine.Release, error)
+	// LatestReleaseHead is LatestRelease's revision, phase and count of
+	// recorded resources, without decoding the resources.
+	LatestReleaseHead(ctx context.Context, project, workspace string) (ReleaseHead, error)
 	// ListReleases returns every revision in ascending order (none: empty, no error).
 	ListReleases(ctx context.Context, project, workspace string) ([]*engine.Release, error)
 

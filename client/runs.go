@@ -71,14 +71,14 @@ func (c *Client) Apply(ctx context.Context, req Request) (*Run, error) {
 // Destroy starts a Destroy run of everything the latest release recorded.
 func (c *Client) Destroy(ctx context.Context, req Request) (*Run, error) {
 	req.Spec = nil
-	latest, err := c.backend.LatestRelease(ctx, req.Project, req.Workspace)
+	latest, err := c.backend.LatestReleaseHead(ctx, req.Project, req.Workspace)
 	if errors.Is(err, backend.ErrNotFound) {
 		return nil, fmt.Errorf("nothing to destroy: %s/%s has no releases", req.Project, req.Workspace)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if latest.Phase.Final() && (latest.State == nil || len(latest.State.Resources) == 0) {
+	if latest.Phase.Final() && latest.Resources == 0 {
 		return nil, fmt.Errorf("nothing to destroy: revision %d of %s/%s records no resources", latest.Revision, req.Project, req.Workspace)
 	}
 	return c.start(ctx, workflows.DestroyWorkflow, workflows.MutatingWorkflowID(req.Project, req.Workspace), req)

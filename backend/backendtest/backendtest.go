@@ -200,6 +200,7 @@ func testCreateGetLatestList(t *testing.T, b backend.Backend) {
 	requireRelease(t, "GetRelease 1", got, err, r1)
 	got, err = b.LatestRelease(ctx, "shop", "dev")
 	requireRelease(t, "LatestRelease after 1", got, err, r1)
+	requireHead(t, b, r1)
 
 	r2 := Release("shop", "dev", 2)
 	r2.Operation = engine.OperationDestroy
@@ -207,6 +208,7 @@ func testCreateGetLatestList(t *testing.T, b backend.Backend) {
 	mustCreate(t, b, r2)
 	got, err = b.LatestRelease(ctx, "shop", "dev")
 	requireRelease(t, "LatestRelease after 2", got, err, r2)
+	requireHead(t, b, r2)
 
 	list, err := b.ListReleases(ctx, "shop", "dev")
 	if err != nil {
@@ -439,6 +441,9 @@ func testNotFound(t *testing.T, b backend.Backend) {
 	}
 	if _, err := b.LatestRelease(ctx, "p", "w"); !errors.Is(err, backend.ErrNotFound) {
 		t.Fatalf("LatestRelease of an empty backend: %v, want ErrNotFound", err)
+	}
+	if _, err := b.LatestReleaseHead(ctx, "p", "w"); !errors.Is(err, backend.ErrNotFound) {
+		t.Fatalf("LatestReleaseHead of an empty backend: %v, want ErrNotFound", err)
 	}
 	list, err := b.ListReleases(ctx, "p", "w")
 	if err != nil || len(list) != 0 {
@@ -781,4 +786,19 @@ func testLargeRelease(t *testing.T, b backend.Backend) {
 	}
 	got, err := b.LatestRelease(ctx, "p", "w")
 	requireRelease(t, "LatestRelease of a large release", got, err, r)
+	requireHead(t, b, r)
+}
+
+// requireHead checks that the latest release head of want's workspace is
+// want's: revision, phase and the number of resources its state records.
+func requireHead(t *testing.T, b backend.Backend, want *engine.Release) {
+	t.Helper()
+	head, err := b.LatestReleaseHead(ctx, want.Project, want.Workspace)
+	n := 0
+	if want.State != nil {
+		n = len(want.State.Resources)
+	}
+	if err != nil || head != (backend.ReleaseHead{Revision: want.Revision, Phase: want.Phase, Resources: n}) {
+		t.Fatalf("LatestReleaseHead = %+v, %v; want revision %d, %s, %d resources", head, err, want.Revision, want.Phase, n)
+	}
 }

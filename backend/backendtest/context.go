@@ -66,6 +66,7 @@ func everyCall(ctx context.Context, b backend.Backend, key backend.ReleaseKey, r
 		"UpdateRelease":     func() error { return b.UpdateRelease(ctx, r) },
 		"GetRelease":        func() error { _, err := b.GetRelease(ctx, key.Project, key.Workspace, key.Revision); return err },
 		"LatestRelease":     func() error { _, err := b.LatestRelease(ctx, key.Project, key.Workspace); return err },
+		"LatestReleaseHead": func() error { _, err := b.LatestReleaseHead(ctx, key.Project, key.Workspace); return err },
 		"ListReleases":      func() error { _, err := b.ListReleases(ctx, key.Project, key.Workspace); return err },
 		"PutStateEntry":     func() error { return b.PutStateEntry(ctx, key, backend.StateEntry{ID: "v1:Namespace:x"}) },
 		"GetStateEntry":     func() error { _, _, err := b.GetStateEntry(ctx, key, "v1:Namespace:x"); return err },
