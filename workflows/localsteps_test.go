@@ -2,11 +2,13 @@ package workflows
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
@@ -196,4 +198,48 @@ func TestStoppingWorkerHandsLocalStepsOver(t *testing.T) {
 	if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != 5 {
 		t.Errorf("release %s with %d resources: %s", rel.Phase, len(rel.State.Resources), rel.Error)
 	}
+}
+
+// TestLongChainOfLocalStepsYieldsOncePerBudget: a chain of local steps that
+// runs for a few seconds gives its workflow task back about once per
+// localStepBudget of steps, however late the yield's timer fires (here a
+// whole budget late, as a busy embedded server was seen to fire it). Counted
+// from when the timer started rather than when it fired, the budget was
+// spent by the time the task came back, every later step yielded again, and
+// the chain ran at a step a second: this one would not finish within the
+// test's minute.
+func TestLongChainOfLocalStepsYieldsOncePerBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	h.rt.onApply = func(string) { time.Sleep(10 * time.Millisecond) }
+	defer func(d time.Duration) { yieldTimer = d }(yieldTimer)
+	yieldTimer = localStepBudget
+	tc := startWorker(t, h.acts)
+	const n = 300 // 3 s of steps at least
+	spec := &engine.Spec{Resources: []engine.Resource{cm("c000")}}
+	for i := 1; i < n; i++ {
+		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("c%03d", i), spec.Resources[i-1].ID))
+	}
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
+		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wr.Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	events := history(ctx, t, tc, wr)
+	yields := countEvents(events, enumspb.EVENT_TYPE_TIMER_STARTED)
+	if local := len(localSteps(t, events)); local != n || yields == 0 || yields > n/20 {
+		t.Errorf("%d local steps and %d yields, want %d steps and a yield per second or so of them", local, yields, n)
+	}
+	t.Logf("%d local steps, %d yields, %d history events", n, yields, len(events))
 }
