@@ -100,14 +100,7 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 	h = newHarness(t)
 	h.rt.reject[order[0]] = true // order is reversed: the chain's last
 	tc = startWorker(t, h.acts)
-	if hash, err = h.backend.PutSpec(ctx, spec); err != nil {
-		t.Fatal(err)
-	}
-	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10, RollbackOnFailure: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wr := startApply(ctx, t, h, tc, spec, RunInput{Parallelism: 10, RollbackOnFailure: true})
 	res, err := runResult(ctx, wr)
 	if err == nil || !strings.Contains(err.Error(), "rejected") {
 		t.Fatalf("apply of a chain whose last resource is rejected: %v", err)

@@ -145,15 +145,7 @@ func TestStoppingWorkerHandsLocalStepsOver(t *testing.T) {
 
 	ns := nsResource()
 	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", "v1:ConfigMap:ns:a"), cm("c", "v1:ConfigMap:ns:b"), cm("d", "v1:ConfigMap:ns:c")}}
-	hash, err := h.backend.PutSpec(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wr := startApply(ctx, t, h, tc, spec, RunInput{Parallelism: 10})
 	select {
 	case <-reached:
 	case <-ctx.Done():
@@ -224,15 +216,7 @@ func TestLongChainOfLocalStepsYieldsOncePerBudget(t *testing.T) {
 	for i := 1; i < n; i++ {
 		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("c%03d", i), spec.Resources[i-1].ID))
 	}
-	hash, err := h.backend.PutSpec(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	wr := startApply(ctx, t, h, tc, spec, RunInput{Parallelism: 10})
 	if err := wr.Get(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

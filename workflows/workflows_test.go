@@ -161,6 +161,22 @@ func cm(name string, deps ...string) engine.Resource {
 	}
 }
 
+// startApply stores spec in h's backend and starts an auto-approved apply
+// of it for p/w on tc, with in's other settings (parallelism, ...).
+func startApply(ctx context.Context, t *testing.T, h *harness, tc client.Client, spec *engine.Spec, in RunInput) client.WorkflowRun {
+	t.Helper()
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Project, in.Workspace, in.SpecHash, in.AutoApprove = "p", "w", hash, true
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wr
+}
+
 // nsResource is the Namespace ns, which cm's and widget's resources are in.
 func nsResource() engine.Resource {
 	return engine.Resource{ID: "v1:Namespace:ns", Type: engine.Kubernetes,
