@@ -305,8 +305,9 @@ func (p servicePorts) byService() map[primitives.ServiceName]int {
 
 // pickPorts checks the frontend port is free (the server panics on a taken
 // port instead of returning an error) and picks free ports for the internal
-// services on loopback. All listeners are held until every port is chosen so
-// the ports are distinct.
+// services on loopback, and for the frontend when it is 0, where no outgoing
+// connection takes them (listenQuiet). All listeners are held until every
+// port is chosen so the ports are distinct.
 func pickPorts(frontendHost string, frontend int) (servicePorts, error) {
 	var ls []net.Listener
 	defer func() {
@@ -315,7 +316,13 @@ func pickPorts(frontendHost string, frontend int) (servicePorts, error) {
 		}
 	}()
 	listen := func(host string, port int) (int, error) {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		var l net.Listener
+		var err error
+		if port == 0 {
+			l, err = listenQuiet(host) // see ports.go
+		} else {
+			l, err = net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+		}
 		if err != nil {
 			return 0, err
 		}
