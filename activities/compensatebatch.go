@@ -42,8 +42,12 @@ func (a *Activities) CompensateResources(ctx context.Context, in CompensateBatch
 	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
 		_ = activity.GetHeartbeatDetails(ctx, &res)
 	}
-	if err := resumable(res.Outcomes, in.IDs); err != nil {
-		return BatchResult{}, err
+	done := make([]string, len(res.Outcomes))
+	for i, o := range res.Outcomes {
+		done[i] = o.ID
+	}
+	if err := release.CheckResume(in.IDs, done); err != nil {
+		return BatchResult{}, temporalError(err)
 	}
 	res.Stopped = false
 	var mu sync.Mutex
@@ -81,20 +85,6 @@ func (a *Activities) CompensateResources(ctx context.Context, in CompensateBatch
 		mu.Unlock()
 	}
 	return res, nil
-}
-
-// resumable checks that the outcomes an earlier attempt heartbeated are of
-// the first resources of ids.
-func resumable(done []Outcome, ids []string) error {
-	if len(done) > len(ids) {
-		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("batch of %d resources: %d already done", len(ids), len(done)), ErrTypeInvalid, nil)
-	}
-	for i, o := range done {
-		if o.ID != ids[i] {
-			return temporal.NewNonRetryableApplicationError(fmt.Sprintf("batch: resource %d is %s, the earlier attempt did %s", i, ids[i], o.ID), ErrTypeInvalid, nil)
-		}
-	}
-	return nil
 }
 
 // failedForGood reports whether err is a failure no retry mends.

@@ -74,14 +74,31 @@ func (m *Manager) Chain(ctx context.Context, nodes []Node, done []Outcome, flush
 	return m.batch(ctx, nodes, done, flushed, true)
 }
 
+// CheckResume checks that what an earlier attempt of a batch of ids did
+// (done, in order) is the batch's first resources, so a retry may go on after
+// them; an ErrInvalid error says how they differ.
+func CheckResume(ids, done []string) error {
+	if len(done) > len(ids) {
+		return kindf(ErrInvalid, "batch of %d resources: %d already done", len(ids), len(done))
+	}
+	for i, id := range done {
+		if id != ids[i] {
+			return kindf(ErrInvalid, "batch: resource %d is %s, the earlier attempt did %s", i, ids[i], id)
+		}
+	}
+	return nil
+}
+
 func (m *Manager) batch(ctx context.Context, nodes []Node, done []Outcome, flushed func([]Outcome), chain bool) ([]Outcome, error) {
-	if len(done) > len(nodes) {
-		return nil, kindf(ErrInvalid, "batch of %d resources: %d already done", len(nodes), len(done))
+	ids, doneIDs := make([]string, len(nodes)), make([]string, len(done))
+	for i, n := range nodes {
+		ids[i] = n.ID
 	}
 	for i, o := range done {
-		if o.ID != nodes[i].ID {
-			return nil, kindf(ErrInvalid, "batch: resource %d is %s, the earlier attempt did %s", i, nodes[i].ID, o.ID)
-		}
+		doneIDs[i] = o.ID
+	}
+	if err := CheckResume(ids, doneIDs); err != nil {
+		return nil, err
 	}
 	b := &batchRun{m: m, key: nodes[0].Key, flushed: flushed, out: append([]Outcome(nil), done...)}
 	b.recorded = len(b.out)
