@@ -26,6 +26,12 @@ const chainChange = "chain-steps"
 // share no batch.
 func chainHistory() int { return historyBudget / 4 }
 
+// chainsNow reports whether the run's history, with unwritten events not in
+// GetCurrentHistoryLength yet, reached chainHistory.
+func chainsNow(ctx workflow.Context, unwritten int) bool {
+	return workflow.GetInfo(ctx).GetCurrentHistoryLength()+unwritten >= chainHistory()
+}
+
 // chainFollows is the walk's follows (nil for runs recorded before
 // chainChange): whether node i's step may go on to apply or delete its one
 // dependent, which it may only once the history reached chainHistory. A
@@ -45,7 +51,7 @@ func (r *run) chainFollows(ctx workflow.Context, changes []engine.Change, wait b
 		return nil
 	}
 	return func(i int) bool {
-		if workflow.GetInfo(ctx).GetCurrentHistoryLength()+steps.started < chainHistory() {
+		if !chainsNow(ctx, steps.started) {
 			return false
 		}
 		c := changes[i]
