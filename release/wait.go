@@ -2,6 +2,8 @@ package release
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -76,4 +78,36 @@ func (m *Manager) Wait(ctx context.Context, in Node, since time.Time, progress f
 	}
 	h, err := w.WaitHealthy(ctx, target, runtime.WaitOptions{Timeout: policy.Timeout, Since: since, Progress: progress})
 	return h, nodeError(err)
+}
+
+// WaitAll follows several applied resources at once, each as Wait follows
+// one, all from since, and returns each one's health and failure (nil, or an
+// ErrResourceFailed / ErrInvalid of its own) once every wait has ended;
+// progress sees each change of the k-th resource's health. Any other failure
+// (the cluster cannot be reached, the backend fails) is not the resource's:
+// it stops the other waits and is returned, and waiting again with the same
+// since goes on where this ended.
+func (m *Manager) WaitAll(ctx context.Context, nodes []Node, since time.Time, progress func(k int, h health.Result)) ([]health.Result, []error, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	healths, errs := make([]health.Result, len(nodes)), make([]error, len(nodes))
+	var wg sync.WaitGroup
+	for k, n := range nodes {
+		wg.Go(func() {
+			healths[k], errs[k] = m.Wait(ctx, n, since, func(h health.Result) { progress(k, h) })
+			if errs[k] != nil && !isResourcesOwn(errs[k]) {
+				cancel(errs[k])
+			}
+		})
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, nil, err
+	}
+	return healths, errs, nil
+}
+
+// isResourcesOwn reports whether a wait's failure is its resource's own.
+func isResourcesOwn(err error) bool {
+	return errors.Is(err, ErrResourceFailed) || errors.Is(err, ErrInvalid)
 }
