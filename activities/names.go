@@ -24,6 +24,7 @@ const (
 	RecordRemediationActivity   = "RecordRemediation"
 	NotifyDriftActivity         = "NotifyDrift"
 	WaitResourceActivity        = runspec.WaitResourceActivity
+	WaitResourcesActivity       = runspec.WaitResourcesActivity
 	ApplyResourcesActivity      = "ApplyResources"
 	DeleteResourcesActivity     = "DeleteResources"
 	PreviewResourcesActivity    = "PreviewResources"
@@ -62,6 +63,7 @@ func (a *Activities) byName() map[string]any {
 		RecordRemediationActivity:   a.RecordRemediation,
 		NotifyDriftActivity:         a.NotifyDrift,
 		WaitResourceActivity:        a.WaitResource,
+		WaitResourcesActivity:       a.WaitResources,
 		ApplyResourcesActivity:      a.ApplyResources,
 		DeleteResourcesActivity:     a.DeleteResources,
 		PreviewResourcesActivity:    a.PreviewResources,

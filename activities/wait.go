@@ -59,3 +59,71 @@ func (a *Activities) WaitResource(ctx context.Context, in NodeInput) (WaitResult
 	out.Health = h
 	return out, nil
 }
+
+// WaitBatchProgress is what WaitResources heartbeats (runspec.WaitBatchProgress).
+type WaitBatchProgress = runspec.WaitBatchProgress
+
+// WaitBatchResult is how each resource's wait of a WaitResources ended, in
+// the order of its IDs: its health, or why it failed (Errors[k], its own
+// failure; the others went on).
+type WaitBatchResult struct {
+	Waits  []WaitResult `json:"waits"`
+	Errors []string     `json:"errors,omitempty"`
+}
+
+// WaitResources waits until several applied resources are healthy, all at
+// once (release.Manager.WaitAll), as WaitResource waits for one: it
+// heartbeats the health of each not healthy yet, and a retried attempt keeps
+// the first attempt's deadline. A resource that fails fails alone; a failure
+// that is not a resource's own (the cluster cannot be reached) fails the
+// step, and Temporal retries it.
+func (a *Activities) WaitResources(ctx context.Context, in BatchInput) (WaitBatchResult, error) {
+	p := WaitBatchProgress{Since: time.Now()}
+	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
+		var prev WaitBatchProgress
+		if err := activity.GetHeartbeatDetails(ctx, &prev); err == nil && !prev.Since.IsZero() {
+			p.Since = prev.Since
+		}
+	}
+	nodes := in.nodes()
+	p.Nodes = make([]WaitProgress, len(nodes))
+	out := WaitBatchResult{Waits: make([]WaitResult, len(nodes))}
+	for k, n := range nodes {
+		p.Nodes[k] = WaitProgress{ID: n.ID, Since: p.Since}
+	}
+	var mu sync.Mutex
+	current := func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		// Only the resources still waiting: a client shows them live.
+		waiting := WaitBatchProgress{Since: p.Since}
+		for _, w := range p.Nodes {
+			if w.Health.Status != health.Healthy {
+				waiting.Nodes = append(waiting.Nodes, w)
+			}
+		}
+		return waiting
+	}
+	defer heartbeatWith(ctx, current)()
+	healths, errs, err := a.m.WaitAll(ctx, nodes, p.Since, func(k int, h health.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		p.Nodes[k].Health = h
+		out.Waits[k].Transitions = append(out.Waits[k].Transitions, h)
+	})
+	if err != nil {
+		return WaitBatchResult{}, temporalError(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for k := range nodes {
+		out.Waits[k].Health = healths[k]
+		if errs[k] != nil {
+			if out.Errors == nil {
+				out.Errors = make([]string, len(nodes))
+			}
+			out.Errors[k] = errs[k].Error()
+		}
+	}
+	return out, nil
+}

@@ -31,20 +31,35 @@ func (r *Run) addLive(ctx context.Context, p *workflows.Progress) {
 
 // addLiveHealth fills in the health of the nodes waiting right now: the
 // workflow learns it only when a wait ends, the waiting activity heartbeats it
-// (runspec.WaitProgress), and Temporal keeps the last heartbeat of each
-// pending activity.
+// (runspec.WaitProgress, or a WaitBatchProgress for a wait of several), and
+// Temporal keeps the last heartbeat of each pending activity.
 func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *workflows.Progress, dc converter.DataConverter) {
 	if p.Stage != workflows.StageApplying && p.Stage != workflows.StageDestroying {
 		return
 	}
 	live := map[string]string{}
+	see := func(wp runspec.WaitProgress) {
+		if wp.Health.Status != "" {
+			live[wp.ID] = wp.Health.String()
+		}
+	}
 	for _, a := range desc.GetPendingActivities() {
-		if a.GetActivityType().GetName() != runspec.WaitResourceActivity || a.GetHeartbeatDetails() == nil {
+		if a.GetHeartbeatDetails() == nil {
 			continue
 		}
-		var wp runspec.WaitProgress
-		if dc.FromPayloads(a.GetHeartbeatDetails(), &wp) == nil && wp.Health.Status != "" {
-			live[wp.ID] = wp.Health.String()
+		switch a.GetActivityType().GetName() {
+		case runspec.WaitResourceActivity:
+			var wp runspec.WaitProgress
+			if dc.FromPayloads(a.GetHeartbeatDetails(), &wp) == nil {
+				see(wp)
+			}
+		case runspec.WaitResourcesActivity:
+			var bp runspec.WaitBatchProgress
+			if dc.FromPayloads(a.GetHeartbeatDetails(), &bp) == nil {
+				for _, wp := range bp.Nodes {
+					see(wp)
+				}
+			}
 		}
 	}
 	for i := range p.Nodes {

@@ -19,3 +19,16 @@ type WaitProgress struct {
 	Since  time.Time     `json:"since"`
 	Health health.Result `json:"health"`
 }
+
+// WaitResourcesActivity is the name of the activity that waits for the
+// health of several applied resources at once; it heartbeats a
+// WaitBatchProgress.
+const WaitResourcesActivity = "WaitResources"
+
+// WaitBatchProgress is what WaitResources heartbeats: when its wait began
+// (its first attempt, whose deadline a retried attempt keeps), and the
+// health of each resource not healthy yet.
+type WaitBatchProgress struct {
+	Since time.Time      `json:"since"`
+	Nodes []WaitProgress `json:"nodes,omitempty"`
+}

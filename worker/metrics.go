@@ -54,7 +54,7 @@ var nodeSteps = map[string]string{
 	// the batch's.
 	activities.PreviewResourcesActivity: "preview", activities.ApplyResourcesActivity: "apply",
 	activities.DeleteResourcesActivity: "delete", activities.RefreshResourcesActivity: "refresh",
-	activities.CompensateResourcesActivity: "compensate",
+	activities.CompensateResourcesActivity: "compensate", activities.WaitResourcesActivity: "wait",
 }
 
 // metrics is the worker interceptor that records kumo's metrics.

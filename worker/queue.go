@@ -24,6 +24,7 @@ var runtimeActivities = map[string]bool{
 	activities.DeleteResourceActivity:      true,
 	activities.DeleteResourcesActivity:     true,
 	activities.WaitResourceActivity:        true,
+	activities.WaitResourcesActivity:       true,
 	activities.CompensateResourceActivity:  true,
 	activities.CompensateResourcesActivity: true,
 	activities.CheckDriftActivity:          true,
