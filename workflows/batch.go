@@ -185,14 +185,12 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 			}
 		}
 		r.timeOutcomes(nodes, began, res.Outcomes, wait, err != nil)
-		for k, i := range nodes {
+		var waiting []int // of nodes, those that wait for health
+		for k := range nodes {
 			switch {
 			case k < len(res.Outcomes):
-				o := res.Outcomes[k]
-				if wait && o.Apply.Wait {
-					workflow.Go(ctx, func(ctx workflow.Context) {
-						sets[k].Set(nil, r.waitHealthy(ctx, i, nodeInput(i), o.Apply))
-					})
+				if wait && res.Outcomes[k].Apply.Wait {
+					waiting = append(waiting, k)
 					continue
 				}
 				sets[k].Set(nil, nil)
@@ -202,8 +200,32 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 				sets[k].Set(nil, errNotRun)
 			}
 		}
+		r.startWaits(ctx, nodes, waiting, res.Outcomes, nodeInput, sets)
 	})
 	return futures
+}
+
+// startWaits starts the health waits of a batch's nodes[k] for each k in
+// waiting, as applied by outcomes[k], and sets sets[k] once each is done:
+// one WaitResources for all when waitsTogether, else a WaitResource each.
+func (r *run) startWaits(ctx workflow.Context, nodes, waiting []int, outcomes []activities.Outcome, nodeInput func(int) activities.NodeInput, sets []workflow.Settable) {
+	if waitsTogether(ctx, len(waiting)) {
+		ns, res := make([]int, len(waiting)), make([]activities.ApplyResult, len(waiting))
+		for w, k := range waiting {
+			ns[w], res[w] = nodes[k], outcomes[k].Apply
+		}
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			for w, err := range r.waitBatch(ctx, ns, res, nodeInput) {
+				sets[waiting[w]].Set(nil, err)
+			}
+		})
+		return
+	}
+	for _, k := range waiting {
+		workflow.Go(ctx, func(ctx workflow.Context) {
+			sets[k].Set(nil, r.waitHealthy(ctx, nodes[k], nodeInput(nodes[k]), outcomes[k].Apply))
+		})
+	}
 }
 
 // batchResult waits for a batch step and returns its result; for a batch

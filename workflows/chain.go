@@ -10,31 +10,18 @@ import (
 	"github.com/kumoproj/kumo/engine/health"
 )
 
-// chainChange versions the walk that, once a run's history is long, runs a
-// chain of the graph (each node the only dependent of the one before) as
-// batch steps of up to maxBatch nodes: runs recorded before it ran every
-// node of a chain as a step of its own. A chain of 50,000 ConfigMaps took
+// chainChange versions the walk that, once a run's history is long
+// (longHistory), runs a chain of the graph (each node the only dependent of
+// the one before) as batch steps of up to maxBatch nodes: runs recorded
+// before it ran every node of a chain as a step of its own. A chain of 50,000 ConfigMaps took
 // at least one history event per node that way (a local step's marker) and
 // stopped at historyBudget near 40,000; as batches it takes about 6 events
 // per 100 nodes.
 const chainChange = "chain-steps"
 
-// chainHistory is the history length (a share of historyBudget) from which
-// a walk runs chains as batch steps. Below it each node of a chain stays a
-// step of its own: visible by name in the Web UI's timeline, and as cheap as
-// a local activity; a run only gets this far with thousands of nodes that
-// share no batch.
-func chainHistory() int { return historyBudget / 4 }
-
-// chainsNow reports whether the run's history, with unwritten events not in
-// GetCurrentHistoryLength yet, reached chainHistory.
-func chainsNow(ctx workflow.Context, unwritten int) bool {
-	return workflow.GetInfo(ctx).GetCurrentHistoryLength()+unwritten >= chainHistory()
-}
-
 // chainFollows is the walk's follows (nil for runs recorded before
 // chainChange): whether node i's step may go on to apply or delete its one
-// dependent, which it may only once the history reached chainHistory. A
+// dependent, which it may only once the history is long (longHistory). A
 // delete may: a chain's deletes go one after another, each once the one
 // before is gone (BatchInput.Chain). An apply may when nothing can hold its
 // dependent back after it: when the run waits for no health, or when its
@@ -51,7 +38,7 @@ func (r *run) chainFollows(ctx workflow.Context, changes []engine.Change, wait b
 		return nil
 	}
 	return func(i int) bool {
-		if !chainsNow(ctx, steps.started) {
+		if !longHistory(ctx, steps.started) {
 			return false
 		}
 		c := changes[i]

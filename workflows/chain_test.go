@@ -14,7 +14,7 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// TestLongChainsRunAsSteps: once a run's history is long (chainHistory), a
+// TestLongChainsRunAsSteps: once a run's history is long (longHistory), a
 // chain of ConfigMaps under a Namespace goes on as batch steps in dependency
 // order, and is destroyed the same way, dependents first, each delete after
 // the one before it; every resource's outcome is recorded, and the chain of
@@ -67,7 +67,7 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 	}
 	for _, c := range []struct {
 		workflow, spec, batch string
-		records            int
+		records               int
 	}{
 		{ApplyWorkflow, hash, activities.ApplyResourcesActivity, n + 1},
 		{DestroyWorkflow, "", activities.DeleteResourcesActivity, 0},

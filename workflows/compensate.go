@@ -92,7 +92,7 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 			// before) goes on in one step once the history is long, as the
 			// apply's chains do: an undo is done (a delete gone, a prior
 			// applied) before the next of its step starts.
-			follows: func(int) bool { return chainsNow(ctx, 0) },
+			follows: func(int) bool { return longHistory(ctx, 0) },
 			done:    done,
 		}.run(ctx)
 	} else {

@@ -45,3 +45,19 @@ func historyErr(ctx workflow.Context, notRun int) error {
 	return fmt.Errorf("stopped at %d history events, near Temporal's limit of %d per run: %d resources not run; apply again to go on from here",
 		workflow.GetInfo(ctx).GetCurrentHistoryLength(), historyLimit, notRun)
 }
+
+// longHistoryShare of historyBudget is the history length from which a walk
+// trades a step per resource for fewer, larger steps: a chain of the graph
+// runs as batch steps (chainFollows), and the health waits after a batch
+// share one step (waitsTogether). Below it each resource keeps its own step:
+// visible by name in the Web UI's timeline, and as cheap as a local
+// activity; a run only gets this far with thousands of resources that share
+// no batch.
+const longHistoryShare = 4
+
+// longHistory reports whether the run's history, with unwritten events not
+// in GetCurrentHistoryLength yet (local steps done in this workflow task),
+// reached historyBudget / longHistoryShare.
+func longHistory(ctx workflow.Context, unwritten int) bool {
+	return workflow.GetInfo(ctx).GetCurrentHistoryLength()+unwritten >= historyBudget/longHistoryShare
+}

@@ -126,7 +126,7 @@ func (s *nodeSteps) startLocal(ctx workflow.Context, timeout time.Duration, summ
 			_ = step.Get(ctx, nil)
 		}
 		if now := workflow.Now(ctx); now.Sub(s.yielded) >= localStepBudget {
-			s.yielded = now // the other steps finishing in this task need not yield too
+			s.yielded = now                     // the other steps finishing in this task need not yield too
 			_ = workflow.Sleep(ctx, yieldTimer) // its outcome does not matter: the task was given back
 			if s.budgetAfterYield {
 				s.yielded = workflow.Now(ctx)

@@ -28,7 +28,7 @@ func TestReplayRecordedHistoriesThroughTheCodec(t *testing.T) {
 	}
 	Register(r)
 	for _, f := range files {
-		if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger, f); err != nil {
+		if err := replay(r, f); err != nil {
 			t.Errorf("replay %s through the codec: %v", f, err)
 		}
 	}

@@ -44,11 +44,30 @@ func TestReplayRecordedHistories(t *testing.T) {
 	r := worker.NewWorkflowReplayer()
 	Register(r)
 	for _, f := range files {
-		if err := r.ReplayWorkflowHistoryFromJSONFile(quietLogger, f); err != nil {
+		if err := replay(r, f); err != nil {
 			t.Errorf("replay %s: %v", f, err)
 		}
 	}
 }
+
+// replay replays the history in file f on r, with the historyBudget it was
+// recorded with.
+func replay(r worker.WorkflowReplayer, f string) error {
+	budget := historyBudget
+	defer func() { historyBudget = budget }()
+	if strings.HasPrefix(filepath.Base(f), longPrefix) {
+		historyBudget = longBudget
+	}
+	return r.ReplayWorkflowHistoryFromJSONFile(quietLogger, f)
+}
+
+// Runs named long-* are recorded, and replayed, with a historyBudget of
+// longBudget: their history is long (longHistory) from the walk on, so they
+// take the shapes of a run of tens of thousands of resources with a few.
+const (
+	longPrefix = "long-"
+	longBudget = 80
+)
 
 // recordHistories runs Apply (create, a rejected node), Apply (update, delete,
 // unchanged, a reference), Preview, Destroy, Rollback and an Apply that fails and compensates, against a real embedded server
@@ -173,7 +192,17 @@ func recordHistories(t *testing.T) {
 		{"apply-refresh-base", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b")}}, nil, 0},
 		{"apply-refresh", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("c")}},
 			&ApprovalRequest{Approve: true, By: "recorder"}, 0},
+		// Long histories (v12, longBudget): a chain of ConfigMaps applied as
+		// chain steps; the health waits after a batch in one WaitResources.
+		{"long-chain", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+			cm("l1"), cm("l2", "v1:ConfigMap:ns:l1"), cm("l3", "v1:ConfigMap:ns:l2"), cm("l4", "v1:ConfigMap:ns:l3"),
+		}}, nil, 0},
+		{"long-waits", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+			notReady("w1"), notReady("w2"), notReady("w3"), notReady("w4"), cm("w5", "v1:ConfigMap:ns:w1"),
+		}}, nil, 0},
 	}
+	budget := historyBudget
+	defer func() { historyBudget = budget }()
 	only := map[string]bool{}
 	for name := range strings.SplitSeq(*recordOnly, ",") {
 		only[name] = name != ""
@@ -204,6 +233,10 @@ func recordHistories(t *testing.T) {
 		case "apply-from-stack":
 			in.Source = source
 			input = in
+		}
+		historyBudget = budget
+		if strings.HasPrefix(run.name, longPrefix) {
+			historyBudget = longBudget
 		}
 		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo/p/w/" + run.name, TaskQueue: TaskQueue}, run.workflow, input)
 		if err != nil {

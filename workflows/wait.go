@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,6 +60,15 @@ func (r *run) applyNode(ctx workflow.Context, wait bool, steps *nodeSteps, i int
 // waitHealthy runs WaitResource for node i, applied with result res, and
 // shows how its health goes.
 func (r *run) waitHealthy(ctx workflow.Context, i int, in activities.NodeInput, res activities.ApplyResult) error {
+	r.beginWait(ctx, i, res)
+	var w activities.WaitResult
+	err := workflow.ExecuteActivity(waitStep(ctx, res.Timeout, "wait for "+in.ID), acts.WaitResource, in).Get(ctx, &w)
+	r.endWait(ctx, i, res, w, err)
+	return err
+}
+
+// beginWait shows that node i, applied with result res, waits for health.
+func (r *run) beginWait(ctx workflow.Context, i int, res activities.ApplyResult) {
 	node := r.node(i)
 	if node.Health == "" {
 		at, _ := slices.BinarySearch(r.healthy, i)
@@ -66,8 +76,13 @@ func (r *run) waitHealthy(ctx workflow.Context, i int, in activities.NodeInput, 
 	}
 	node.Health = res.Health.String()
 	r.showHealth(ctx)
-	var w activities.WaitResult
-	err := workflow.ExecuteActivity(waitStep(ctx, res.Timeout, "wait for "+in.ID), acts.WaitResource, in).Get(ctx, &w)
+}
+
+// endWait shows how node i's wait went (w, or its failure err). A node
+// whose wait failed is marked in r.waitFailed: its resource was applied, so
+// a compensation must undo it.
+func (r *run) endWait(ctx workflow.Context, i int, res activities.ApplyResult, w activities.WaitResult, err error) {
+	node := r.node(i)
 	if err != nil {
 		if r.waitFailed == nil {
 			r.waitFailed = map[int]bool{}
@@ -78,7 +93,53 @@ func (r *run) waitHealthy(ctx workflow.Context, i int, in activities.NodeInput, 
 		node.Health = transitions(res.Health, w)
 	}
 	r.showHealth(ctx)
-	return err
+}
+
+// waitBatchChange versions the walk whose health waits after a batch step
+// share one WaitResources step once the run's history is long
+// (longHistory): runs recorded before it waited for each resource with a
+// WaitResource of its own, at least three events each, and a spec of tens
+// of thousands of Deployments stopped at historyBudget.
+const waitBatchChange = "wait-batches"
+
+// waitsTogether reports whether the health waits of n nodes applied by one
+// batch step share one WaitResources step: when there are several, the
+// history is long, and the run was not recorded before waitBatchChange.
+// Each resource's wait then ends with the last of them, which holds back
+// its dependents as long; below longHistory each keeps its own step, named
+// in the Web UI's timeline.
+func waitsTogether(ctx workflow.Context, n int) bool {
+	return n > 1 && longHistory(ctx, 0) &&
+		workflow.GetVersion(ctx, waitBatchChange, workflow.DefaultVersion, 1) >= 1
+}
+
+// waitBatch runs one WaitResources for nodes, applied with results res
+// (each not healthy yet), and returns the failure of each node's wait.
+func (r *run) waitBatch(ctx workflow.Context, nodes []int, res []activities.ApplyResult, nodeInput func(int) activities.NodeInput) []error {
+	in := r.batchInput(nodes, nodeInput)
+	timeout := time.Duration(0)
+	for k, i := range nodes {
+		r.beginWait(ctx, i, res[k])
+		timeout = max(timeout, res[k].Timeout)
+	}
+	var out activities.WaitBatchResult
+	err := workflow.ExecuteActivity(waitStep(ctx, timeout, batchSummary("wait for", in.IDs)), acts.WaitResources, in).Get(ctx, &out)
+	errs := make([]error, len(nodes))
+	for k, i := range nodes {
+		var w activities.WaitResult
+		switch {
+		case err != nil:
+			errs[k] = err
+		case k < len(out.Errors) && out.Errors[k] != "":
+			errs[k] = errors.New(out.Errors[k])
+		case k < len(out.Waits):
+			w = out.Waits[k]
+		default:
+			errs[k] = fmt.Errorf("wait for %s: no result", in.IDs[k])
+		}
+		r.endWait(ctx, i, res[k], w, errs[k])
+	}
+	return errs
 }
 
 // maxHealthShown bounds the resources the run's details show the health of.
