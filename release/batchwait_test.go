@@ -23,26 +23,36 @@ import (
 // finalizers are (runtime.DeleteStarter).
 type heldRuntime struct {
 	*memory.Runtime
+	gates
 	mu     sync.Mutex
 	issued []string
-	gates  map[string]chan error
 }
 
 func newHeldRuntime() *heldRuntime {
-	return &heldRuntime{Runtime: memory.New(), gates: map[string]chan error{}}
+	return &heldRuntime{Runtime: memory.New()}
+}
+
+// gates are how a test ends what waits on each resource: the channel of its
+// ID.
+type gates struct {
+	lock  sync.Mutex
+	chans map[string]chan error
+}
+
+func (g *gates) gate(id string) chan error {
+	g.lock.Lock()
+	defer g.lock.Unlock()
+	if g.chans == nil {
+		g.chans = map[string]chan error{}
+	}
+	if g.chans[id] == nil {
+		g.chans[id] = make(chan error, 1)
+	}
+	return g.chans[id]
 }
 
 func (h *heldRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
 	return h, nil
-}
-
-func (h *heldRuntime) gate(id string) chan error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.gates[id] == nil {
-		h.gates[id] = make(chan error, 1)
-	}
-	return h.gates[id]
 }
 
 // let ends the wait of id's delete with err.
@@ -148,6 +158,24 @@ func TestBatchDeletesWaitTogether(t *testing.T) {
 	})
 }
 
+// startedConfigMaps begins revision 1 of p/w over n ConfigMaps named
+// prefix0, prefix1, ... and returns their IDs and nodes, in order.
+func startedConfigMaps(t *testing.T, b backend.Backend, m *release.Manager, prefix string, n int) ([]string, []release.Node) {
+	t.Helper()
+	var rs []engine.Resource
+	var ids []string
+	for i := range n {
+		rs = append(rs, cm(fmt.Sprintf("%s%d", prefix, i), "1"))
+		ids = append(ids, rs[i].ID)
+	}
+	node := started(t, b, m, rs...)
+	nodes := make([]release.Node, len(ids))
+	for i, id := range ids {
+		nodes[i] = node(id)
+	}
+	return ids, nodes
+}
+
 func outcomeIDs(out []release.Outcome) []string {
 	var ids []string
 	for _, o := range out {
@@ -162,17 +190,7 @@ func outcomeIDs(out []release.Outcome) []string {
 func destroying(t *testing.T, b backend.Backend, h *heldRuntime, n int) (*release.Manager, release.Info, []string, []release.Node) {
 	t.Helper()
 	m := release.New(b, h, &runs{})
-	var rs []engine.Resource
-	var ids []string
-	for i := range n {
-		rs = append(rs, cm(fmt.Sprintf("x%d", i), "1"))
-		ids = append(ids, rs[i].ID)
-	}
-	node := started(t, b, m, rs...)
-	var applies []release.Node
-	for _, id := range ids {
-		applies = append(applies, node(id))
-	}
+	ids, applies := startedConfigMaps(t, b, m, "x", n)
 	if _, err := m.Batch(ctx, applies, nil, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package release_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -23,27 +22,18 @@ import (
 // Progressing, then end only when the test lets each end.
 type gatedWaiter struct {
 	*memory.Runtime
+	gates
 	mu     sync.Mutex
 	began  []string
-	gates  map[string]chan error
 	cancel map[string]bool
 }
 
 func newGatedWaiter() *gatedWaiter {
-	return &gatedWaiter{Runtime: memory.New(), gates: map[string]chan error{}, cancel: map[string]bool{}}
+	return &gatedWaiter{Runtime: memory.New(), cancel: map[string]bool{}}
 }
 
 func (g *gatedWaiter) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
 	return g, nil
-}
-
-func (g *gatedWaiter) gate(id string) chan error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.gates[id] == nil {
-		g.gates[id] = make(chan error, 1)
-	}
-	return g.gates[id]
 }
 
 func (g *gatedWaiter) WaitHealthy(ctx context.Context, r *engine.Resource, opts runtime.WaitOptions) (health.Result, error) {
@@ -76,18 +66,8 @@ func (g *gatedWaiter) begun() []string {
 func waitingFor(t *testing.T, b backend.Backend, g *gatedWaiter, n int) (*release.Manager, []string, []release.Node) {
 	t.Helper()
 	m := release.New(b, g, &runs{})
-	var rs []engine.Resource
-	var ids []string
-	for i := range n {
-		rs = append(rs, cm(fmt.Sprintf("w%d", i), "1"))
-		ids = append(ids, rs[i].ID)
-	}
-	node := started(t, b, m, rs...)
-	var ns []release.Node
-	for _, id := range ids {
-		ns = append(ns, node(id))
-	}
-	return m, ids, ns
+	ids, nodes := startedConfigMaps(t, b, m, "w", n)
+	return m, ids, nodes
 }
 
 // awaitBegun waits until the waits of ids all began.

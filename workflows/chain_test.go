@@ -28,9 +28,7 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	budget := historyBudget
-	defer func() { historyBudget = budget }()
-	historyBudget = 250
+	withHistoryBudget(t, 250)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const n = 250

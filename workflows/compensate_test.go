@@ -37,6 +37,20 @@ func flatConfigMaps(n int, version string, withBad bool) *engine.Spec {
 }
 
 // runResult is the result of wr, also when it failed (its error's details).
+// queryProgress asks a run for its Progress.
+func queryProgress(ctx context.Context, t *testing.T, tc client.Client, wr client.WorkflowRun) Progress {
+	t.Helper()
+	v, err := tc.QueryWorkflow(ctx, wr.GetID(), wr.GetRunID(), ProgressQuery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p Progress
+	if err := v.Get(&p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func runResult(ctx context.Context, wr client.WorkflowRun) (Result, error) {
 	var res Result
 	err := wr.Get(ctx, &res)
@@ -102,15 +116,7 @@ func TestCompensationUndoesInBatches(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "rejected") {
 			t.Fatalf("apply: %v", err)
 		}
-		v, err := tc.QueryWorkflow(ctx, wr.GetID(), wr.GetRunID(), ProgressQuery)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var p Progress
-		if err := v.Get(&p); err != nil {
-			t.Fatal(err)
-		}
-		return res, p, history(ctx, t, tc, wr)
+		return res, queryProgress(ctx, t, tc, wr), history(ctx, t, tc, wr)
 	}
 	compensated := func(p Progress) int {
 		k := 0

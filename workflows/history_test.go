@@ -24,8 +24,7 @@ func TestHistoryNearItsLimitFailsTheRelease(t *testing.T) {
 		t.Skip("starts a Temporal server")
 	}
 	budget := historyBudget
-	defer func() { historyBudget = budget }()
-	historyBudget = 100
+	withHistoryBudget(t, 100)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	h := newHarness(t)
@@ -74,4 +73,11 @@ func TestHistoryNearItsLimitFailsTheRelease(t *testing.T) {
 	if len(h.rt.applied) != len(spec.Resources) {
 		t.Fatalf("after both applies %d resources applied, want each of the %d once", len(h.rt.applied), len(spec.Resources))
 	}
+}
+
+// withHistoryBudget sets historyBudget to n until the test ends.
+func withHistoryBudget(t testing.TB, n int) {
+	budget := historyBudget
+	t.Cleanup(func() { historyBudget = budget })
+	historyBudget = n
 }

@@ -47,9 +47,7 @@ func TestHealthWaitsShareAStepOnceTheHistoryIsLong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	budget := historyBudget
-	defer func() { historyBudget = budget }()
-	historyBudget = 200
+	withHistoryBudget(t, 200)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const n = 300
@@ -82,16 +80,8 @@ func TestHealthWaitsShareAStepOnceTheHistoryIsLong(t *testing.T) {
 			if err != nil {
 				t.Fatalf("apply: %v", err)
 			}
-			v, err := tc.QueryWorkflow(ctx, wr.GetID(), wr.GetRunID(), ProgressQuery)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var p Progress
-			if err := v.Get(&p); err != nil {
-				t.Fatal(err)
-			}
 			healthy := 0
-			for _, node := range p.Nodes {
+			for _, node := range queryProgress(ctx, t, tc, wr).Nodes {
 				if strings.HasSuffix(node.Health, "→ Healthy") {
 					healthy++
 				}
