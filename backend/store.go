@@ -21,6 +21,7 @@ type Store struct {
 	sealer  Sealer // nil: sensitive values are stored in clear
 	written atomic.Int64
 	seen    seenReleases
+	batches batchIndex
 }
 
 var _ Backend = (*Store)(nil)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -97,6 +98,12 @@ func (s *Store) PutStateEntries(ctx context.Context, key ReleaseKey, entries []S
 // readBatches reads the batch objects among names (in dir) and returns, per
 // resource, the entry of the newest batch holding it.
 func (s *Store) readBatches(ctx context.Context, dir string, names []string) (map[string]StateEntry, error) {
+	return s.readBatchesOf(ctx, dir, names, nil)
+}
+
+// readBatchesOf is readBatches keeping only the entries of the resources
+// want (nil: all) reports true for: the others are neither opened nor kept.
+func (s *Store) readBatchesOf(ctx context.Context, dir string, names []string, want func(id string) bool) (map[string]StateEntry, error) {
 	type found struct {
 		seq int64
 		e   StateEntry
@@ -115,6 +122,9 @@ func (s *Store) readBatches(ctx context.Context, dir string, names []string) (ma
 		var b stateBatch
 		if err := decodeJSON(data, &b); err != nil {
 			return fmt.Errorf("decode %s: %w", s.d.Where(objKey), err)
+		}
+		if want != nil {
+			b.Entries = slices.DeleteFunc(b.Entries, func(e StateEntry) bool { return !want(e.ID) })
 		}
 		for _, e := range b.Entries {
 			if err := s.openResource(e.Resource, s.d.Where(objKey)); err != nil {

@@ -59,12 +59,15 @@ func (s *Store) GetStateEntry(ctx context.Context, key ReleaseKey, id string) (S
 	e, err := s.readEntry(ctx, objKey)
 	if errors.Is(err, ErrNotFound) {
 		// Recorded with others, or not at all.
-		names, err := s.batchNames(ctx, stateDir(key))
+		dir := stateDir(key)
+		names, err := s.batchNames(ctx, dir)
 		if err == nil && len(names) > 0 {
-			var batched map[string]StateEntry
-			if batched, err = s.readBatches(ctx, stateDir(key), names); err == nil {
-				e, ok := batched[id]
-				return e, ok, nil
+			if names, err = s.batchesHolding(ctx, dir, names, id); err == nil {
+				var batched map[string]StateEntry
+				if batched, err = s.readBatchesOf(ctx, dir, names, func(e string) bool { return e == id }); err == nil {
+					e, ok := batched[id]
+					return e, ok, nil
+				}
 			}
 		}
 		if err != nil {
