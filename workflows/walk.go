@@ -13,8 +13,9 @@ import "go.temporal.io/sdk/workflow"
 // It is the batchWalk of steps of one node, which starts them in the same
 // order: the walk of runs recorded before batches.
 func walk(ctx workflow.Context, deps [][]int32, limit int, stopped func() bool, start func(i int) workflow.Future, done func(i int, f workflow.Future) error) (notStarted []int) {
-	// A node needs work when start gives it a future; start is called once
-	// per node, as the node is taken, so work asks it and keeps the answer.
+	// A node needs work when start gives it a future. batchWalk asks work
+	// of a node of class "" once, right before it starts the node's step,
+	// so work may start it and keep the future for start to return.
 	futures := make([]workflow.Future, len(deps))
 	return batchWalk{
 		deps: deps, limit: limit, maxBatch: 1, stopped: stopped,
