@@ -104,6 +104,10 @@ func (a *Activities) WaitResources(ctx context.Context, in BatchInput) (WaitBatc
 		}
 		return waiting
 	}
+	if activity.IsActivity(ctx) {
+		// At once: a retry after a crash before the first tick keeps Since.
+		activity.RecordHeartbeat(ctx, current())
+	}
 	defer heartbeatWith(ctx, current)()
 	healths, errs, err := a.m.WaitAll(ctx, nodes, p.Since, func(k int, h health.Result) {
 		mu.Lock()
