@@ -35,6 +35,8 @@ import (
 	"go.temporal.io/server/common/primitives/timestamp"
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
+
+	"github.com/kumoproj/kumo/internal/quietport"
 )
 
 // ErrLocked is wrapped by the error Start returns when another Server (in this
@@ -306,7 +308,7 @@ func (p servicePorts) byService() map[primitives.ServiceName]int {
 // pickPorts checks the frontend port is free (the server panics on a taken
 // port instead of returning an error) and picks free ports for the internal
 // services on loopback, and for the frontend when it is 0, where no outgoing
-// connection takes them (listenQuiet). All listeners are held until every
+// connection takes them (quietport.Listen). All listeners are held until every
 // port is chosen so the ports are distinct.
 func pickPorts(frontendHost string, frontend int) (servicePorts, error) {
 	var ls []net.Listener
@@ -319,7 +321,7 @@ func pickPorts(frontendHost string, frontend int) (servicePorts, error) {
 		var l net.Listener
 		var err error
 		if port == 0 {
-			l, err = listenQuiet(host) // see ports.go
+			l, err = quietport.Listen(host)
 		} else {
 			l, err = net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
 		}

@@ -4,6 +4,8 @@ import (
 	"net"
 	"strconv"
 	"testing"
+
+	"github.com/kumoproj/kumo/internal/quietport"
 )
 
 // TestQuietPortsAreOutsideTheOutgoingRange: where the kernel says which ports
@@ -11,7 +13,7 @@ import (
 // them, so no connect() can take one between the pick and the server's
 // listen; the picks of one Start are distinct.
 func TestQuietPortsAreOutsideTheOutgoingRange(t *testing.T) {
-	lo, hi, ok := quietPorts()
+	lo, hi, ok := quietport.Range()
 	if !ok {
 		t.Skip("no ip_local_port_range here")
 	}

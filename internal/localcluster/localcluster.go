@@ -34,6 +34,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/kumoproj/kumo/internal/quietport"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
@@ -232,7 +234,6 @@ func start(ctx context.Context, opts Options, bins Binaries, creds *credentials)
 	return c, nil
 }
 
-// freePorts returns the given ports, replacing each 0 by a free loopback port.
 func authorizationMode(rbac bool) string {
 	if rbac {
 		return "RBAC"
@@ -240,6 +241,9 @@ func authorizationMode(rbac bool) string {
 	return "AlwaysAllow"
 }
 
+// freePorts returns the given ports, replacing each 0 by a free loopback port
+// no outgoing connection takes before etcd or the apiserver listens on it
+// (quietport).
 func freePorts(want ...int) ([]int, error) {
 	var ls []net.Listener
 	defer func() {
@@ -253,7 +257,7 @@ func freePorts(want ...int) ([]int, error) {
 			out[i] = p
 			continue
 		}
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		l, err := quietport.Listen("127.0.0.1")
 		if err != nil {
 			return nil, err
 		}

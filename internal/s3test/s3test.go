@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -32,6 +31,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend/s3"
 	"github.com/kumoproj/kumo/internal/localcluster"
+	"github.com/kumoproj/kumo/internal/quietport"
 )
 
 // VersitygwVersion is the version hack/build-tools.sh builds (a test keeps them
@@ -80,10 +80,11 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
+	ports, err := quietport.Pick("127.0.0.1", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
+	port := ports[0]
 	dir := t.TempDir()
 	s := &Server{
 		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
@@ -103,15 +104,6 @@ func Start(t testing.TB) *Server {
 		}
 	})
 	return s
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Restart starts the server again after Stop, on the same port and data.
