@@ -6,10 +6,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/internal/quietport"
 )
 
 // fleet is `kumo server` on one home and separate `kumo worker` processes
@@ -24,12 +26,11 @@ type fleet struct {
 }
 
 func newFleet(k *kumo, home string, workers int) (*fleet, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := quietport.Pick("127.0.0.1", 1)
 	if err != nil {
 		return nil, err
 	}
-	address := l.Addr().String()
-	l.Close()
+	address := net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
 	f := &fleet{k: k, home: home, address: address, workers: make([]*proc, workers)}
 	if err := f.startServer(); err != nil {
 		return nil, err

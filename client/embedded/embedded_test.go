@@ -25,6 +25,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/internal/quietport"
 )
 
 const taskQueue = "embedded-test"
@@ -367,14 +369,11 @@ func TestPortInUse(t *testing.T) {
 }
 
 func TestFixedPort(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := quietport.Pick("127.0.0.1", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
+	port := ports[0]
 	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), Port: port, Namespace: "kumo-test"})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/internal/quietport"
 	"github.com/kumoproj/kumo/internal/s3test"
 	"github.com/kumoproj/kumo/internal/tlstest"
 )
@@ -158,13 +159,14 @@ func httpBody(t *testing.T, url string) string {
 	return string(b)
 }
 
+// freeAddress is a free loopback address for a server the test starts
+// (quietport: no outgoing connection takes it meanwhile).
 func freeAddress(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ports, err := quietport.Pick("127.0.0.1", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0]))
 }
 
 func httpStatus(url string) int {
