@@ -112,16 +112,9 @@ func (s *Store) readBatchesOf(ctx context.Context, dir string, names []string, w
 	var mu sync.Mutex
 	err := forEach(ctx, len(names), func(ctx context.Context, i int) error {
 		objKey := dir + "/" + names[i]
-		data, _, err := s.d.Read(ctx, objKey)
-		if errors.Is(err, ErrNotFound) {
-			return nil // cleared meanwhile
-		}
-		if err != nil {
-			return err
-		}
 		var b stateBatch
-		if err := decodeJSON(data, &b); err != nil {
-			return fmt.Errorf("decode %s: %w", s.d.Where(objKey), err)
+		if ok, err := s.readBatch(ctx, objKey, &b); !ok {
+			return err
 		}
 		if want != nil {
 			b.Entries = slices.DeleteFunc(b.Entries, func(e StateEntry) bool { return !want(e.ID) })
@@ -149,6 +142,22 @@ func (s *Store) readBatchesOf(ctx context.Context, dir string, names []string, w
 		out[id] = f.e
 	}
 	return out, nil
+}
+
+// readBatch decodes the batch object at objKey into b (a stateBatch, or a
+// part of one); ok is false when it is gone (cleared meanwhile) or on error.
+func (s *Store) readBatch(ctx context.Context, objKey string, b any) (ok bool, _ error) {
+	data, _, err := s.d.Read(ctx, objKey)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := decodeJSON(data, b); err != nil {
+		return false, fmt.Errorf("decode %s: %w", s.d.Where(objKey), err)
+	}
+	return true, nil
 }
 
 // batchNames lists the batch objects of a release's state directory.

@@ -2,8 +2,6 @@ package backend
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"sync"
 )
@@ -62,22 +60,14 @@ func (s *Store) batchesHolding(ctx context.Context, dir string, names []string, 
 	}
 	ids := make([][]string, len(fresh))
 	err := forEach(ctx, len(fresh), func(ctx context.Context, i int) error {
-		objKey := dir + "/" + fresh[i]
-		data, _, err := s.d.Read(ctx, objKey)
-		if errors.Is(err, ErrNotFound) {
-			return nil // cleared meanwhile
-		}
-		if err != nil {
-			return err
-		}
 		// Only the IDs: the resources are decoded when one is asked for.
 		var b struct {
 			Entries []struct {
 				ID string `json:"id"`
 			} `json:"entries"`
 		}
-		if err := decodeJSON(data, &b); err != nil {
-			return fmt.Errorf("decode %s: %w", s.d.Where(objKey), err)
+		if ok, err := s.readBatch(ctx, dir+"/"+fresh[i], &b); !ok {
+			return err
 		}
 		for _, e := range b.Entries {
 			ids[i] = append(ids[i], e.ID)
