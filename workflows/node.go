@@ -71,9 +71,10 @@ type nodeSteps struct {
 
 // localYieldChange versions the walk whose localStepBudget counts from when
 // a yield's timer fired. Runs recorded before it counted from when the timer
-// started: the embedded server fires a timer about a second late, so after
-// the first yield every task yielded again after its first local step, and
-// a long chain ran at one step a second.
+// started: a Temporal server fires a timer up to a second late by default
+// (history.timerProcessorMaxTimeShift; the embedded one no longer does), so
+// after the first yield every task yielded again after its first local step,
+// and a long chain ran at one step a second.
 const localYieldChange = "local-yield-resumed"
 
 // newNodeSteps decides, once per run, how its nodes' steps run.

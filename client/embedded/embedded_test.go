@@ -88,6 +88,20 @@ func SequentialWorkflow(ctx workflow.Context, n int) error {
 	return nil
 }
 
+// TimerWorkflow sleeps 1 ms n times and returns how long each sleep took in
+// workflow time (from the task that started the timer to the one it woke).
+func TimerWorkflow(ctx workflow.Context, n int) ([]time.Duration, error) {
+	took := make([]time.Duration, n)
+	for i := range took {
+		start := workflow.Now(ctx)
+		if err := workflow.Sleep(ctx, time.Millisecond); err != nil {
+			return nil, err
+		}
+		took[i] = workflow.Now(ctx).Sub(start)
+	}
+	return took, nil
+}
+
 // ParallelWorkflow runs n activities at once.
 func ParallelWorkflow(ctx workflow.Context, n int) error {
 	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second})
@@ -140,7 +154,7 @@ func connect(tb testing.TB, s *Server) client.Client {
 		tb.Fatalf("dial: %v", err)
 	}
 	w := worker.New(c, taskQueue, worker.Options{})
-	for _, wf := range []any{TaggedWorkflow, WaitWorkflow, SequentialWorkflow, ParallelWorkflow} {
+	for _, wf := range []any{TaggedWorkflow, WaitWorkflow, SequentialWorkflow, ParallelWorkflow, TimerWorkflow} {
 		w.RegisterWorkflow(wf)
 	}
 	w.RegisterActivityWithOptions(Echo, activity.RegisterOptions{Name: "Echo"})
@@ -174,6 +188,22 @@ func ctxTimeout(tb testing.TB, d time.Duration) context.Context {
 }
 
 // --- tests ---
+
+// TestShortTimersFireSoon: a 1 ms timer wakes its workflow well within the
+// timer queue's default read-ahead of a second (timerShift), which it did
+// not before: each of ten took 1.00 s.
+func TestShortTimersFireSoon(t *testing.T) {
+	c := connect(t, newServer(t, t.TempDir()))
+	var took []time.Duration
+	if err := run(t, c, "timers", TimerWorkflow, 5).Get(ctxTimeout(t, time.Minute), &took); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range took {
+		if d >= 500*time.Millisecond {
+			t.Errorf("timer %d of 1ms took %v, want well under the default 1s read-ahead: %v", i, d, took)
+		}
+	}
+}
 
 func TestSearchAttributesAndVisibility(t *testing.T) {
 	s := newServer(t, t.TempDir())
@@ -683,6 +713,7 @@ var tuningVariants = []struct {
 	{"defaults", tuning{}},
 	{"pollRPS", tuning{pollRPS: true}},
 	{"pollRPS+wal", tuning{pollRPS: true, wal: true}},
+	{"pollRPS+wal+singlePartition", tuning{pollRPS: true, wal: true, singlePartition: true}},
 	{"kumo", fullTuning},
 }
 
@@ -725,6 +756,23 @@ func BenchmarkParallelActivity(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric(float64(time.Since(t0).Microseconds())/1000/float64(b.N), "ms/activity")
+		})
+	}
+}
+
+// BenchmarkTimer runs one workflow sleeping 1 ms b.N times and reports how
+// long each sleep took, with kumo's tuning and with the server's defaults.
+func BenchmarkTimer(b *testing.B) {
+	for _, v := range tuningVariants {
+		b.Run(v.name, func(b *testing.B) {
+			c := connect(b, startServerTuned(b, b.TempDir(), v.tune))
+			b.ResetTimer()
+			t0 := time.Now()
+			if err := run(b, c, "timers", TimerWorkflow, b.N).Get(context.Background(), nil); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(time.Since(t0).Microseconds())/1000/float64(b.N), "ms/timer")
 		})
 	}
 }
