@@ -33,10 +33,42 @@ func decodeRelease(key ReleaseKey, where string, data []byte) (*engine.Release, 
 	if err := decodeYAML(data, &r); err != nil {
 		return nil, fmt.Errorf("release %s: decode %s: %w", key, where, err)
 	}
-	if r.Project != key.Project || r.Workspace != key.Workspace || r.Revision != key.Revision {
-		return nil, fmt.Errorf("release %s: %s holds %s instead", key, where, KeyOf(&r))
+	if err := checkReleaseKey(key, where, KeyOf(&r)); err != nil {
+		return nil, err
 	}
 	return &r, nil
+}
+
+// decodeReleaseHead decodes the head of the release stored for key (read
+// from where): its resources are counted, not decoded.
+func decodeReleaseHead(key ReleaseKey, where string, data []byte) (ReleaseHead, error) {
+	var r struct {
+		ReleaseHead
+		Project   string `json:"project"`
+		Workspace string `json:"workspace"`
+		State     *struct {
+			Resources []struct{} `json:"resources"`
+		} `json:"state"`
+	}
+	if err := decodeYAML(data, &r); err != nil {
+		return ReleaseHead{}, fmt.Errorf("release %s: decode %s: %w", key, where, err)
+	}
+	if err := checkReleaseKey(key, where, ReleaseKey{Project: r.Project, Workspace: r.Workspace, Revision: r.Revision}); err != nil {
+		return ReleaseHead{}, err
+	}
+	if r.State != nil {
+		r.ReleaseHead.Resources = len(r.State.Resources)
+	}
+	return r.ReleaseHead, nil
+}
+
+// checkReleaseKey checks that the release read from where for key says it is
+// that release (holds).
+func checkReleaseKey(key ReleaseKey, where string, holds ReleaseKey) error {
+	if holds != key {
+		return fmt.Errorf("release %s: %s holds %s instead", key, where, holds)
+	}
+	return nil
 }
 
 // encodeWorkspace checks a workspace about to be stored by op ("create", "put")

@@ -183,25 +183,12 @@ func (s *Store) readReleaseHead(ctx context.Context, key ReleaseKey) (ReleaseHea
 	if err != nil {
 		return ReleaseHead{}, err
 	}
-	var r struct {
-		ReleaseHead
-		Project   string `json:"project"`
-		Workspace string `json:"workspace"`
-		State     *struct {
-			Resources []struct{} `json:"resources"`
-		} `json:"state"`
-	}
-	if err := decodeYAML(data, &r); err != nil {
-		return ReleaseHead{}, fmt.Errorf("release %s: decode %s: %w", key, s.d.Where(objKey), err)
-	}
-	if r.Project != key.Project || r.Workspace != key.Workspace || r.Revision != key.Revision {
-		return ReleaseHead{}, fmt.Errorf("release %s: %s holds %s/%s revision %d instead", key, s.d.Where(objKey), r.Project, r.Workspace, r.Revision)
-	}
-	if r.State != nil {
-		r.ReleaseHead.Resources = len(r.State.Resources)
+	h, err := decodeReleaseHead(key, s.d.Where(objKey), data)
+	if err != nil {
+		return ReleaseHead{}, err
 	}
 	s.seen.add(key)
-	return r.ReleaseHead, nil
+	return h, nil
 }
 
 // latestOf reads, with read, the highest revision of project/workspace, or
