@@ -22,6 +22,13 @@ type listingRuntime struct {
 	*memory.Runtime
 	dryRuns atomic.Int64
 	listed  atomic.Int64
+	// reads: resources read alone (Read), not in a ReadLive.
+	reads atomic.Int64
+}
+
+func (l *listingRuntime) Read(ctx context.Context, r *engine.Resource) (*engine.Resource, error) {
+	l.reads.Add(1)
+	return l.Runtime.Read(ctx, r)
 }
 
 func (l *listingRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
@@ -39,7 +46,7 @@ func (l *listingRuntime) ReadLive(ctx context.Context, desired []*engine.Resourc
 	l.listed.Add(int64(len(desired)))
 	out := make([]runtime.Live, len(desired))
 	for i, d := range desired {
-		live, err := l.Read(ctx, d)
+		live, err := l.Runtime.Read(ctx, d)
 		switch {
 		case errors.Is(err, runtime.ErrNotFound):
 		case err != nil:
@@ -98,12 +105,16 @@ func TestPreviewBatchSameAsPreview(t *testing.T) {
 			batch = append(batch, n)
 		}
 		rt.dryRuns.Store(0)
+		rt.reads.Store(0)
 		changes, errs, refresh, err := m.PreviewBatch(ctx, batch, "run-2")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if n := rt.dryRuns.Load(); n != 2 {
 			t.Errorf("%d dry-runs, want 2 (the changed and the drifted resource; none for the unchanged, the new or the deleted)", n)
+		}
+		if n := rt.reads.Load(); n != 2 {
+			t.Errorf("%d resources read alone, want 2 (the changed and the drifted, for their dry-run; the others, the deleted included, are read together)", n)
 		}
 		wantAction := []engine.Action{engine.UnChanged, engine.Update, engine.Update, engine.Create, engine.Delete, engine.UnChanged}
 		for i, n := range batch {

@@ -101,55 +101,64 @@ func (m *Manager) refreshListed(ctx context.Context, nodes []Node, snapshot stri
 }
 
 // readListed reads the nodes a LiveReader can read together (listable) in
-// one call, and returns which (by index in nodes), their spec resources and
-// what it read of each, in that order.
+// one call, and returns which (by index in nodes), their spec resources (nil
+// for a node to delete: the spec no longer has it) and what it read of each,
+// in that order.
 func (m *Manager) readListed(ctx context.Context, nodes []Node, snapshot string) (listed []int, desired []*engine.Resource, lives []runtime.Live, _ error) {
 	var reader runtime.LiveReader
+	var targets []*engine.Resource
 	for i, in := range nodes {
-		res, err := m.listable(ctx, in, &reader)
+		target, res, err := m.listable(ctx, in, &reader)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		if res != nil {
+		if target != nil {
 			listed = append(listed, i)
+			targets = append(targets, target)
 			desired = append(desired, res)
 		}
 	}
 	if len(listed) > 0 {
-		lives = reader.ReadLive(ctx, desired, runtime.ReadLiveOptions{Snapshot: snapshot})
+		lives = reader.ReadLive(ctx, targets, runtime.ReadLiveOptions{Snapshot: snapshot})
 	}
 	return listed, desired, lives, nil
 }
 
-// listable returns in's spec resource when a LiveReader can read it with the
-// others (a Kubernetes resource without references), nil otherwise. *reader
-// is the runtime's reader, found on the first such resource (the nodes share
-// their settings).
-func (m *Manager) listable(ctx context.Context, in Node, reader *runtime.LiveReader) (*engine.Resource, error) {
+// listable returns what a LiveReader reads of in when it can read it with the
+// others, nil otherwise: a Kubernetes resource of the spec without references
+// (target and res: its spec resource), or one to delete, as the prior state
+// recorded it (res nil). *reader is the runtime's reader, found on the first
+// such resource (the nodes share their settings).
+func (m *Manager) listable(ctx context.Context, in Node, reader *runtime.LiveReader) (target, res *engine.Resource, _ error) {
 	if in.Delete {
-		return nil, nil
-	}
-	spec, err := m.spec(ctx, in.SpecHash)
-	if err != nil {
-		return nil, err
-	}
-	res := spec.resource(in.ID)
-	if res == nil || res.Type != engine.Kubernetes {
-		return nil, nil
-	}
-	if refs, err := spec.refsOf(in.ID); err != nil || len(refs) > 0 {
-		return nil, nil
+		prior, err := m.priorResource(ctx, in)
+		if err != nil || prior == nil || prior.Type != engine.Kubernetes {
+			return nil, nil, err
+		}
+		target = prior
+	} else {
+		spec, err := m.spec(ctx, in.SpecHash)
+		if err != nil {
+			return nil, nil, err
+		}
+		if res = spec.resource(in.ID); res == nil || res.Type != engine.Kubernetes {
+			return nil, nil, nil
+		}
+		if refs, err := spec.refsOf(in.ID); err != nil || len(refs) > 0 {
+			return nil, nil, nil
+		}
+		target = res
 	}
 	if *reader == nil {
-		rt, err := m.runtime(res.Type, in.Settings)
+		rt, err := m.runtime(target.Type, in.Settings)
 		if err != nil {
-			return nil, nil
+			return nil, nil, nil
 		}
 		if *reader, _ = rt.(runtime.LiveReader); *reader == nil {
-			return nil, nil
+			return nil, nil, nil
 		}
 	}
-	return res, nil
+	return target, res, nil
 }
 
 // refreshOne reads one node's resource live, as Preview reads it (from the

@@ -89,8 +89,8 @@ func TestRefreshRecordsWhatDiffersFromThePriorRecord(t *testing.T) {
 		if got := len(mem.Applied()); got != applied {
 			t.Errorf("Refresh applied %v", mem.Applied()[applied:])
 		}
-		if got := listing.listed.Load(); got != 2*3 {
-			t.Errorf("%d resources read together over two calls, want 6 (same, labelled, deps each time)", got)
+		if got := listing.listed.Load(); got != 2*4 {
+			t.Errorf("%d resources read together over two calls, want 8 (same, labelled, deps, gone each time)", got)
 		}
 		if _, ok := first2[same.ID]; ok {
 			t.Errorf("same is live as recorded, yet recorded: %+v", first2[same.ID])
