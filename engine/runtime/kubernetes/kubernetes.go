@@ -116,16 +116,19 @@ func (r *Runtime) forResource(res *engine.Resource) (*Runtime, error) {
 	return rt, nil
 }
 
-// NewForConfig builds a Runtime from a client-go config. Unset QPS and Burst are
-// raised to 500 and 1000: client-go's defaults (5 and 10) would make the client,
-// not the apiserver, set the pace of an apply.
+// NewForConfig builds a Runtime from a client-go config. With QPS unset the
+// client has no rate limiter of its own: client-go's default (5 requests a
+// second, bursts of 10) would make the client, not the apiserver, set the pace
+// of an apply, and any fixed rate caps a large one. What bounds kumo's load is
+// how many calls it makes at once (a run's parallelism), and the apiserver
+// queues and sheds load itself (API Priority and Fairness, on by default since
+// Kubernetes 1.20); controller-runtime's config leaves the limiter out for the
+// same reason (kubernetes-sigs/controller-runtime#3119). A QPS the config sets
+// (with its Burst), or a RateLimiter, is kept.
 func NewForConfig(rc *rest.Config, deleteTimeout time.Duration) (*Runtime, error) {
 	rc = rest.CopyConfig(rc)
-	if rc.QPS == 0 {
-		rc.QPS = 500
-	}
-	if rc.Burst == 0 {
-		rc.Burst = 1000
+	if rc.QPS == 0 && rc.RateLimiter == nil {
+		rc.QPS = -1
 	}
 	if rc.UserAgent == "" {
 		rc.UserAgent = "kumo"

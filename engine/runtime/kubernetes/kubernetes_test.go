@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
@@ -452,4 +453,32 @@ func BenchmarkApplyConfigMap(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/apply")
+}
+
+// TestNoClientSideRateLimitUnlessAsked: a config without a QPS gets no client
+// rate limiter (a fixed rate would pace a large apply; the run's parallelism
+// bounds the calls in flight), one with a QPS keeps it.
+func TestNoClientSideRateLimitUnlessAsked(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		qps     float32
+		limited bool
+	}{
+		{"unset", 0, false},
+		{"set", 20, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := NewForConfig(&rest.Config{Host: "https://127.0.0.1:1", QPS: tc.qps, Burst: 40}, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			limiter := r.rest.(*rest.RESTClient).GetRateLimiter()
+			if got := limiter != nil; got != tc.limited {
+				t.Errorf("rate limiter %v, want limited=%v", limiter, tc.limited)
+			}
+			if tc.limited && limiter.QPS() != tc.qps {
+				t.Errorf("QPS %v, want %v", limiter.QPS(), tc.qps)
+			}
+		})
+	}
 }
