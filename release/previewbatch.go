@@ -15,7 +15,7 @@ import (
 //   - an object that is not live is a Create;
 //   - one that an apply would leave as it is (and that kumo recorded) is
 //     UnChanged, with no call of its own;
-//   - one to delete is what the read found of it;
+//   - one the spec no longer has (to delete) is what the read found of it;
 //   - any other (an update, an adoption), a resource with references, one
 //     of a runtime that cannot read this way, or one the read failed for is
 //     previewed alone (Preview).
@@ -86,8 +86,8 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 		switch {
 		case l.Err != nil:
 			alone[i] = true
-		case in.Delete:
-			// What a delete would remove: the live object, if any.
+		case desired[k] == nil:
+			// Not in the spec (to delete): what the read found of it.
 			changes[i] = engine.Diff(in.ID, engine.Kubernetes, nil, l.Resource, prior)
 			if in.Key.Revision != 0 && changes[i].Action == engine.UnChanged {
 				refresh[i] = refreshEntry(in.ID, nil, nil, l.Resource, prior)

@@ -98,11 +98,11 @@ func TestPreviewBatchSameAsPreview(t *testing.T) {
 		}
 		node := nodes(info)
 		ids := []string{same.ID, changed.ID, drifted.ID, added.ID, gone.ID, deps.ID}
+		// As the workflow sends them: a preview batch does not mark the
+		// resource the spec dropped (gone) as one to delete.
 		var batch []release.Node
 		for _, id := range ids {
-			n := node(id)
-			n.Delete = id == gone.ID
-			batch = append(batch, n)
+			batch = append(batch, node(id))
 		}
 		rt.dryRuns.Store(0)
 		rt.reads.Store(0)

@@ -126,28 +126,25 @@ func (m *Manager) readListed(ctx context.Context, nodes []Node, snapshot string)
 
 // listable returns what a LiveReader reads of in when it can read it with the
 // others, nil otherwise: a Kubernetes resource of the spec without references
-// (target and res: its spec resource), or one to delete, as the prior state
-// recorded it (res nil). *reader is the runtime's reader, found on the first
-// such resource (the nodes share their settings).
+// (target and res: its spec resource), or one the spec no longer has, as the
+// prior state recorded it (res nil: a node to delete; preview batches do not
+// mark them). *reader is the runtime's reader, found on the first such
+// resource (the nodes share their settings).
 func (m *Manager) listable(ctx context.Context, in Node, reader *runtime.LiveReader) (target, res *engine.Resource, _ error) {
-	if in.Delete {
-		prior, err := m.priorResource(ctx, in)
-		if err != nil || prior == nil || prior.Type != engine.Kubernetes {
-			return nil, nil, err
-		}
-		target = prior
-	} else {
-		spec, err := m.spec(ctx, in.SpecHash)
-		if err != nil {
-			return nil, nil, err
-		}
-		if res = spec.resource(in.ID); res == nil || res.Type != engine.Kubernetes {
-			return nil, nil, nil
-		}
+	spec, err := m.spec(ctx, in.SpecHash)
+	if err != nil {
+		return nil, nil, err
+	}
+	if res = spec.resource(in.ID); res != nil {
 		if refs, err := spec.refsOf(in.ID); err != nil || len(refs) > 0 {
 			return nil, nil, nil
 		}
 		target = res
+	} else if target, err = m.priorResource(ctx, in); err != nil || target == nil {
+		return nil, nil, err
+	}
+	if target.Type != engine.Kubernetes {
+		return nil, nil, nil
 	}
 	if *reader == nil {
 		rt, err := m.runtime(target.Type, in.Settings)
