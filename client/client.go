@@ -179,9 +179,9 @@ func (c *Client) Close() error {
 
 // CloseBeforeExit is Close for a process about to exit: it stops the worker and
 // the connection but leaves the embedded server to end with the process. The
-// server's graceful stop costs a fixed second (a frontend drain), and buys
-// nothing here: everything it acknowledged is already in its database, which is
-// built to survive a killed process, and the kernel releases the lock.
+// server's graceful stop buys nothing here: everything it acknowledged is
+// already in its database, which is built to survive a killed process, and the
+// kernel releases the lock.
 func (c *Client) CloseBeforeExit() {
 	c.disconnect()
 }

@@ -95,6 +95,9 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (_ *Server
 	}()
 	s.temporal, err = embedded.Start(ctx, embedded.Options{
 		Dir: temporalDir(home), Namespace: opts.Namespace, Host: host, Port: port, Logger: opts.Logger,
+		// It keeps running: it cleans the database up, for the one-shot
+		// commands too.
+		Maintenance: true,
 	})
 	if err != nil {
 		var locked *embedded.LockedError

@@ -76,6 +76,16 @@ type Options struct {
 	Retention time.Duration
 	// TLS, if set, makes the frontend require mutual TLS (tls.go).
 	TLS *TLS
+	// Maintenance runs Temporal's maintenance workers: the task-queue and
+	// history scanners, which clean the database over hours (idle task
+	// queues, such as every process's sticky queue, and orphaned history),
+	// and the parent-close-policy worker. A server that lives for one
+	// command does without them (the next long-lived one cleans up after
+	// it): Temporal never stops their pollers, and the frontend waits out
+	// its 1 s drain for them on every Stop (temporalio/temporal#11235).
+	// Without the parent-close-policy worker the history service applies
+	// the policy itself, as it does for a few children anyway.
+	Maintenance bool
 }
 
 // Server is a running embedded Temporal server. Stop it when done.
@@ -195,7 +205,7 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		// ringpop membership (no membership ports, no join delay).
 		temporal.WithStaticHosts(hosts),
 		temporal.WithLogger(srvLogger),
-		temporal.WithDynamicConfigClient(dynamicConfig(tune)),
+		temporal.WithDynamicConfigClient(dynamicConfig(tune, opts.Maintenance)),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: create server: %w", err)

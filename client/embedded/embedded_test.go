@@ -820,3 +820,40 @@ func reap(t *testing.T, cmd *exec.Cmd) {
 		t.Errorf("wait for %d: %v", cmd.Process.Pid, err)
 	}
 }
+
+// TestMaintenanceWorkersOnlyWhenAsked: Temporal's maintenance workers poll
+// only on a server started with Maintenance (kumo server). On a one-command
+// server their pollers, which Temporal never stops, would hold every Stop for
+// the frontend's 1 s drain.
+func TestMaintenanceWorkersOnlyWhenAsked(t *testing.T) {
+	const scannerQueue = "temporal-sys-tq-scanner-taskqueue-0"
+	for _, maintenance := range []bool{true, false} {
+		t.Run(fmt.Sprintf("maintenance=%v", maintenance), func(t *testing.T) {
+			s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), Maintenance: maintenance})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: "temporal-system", Logger: quietSDKLogger()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pollers := 0
+			for deadline := time.Now().Add(3 * time.Second); pollers == 0 && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				d, err := c.DescribeTaskQueue(ctxTimeout(t, 10*time.Second), scannerQueue, enumspb.TASK_QUEUE_TYPE_WORKFLOW)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pollers = len(d.GetPollers())
+			}
+			c.Close()
+			if got := pollers > 0; got != maintenance {
+				t.Errorf("%d pollers on %s, want some: %v", pollers, scannerQueue, maintenance)
+			}
+			t0 := time.Now()
+			if err := s.Stop(); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("stopped in %v", time.Since(t0).Round(time.Millisecond))
+		})
+	}
+}

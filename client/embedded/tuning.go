@@ -45,11 +45,23 @@ const timerShift = 10 * time.Millisecond
 // database read to every search-attribute lookup. New namespaces get kumo's
 // attributes at creation, and RegisterSearchAttributes waits until added
 // ones are visible.
-func dynamicConfig(t tuning) dynamicconfig.StaticClient {
+//
+// maintenance: see Options.Maintenance.
+func dynamicConfig(t tuning, maintenance bool) dynamicconfig.StaticClient {
 	dc := dynamicconfig.StaticClient{
 		// The CLI and Web UI list runs through visibility; the default of 10
 		// requests per second per namespace throttles a UI page plus a CLI.
 		dynamicconfig.FrontendMaxNamespaceVisibilityRPSPerInstance.Key(): 100,
+	}
+	if !maintenance {
+		for _, k := range []dynamicconfig.Key{
+			dynamicconfig.TaskQueueScannerEnabled.Key(),
+			dynamicconfig.HistoryScannerEnabled.Key(),
+			dynamicconfig.ExecutionsScannerEnabled.Key(),
+			dynamicconfig.EnableParentClosePolicyWorker.Key(),
+		} {
+			dc[k] = false
+		}
 	}
 	if t.timerShift {
 		dc[dynamicconfig.TimerProcessorMaxTimeShift.Key()] = timerShift
