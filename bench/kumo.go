@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"context"
 	"database/sql"
 	"fmt"
@@ -147,16 +146,6 @@ func (k *kumo) history(ctx context.Context, r *client.Run) (history, error) {
 		}
 		h.events++
 		h.bytes += proto.Size(e)
-		if os.Getenv("BENCH_TIMELINE") != "" {
-			name := ""
-			if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
-				name = a.GetActivityType().GetName()
-			}
-			if a := e.GetMarkerRecordedEventAttributes(); a != nil {
-				name = a.GetMarkerName()
-			}
-			fmt.Fprintf(os.Stderr, "TL %s %s %d %s %s\n", r.WorkflowID, r.RunID, e.GetEventId(), e.GetEventTime().AsTime().Format("15:04:05.000"), e.GetEventType().String()+" "+name)
-		}
 		if a := e.GetActivityTaskScheduledEventAttributes(); a != nil {
 			switch a.GetActivityType().GetName() {
 			case activities.ApplyResourceActivity, activities.DeleteResourceActivity:
