@@ -721,58 +721,40 @@ var tuningVariants = []struct {
 // after another and reports the latency per activity, with kumo's tuning and
 // with the server's defaults.
 func BenchmarkSequentialActivity(b *testing.B) {
-	for _, v := range tuningVariants {
-		b.Run(v.name, func(b *testing.B) {
-			s := startServerTuned(b, b.TempDir(), v.tune)
-			c := connect(b, s)
-			// Warm up: first workflow task, sticky cache, task queue load.
-			if err := run(b, c, "warmup", SequentialWorkflow, 3).Get(context.Background(), nil); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			t0 := time.Now()
-			if err := run(b, c, "seq", SequentialWorkflow, b.N).Get(context.Background(), nil); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(time.Since(t0).Microseconds())/1000/float64(b.N), "ms/activity")
-		})
-	}
+	benchSteps(b, "seq", SequentialWorkflow, true, "ms/activity")
 }
 
 // BenchmarkParallelActivity runs b.N activities at once in one workflow.
 func BenchmarkParallelActivity(b *testing.B) {
-	for _, v := range tuningVariants {
-		b.Run(v.name, func(b *testing.B) {
-			s := startServerTuned(b, b.TempDir(), v.tune)
-			c := connect(b, s)
-			if err := run(b, c, "warmup", ParallelWorkflow, 3).Get(context.Background(), nil); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			t0 := time.Now()
-			if err := run(b, c, "par", ParallelWorkflow, b.N).Get(context.Background(), nil); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(time.Since(t0).Microseconds())/1000/float64(b.N), "ms/activity")
-		})
-	}
+	benchSteps(b, "par", ParallelWorkflow, true, "ms/activity")
 }
 
 // BenchmarkTimer runs one workflow sleeping 1 ms b.N times and reports how
 // long each sleep took, with kumo's tuning and with the server's defaults.
 func BenchmarkTimer(b *testing.B) {
+	benchSteps(b, "timers", TimerWorkflow, false, "ms/timer")
+}
+
+// benchSteps runs workflow wf with b.N steps (its argument) under each tuning
+// variant and reports the time per step as unit. warmUp first runs it with 3
+// steps: the first workflow task, the sticky cache and the task queue's load
+// are not what a step costs.
+func benchSteps(b *testing.B, id string, wf any, warmUp bool, unit string) {
 	for _, v := range tuningVariants {
 		b.Run(v.name, func(b *testing.B) {
 			c := connect(b, startServerTuned(b, b.TempDir(), v.tune))
+			if warmUp {
+				if err := run(b, c, "warmup", wf, 3).Get(context.Background(), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
 			b.ResetTimer()
 			t0 := time.Now()
-			if err := run(b, c, "timers", TimerWorkflow, b.N).Get(context.Background(), nil); err != nil {
+			if err := run(b, c, id, wf, b.N).Get(context.Background(), nil); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(time.Since(t0).Microseconds())/1000/float64(b.N), "ms/timer")
+			b.ReportMetric(float64(time.Since(t0).Microseconds())/1000/float64(b.N), unit)
 		})
 	}
 }
