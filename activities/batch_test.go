@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
@@ -66,16 +65,8 @@ func TestApplyResourcesResumesAfterItsHeartbeat(t *testing.T) {
 	ids, node := batchRelease(t, b, rt)
 	in := BatchInput{Node: node, IDs: ids[:3]}
 
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
-	env.SetHeartbeatDetails(BatchResult{Outcomes: []Outcome{{ID: ids[0]}, {ID: ids[1]}}})
-	v, err := env.ExecuteActivity(a.ApplyResources, in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res BatchResult
-	if err := v.Get(&res); err != nil {
+	if err := runActivity(a, a.ApplyResources, in, BatchResult{Outcomes: []Outcome{{ID: ids[0]}, {ID: ids[1]}}}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Outcomes) != 3 || res.Outcomes[2].ID != ids[2] {
@@ -86,10 +77,8 @@ func TestApplyResourcesResumesAfterItsHeartbeat(t *testing.T) {
 	}
 
 	rt.Reject(ids[3])
-	env = s.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
 	in.IDs = ids[2:]
-	_, err = env.ExecuteActivity(a.ApplyResources, in)
+	err := runActivity(a, a.ApplyResources, in, nil, nil)
 	var app *temporal.ApplicationError
 	if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != ErrTypeNode {
 		t.Fatalf("batch with a rejected resource: %v, want a non-retryable %s", err, ErrTypeNode)

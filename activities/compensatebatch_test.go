@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/kumoproj/kumo/engine"
 )
@@ -24,19 +23,13 @@ func TestCompensateResourcesResumesAfterItsHeartbeat(t *testing.T) {
 	if _, err := a.ApplyResources(ctx, BatchInput{Node: node, IDs: ids}); err != nil {
 		t.Fatal(err)
 	}
-	var s testsuite.WorkflowTestSuite
 	undo := func(heartbeat *BatchResult, in CompensateBatchInput) (BatchResult, error) {
-		t.Helper()
-		env := s.NewTestActivityEnvironment()
-		env.RegisterActivity(a)
+		var details any // a nil *BatchResult would be a detail of its own
 		if heartbeat != nil {
-			env.SetHeartbeatDetails(*heartbeat)
+			details = *heartbeat
 		}
-		v, err := env.ExecuteActivity(a.CompensateResources, in)
 		var res BatchResult
-		if err == nil {
-			err = v.Get(&res)
-		}
+		err := runActivity(a, a.CompensateResources, in, details, &res)
 		return res, err
 	}
 	exists := func(id string) bool {

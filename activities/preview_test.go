@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"go.temporal.io/sdk/testsuite"
-
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/release"
@@ -57,16 +55,9 @@ func TestPreviewDefersRefresh(t *testing.T) {
 		return es
 	}
 
-	var s testsuite.WorkflowTestSuite
 	run := func(fn, in, out any) {
 		t.Helper()
-		env := s.NewTestActivityEnvironment()
-		env.RegisterActivity(a)
-		v, err := env.ExecuteActivity(fn, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := v.Get(out); err != nil {
+		if err := runActivity(a, fn, in, nil, out); err != nil {
 			t.Fatal(err)
 		}
 	}

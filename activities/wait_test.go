@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/health"
@@ -48,17 +47,9 @@ func TestWaitResourcesKeepsItsDeadlineAndFailsEachAlone(t *testing.T) {
 	a := New(b, w, nil)
 	in := BatchInput{Node: node, IDs: ids[:3]}
 
-	var s testsuite.WorkflowTestSuite
-	env := s.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
 	first := time.Now().Add(-time.Minute).Truncate(time.Second)
-	env.SetHeartbeatDetails(WaitBatchProgress{Since: first})
-	v, err := env.ExecuteActivity(a.WaitResources, in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res WaitBatchResult
-	if err := v.Get(&res); err != nil {
+	if err := runActivity(a, a.WaitResources, in, WaitBatchProgress{Since: first}, &res); err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Waits) != 3 || len(res.Errors) != 3 || res.Errors[0] != "" || res.Errors[2] != "" || res.Errors[1] != degraded.Error() {
@@ -74,9 +65,7 @@ func TestWaitResourcesKeepsItsDeadlineAndFailsEachAlone(t *testing.T) {
 	}
 
 	w.outcome[ids[2]] = errors.New("connection refused")
-	env = s.NewTestActivityEnvironment()
-	env.RegisterActivity(a)
-	_, err = env.ExecuteActivity(a.WaitResources, in)
+	err := runActivity(a, a.WaitResources, in, nil, nil)
 	var app *temporal.ApplicationError
 	if err == nil || (errors.As(err, &app) && app.NonRetryable()) {
 		t.Fatalf("wait with the cluster unreachable: %v, want a retryable failure", err)
