@@ -157,13 +157,22 @@ func setup(ctx context.Context) (*environment, func(), error) {
 		if env.fleet != nil {
 			env.fleet.stop()
 		}
+		stopped := true
 		if cluster != nil {
 			if err := cluster.Stop(); err != nil {
+				stopped = false
 				fmt.Fprintln(os.Stderr, "chaos: stop cluster:", err)
 			}
 		}
 		if !env.keepLogs {
 			os.RemoveAll(dir)
+			return
+		}
+		// Kept for its logs and releases; the binary and etcd's data are
+		// most of its size.
+		os.Remove(filepath.Join(dir, "kumo"))
+		if cluster != nil && stopped {
+			cluster.RemoveData()
 		}
 	}
 	root, err := localcluster.ModuleRoot()

@@ -7,47 +7,15 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
-
-var goBuilds sync.Map // package -> *goBuild
-
-type goBuild struct {
-	once sync.Once
-	path string
-	err  error
-}
-
-// buildGo builds a main package of this module once per test binary.
-func buildGo(t *testing.T, pkg string) string {
-	t.Helper()
-	v, _ := goBuilds.LoadOrStore(pkg, &goBuild{})
-	b := v.(*goBuild)
-	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "kumo-gen-")
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.path = filepath.Join(dir, filepath.Base(pkg))
-		if out, err := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
-		}
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
-}
 
 // shopProject copies examples/shop into a temporary directory under the project
 // name project, with the example redis generator built into generators/redis,

@@ -25,9 +25,25 @@ import (
 // localclustertest) with the embedded Temporal server, as a user would. The
 // cluster runs workloads (a simulated node), so applies that wait for
 // Deployments to become available finish.
-func TestMain(m *testing.M) { localclustertest.Main(m, localclustertest.Workloads) }
+func TestMain(m *testing.M) {
+	code := localclustertest.Run(m, localclustertest.Workloads)
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
+	os.Exit(code)
+}
 
-var kumoBinary struct {
+// builds holds the binaries the tests build (the CLI, generators) in one
+// directory that TestMain removes: each is about 200 MB, and a directory left
+// behind per test run fills a disk within days.
+var builds struct {
+	once  sync.Once
+	dir   string
+	err   error
+	byPkg sync.Map // package -> *goBuild
+}
+
+type goBuild struct {
 	once sync.Once
 	path string
 	err  error
@@ -36,22 +52,32 @@ var kumoBinary struct {
 // kumoPath builds the CLI once per test binary.
 func kumoPath(t *testing.T) string {
 	t.Helper()
-	kumoBinary.once.Do(func() {
-		dir, err := os.MkdirTemp("", "kumo-bin-")
-		if err != nil {
-			kumoBinary.err = err
-			return
+	return buildGo(t, ".")
+}
+
+// buildGo builds a main package of this module once per test binary.
+func buildGo(t *testing.T, pkg string) string {
+	t.Helper()
+	builds.once.Do(func() { builds.dir, builds.err = os.MkdirTemp("", "kumo-cmd-test-") })
+	if builds.err != nil {
+		t.Fatal(builds.err)
+	}
+	v, _ := builds.byPkg.LoadOrStore(pkg, &goBuild{})
+	b := v.(*goBuild)
+	b.once.Do(func() {
+		name := filepath.Base(pkg)
+		if pkg == "." {
+			name = "kumo"
 		}
-		kumoBinary.path = filepath.Join(dir, "kumo")
-		out, err := exec.Command("go", "build", "-o", kumoBinary.path, ".").CombinedOutput()
-		if err != nil {
-			kumoBinary.err = fmt.Errorf("go build: %v\n%s", err, out)
+		b.path = filepath.Join(builds.dir, name)
+		if out, err := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput(); err != nil {
+			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
 		}
 	})
-	if kumoBinary.err != nil {
-		t.Fatal(kumoBinary.err)
+	if b.err != nil {
+		t.Fatal(b.err)
 	}
-	return kumoBinary.path
+	return b.path
 }
 
 // env is one user's machine: a KUMO_HOME, a project, and the shared cluster.

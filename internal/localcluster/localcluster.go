@@ -405,6 +405,17 @@ func (c *Cluster) Stop() error {
 	return errors.Join(errs...)
 }
 
+// RemoveData removes etcd's data from Dir after Stop, keeping the logs,
+// certificates and kubeconfig: for a caller that keeps Dir so the logs can be
+// read. etcd's data is nearly all of Dir's size (its WAL is preallocated at
+// 64 MB), and a kept directory per failed run would otherwise fill a disk.
+func (c *Cluster) RemoveData() error {
+	if len(c.procs) > 0 {
+		return errors.New("localcluster: RemoveData on a running cluster; Stop it first")
+	}
+	return os.RemoveAll(filepath.Join(c.Dir, "etcd"))
+}
+
 func (c *Cluster) writeState() error {
 	b, err := json.MarshalIndent(state{Cluster: *c, Processes: c.procs}, "", "  ")
 	if err != nil {

@@ -91,6 +91,9 @@ func TestDetachedLoadStop(t *testing.T) {
 	if err := loaded.Ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	if err := loaded.RemoveData(); err == nil {
+		t.Error("RemoveData on a running cluster succeeded")
+	}
 	begin = time.Now()
 	if err := loaded.Stop(); err != nil {
 		t.Fatal(err)
@@ -114,6 +117,17 @@ func TestDetachedLoadStop(t *testing.T) {
 	}
 	if again.Running() || len(again.Processes()) != 0 {
 		t.Errorf("after Stop, state still lists %+v", again.Processes())
+	}
+
+	// A failed run keeps the directory for its logs, without etcd's data.
+	if err := loaded.RemoveData(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "etcd")); !os.IsNotExist(err) {
+		t.Errorf("etcd's data is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logs", "etcd.log")); err != nil {
+		t.Errorf("the logs went with the data: %v", err)
 	}
 }
 

@@ -51,32 +51,48 @@ func Workloads(o *localcluster.Options) { o.Workloads = true }
 // cluster (a test without Main).
 func RBAC(o *localcluster.Options) { o.RBAC = true }
 
-// Main runs the package's tests with one shared cluster, started with opts on
-// the first Start call and stopped after the last test. With -short no cluster
-// is started. It builds missing binaries before the tests run, so a cold build
-// does not count against the test binary's -timeout.
-func Main(m *testing.M, opts ...Option) {
+// Main runs the package's tests with one shared cluster (see Run) and exits
+// with their result.
+func Main(m *testing.M, opts ...Option) { os.Exit(Run(m, opts...)) }
+
+// Run runs the package's tests with one shared cluster, started with opts on
+// the first Start call and stopped after the last test, and returns m.Run's
+// code: for a TestMain with its own cleanup after the tests. With -short no
+// cluster is started. It builds missing binaries before the tests run, so a
+// cold build does not count against the test binary's -timeout. The cluster's
+// directory is removed when the tests pass; when they fail, its logs are kept
+// (and named on stderr) but not etcd's data.
+func Run(m *testing.M, opts ...Option) int {
 	flag.Parse()
 	shared.enabled = true
 	shared.opts = opts
 	if !testing.Short() {
 		if _, err := localcluster.EnsureBinaries(""); err != nil {
 			fmt.Fprintln(os.Stderr, "localclustertest:", err)
-			os.Exit(1)
+			return 1
 		}
 	}
 	code := m.Run()
+	stopped := true
 	if shared.c != nil {
 		if err := shared.c.Stop(); err != nil {
+			stopped = false
 			fmt.Fprintln(os.Stderr, "localclustertest: stop:", err)
 		}
 	}
-	if shared.dir != "" && code == 0 {
+	switch {
+	case shared.dir == "":
+	case code == 0:
 		os.RemoveAll(shared.dir)
-	} else if shared.dir != "" {
-		fmt.Fprintln(os.Stderr, "localclustertest: cluster files (logs) kept in", shared.dir)
+	default:
+		if shared.c != nil && stopped {
+			if err := shared.c.RemoveData(); err != nil {
+				fmt.Fprintln(os.Stderr, "localclustertest:", err)
+			}
+		}
+		fmt.Fprintln(os.Stderr, "localclustertest: cluster logs kept in", shared.dir)
 	}
-	os.Exit(code)
+	return code
 }
 
 // Start returns a running cluster: the package's shared one when TestMain calls
