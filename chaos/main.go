@@ -170,9 +170,13 @@ func setup(ctx context.Context) (*environment, func(), error) {
 		}
 		// Kept for its logs and releases; the binary and etcd's data are
 		// most of its size.
-		os.Remove(filepath.Join(dir, "kumo"))
+		if err := os.Remove(filepath.Join(dir, "kumo")); err != nil && !os.IsNotExist(err) {
+			fmt.Fprintln(os.Stderr, "chaos:", err)
+		}
 		if cluster != nil && stopped {
-			cluster.RemoveData()
+			if err := cluster.RemoveData(); err != nil {
+				fmt.Fprintln(os.Stderr, "chaos:", err)
+			}
 		}
 	}
 	root, err := localcluster.ModuleRoot()
