@@ -12,8 +12,11 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/engine"
 )
@@ -68,7 +71,9 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 		inFlight <- id
 		<-letGo
 	}
-	tc := startWorker(t, h.acts)
+	stepsStopped := &contextsEnded{activity: "ApplyResources", ended: make(chan struct{}, len(spec.Resources))}
+	tc := startServer(t)
+	startWorkerOn(t, tc, h.acts, worker.Options{Interceptors: []interceptor.WorkerInterceptor{stepsStopped}})
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { close(letGo) }) }) // before the worker stops
 
@@ -103,7 +108,15 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 		}
 	}
 	if batches {
-		heardCancel(ctx, t, tc, wr)
+		// Each batch in flight heard of the cancel (a heartbeat's answer
+		// ended its context) before its resource in flight is let go.
+		for range 2 {
+			select {
+			case <-stepsStopped.ended:
+			case <-ctx.Done():
+				t.Fatal("the batches in flight never heard of the cancel")
+			}
+		}
 	}
 	once.Do(func() { close(letGo) })
 
@@ -150,39 +163,41 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 	}
 }
 
-// heardCancel returns once every step in flight of run wr was asked to stop
-// and has heartbeated since: a step learns of the cancel with the answer to
-// a heartbeat.
-func heardCancel(ctx context.Context, t *testing.T, tc client.Client, wr client.WorkflowRun) {
-	t.Helper()
-	for countEvents(history(ctx, t, tc, wr), enumspb.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED) < 2 {
+// contextsEnded is a worker interceptor that sends on ended each time the
+// context of a running activity of type activity ends. A batch stops after
+// its resource in flight only once its context has ended: the worker ends it
+// when the answer to a heartbeat says the run was cancelled, a moment after
+// the server recorded that heartbeat, so the server's view cannot tell when
+// the batch heard of the cancel.
+type contextsEnded struct {
+	interceptor.WorkerInterceptorBase
+	activity string
+	ended    chan struct{}
+}
+
+func (c *contextsEnded) InterceptActivity(ctx context.Context, next interceptor.ActivityInboundInterceptor) interceptor.ActivityInboundInterceptor {
+	return &contextEnded{ActivityInboundInterceptorBase: interceptor.ActivityInboundInterceptorBase{Next: next}, c: c}
+}
+
+type contextEnded struct {
+	interceptor.ActivityInboundInterceptorBase
+	c *contextsEnded
+}
+
+func (a *contextEnded) ExecuteActivity(ctx context.Context, in *interceptor.ExecuteActivityInput) (any, error) {
+	if activity.GetInfo(ctx).ActivityType.Name != a.c.activity {
+		return a.Next.ExecuteActivity(ctx, in)
+	}
+	returned := make(chan struct{})
+	defer close(returned)
+	go func() {
 		select {
 		case <-ctx.Done():
-			t.Fatal("the steps in flight were never asked to stop")
-		case <-time.After(20 * time.Millisecond):
+			a.c.ended <- struct{}{}
+		case <-returned:
 		}
-	}
-	asked := time.Now()
-	for {
-		d, err := tc.DescribeWorkflowExecution(ctx, wr.GetID(), wr.GetRunID())
-		if err != nil {
-			t.Fatal(err)
-		}
-		heard := 0
-		for _, a := range d.GetPendingActivities() {
-			if a.GetState() == enumspb.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED && a.GetLastHeartbeatTime().AsTime().After(asked) {
-				heard++
-			}
-		}
-		if heard == len(d.GetPendingActivities()) {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the steps in flight never heartbeated after being asked to stop")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+	}()
+	return a.Next.ExecuteActivity(ctx, in)
 }
 
 // history is the run's history so far.
