@@ -157,10 +157,8 @@ func setup(ctx context.Context) (*environment, func(), error) {
 		if env.fleet != nil {
 			env.fleet.stop()
 		}
-		stopped := true
 		if cluster != nil {
 			if err := cluster.Stop(); err != nil {
-				stopped = false
 				fmt.Fprintln(os.Stderr, "chaos: stop cluster:", err)
 			}
 		}
@@ -173,7 +171,7 @@ func setup(ctx context.Context) (*environment, func(), error) {
 		if err := os.Remove(filepath.Join(dir, "kumo")); err != nil && !os.IsNotExist(err) {
 			fmt.Fprintln(os.Stderr, "chaos:", err)
 		}
-		if cluster != nil && stopped {
+		if cluster != nil { // after a failed Stop, RemoveData refuses
 			if err := cluster.RemoveData(); err != nil {
 				fmt.Fprintln(os.Stderr, "chaos:", err)
 			}

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 
+	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -71,7 +72,7 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 		inFlight <- id
 		<-letGo
 	}
-	stepsStopped := &contextsEnded{activity: "ApplyResources", ended: make(chan struct{}, len(spec.Resources))}
+	stepsStopped := &contextsEnded{activity: activities.ApplyResourcesActivity, ended: make(chan struct{}, len(spec.Resources))}
 	tc := startServer(t)
 	startWorkerOn(t, tc, h.acts, worker.Options{Interceptors: []interceptor.WorkerInterceptor{stepsStopped}})
 	var once sync.Once

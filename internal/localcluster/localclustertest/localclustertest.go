@@ -73,10 +73,8 @@ func Run(m *testing.M, opts ...Option) int {
 		}
 	}
 	code := m.Run()
-	stopped := true
 	if shared.c != nil {
 		if err := shared.c.Stop(); err != nil {
-			stopped = false
 			fmt.Fprintln(os.Stderr, "localclustertest: stop:", err)
 		}
 	}
@@ -85,7 +83,7 @@ func Run(m *testing.M, opts ...Option) int {
 	case code == 0:
 		os.RemoveAll(shared.dir)
 	default:
-		if shared.c != nil && stopped {
+		if shared.c != nil { // after a failed Stop, RemoveData refuses
 			if err := shared.c.RemoveData(); err != nil {
 				fmt.Fprintln(os.Stderr, "localclustertest:", err)
 			}
