@@ -75,7 +75,7 @@ test-short:
 # instead of minimizing; a crash is written to the package's testdata/fuzz,
 # where `go test` replays it from then on.
 FUZZTIME ?=
-FUZZ_TARGETS := ./engine:FuzzReadInputs:100000x ./engine:FuzzParseYAML:100000x \
+FUZZ_TARGETS := ./engine/input:FuzzReadInputs:100000x ./engine/input:FuzzParseYAML:100000x \
 	./engine:FuzzRefs:150000x ./engine/generate:FuzzParseWorkspace:60000x \
 	./engine/generate:FuzzAppConfig:20000x
 fuzz:

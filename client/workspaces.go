@@ -11,6 +11,7 @@ import (
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/engine/input"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -45,7 +46,7 @@ func ParseWorkspaceFile(path, name string) (*engine.Workspace, error) {
 	if err := backend.ValidateName("workspace", name); err != nil {
 		return nil, err
 	}
-	data, err := generate.ReadFile(path)
+	data, err := input.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"math"
@@ -117,8 +118,10 @@ func viaJSON(v any) any {
 	if err != nil {
 		return v
 	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var out any
-	if err := decodeJSON(b, &out, false); err != nil {
+	if err := dec.Decode(&out); err != nil {
 		return v
 	}
 	return Normalize(out)

@@ -1,12 +1,15 @@
-package engine
+package engine_test
 
 import (
 	"reflect"
 	"testing"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/input"
 )
 
 func TestDiffSpecs(t *testing.T) {
-	from, err := ParseSpec([]byte(`resources:
+	from, err := input.ParseSpec([]byte(`resources:
 - id: v1:ConfigMap:ns:keep
   type: Kubernetes
   attributes: {apiVersion: v1, kind: ConfigMap, metadata: {name: keep, namespace: ns}, data: {a: "1"}}
@@ -20,7 +23,7 @@ func TestDiffSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	to, err := ParseSpec([]byte(`resources:
+	to, err := input.ParseSpec([]byte(`resources:
 - id: v1:ConfigMap:ns:keep
   type: Kubernetes
   attributes: {kind: ConfigMap, data: {a: "1"}, metadata: {namespace: ns, name: keep}, apiVersion: v1}
@@ -35,21 +38,21 @@ func TestDiffSpecs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := DiffSpecs(from, to)
-	want := []SpecChange{
-		{ID: "v1:ConfigMap:ns:change", Kind: Changed, Fields: []FieldChange{
+	got := engine.DiffSpecs(from, to)
+	want := []engine.SpecChange{
+		{ID: "v1:ConfigMap:ns:change", Kind: engine.Changed, Fields: []engine.FieldChange{
 			{Path: "attributes.data.a", Before: "1", After: "9"},
 			{Path: "attributes.data.b", Before: "2"},
 			{Path: "attributes.data.c", After: "3"},
 			{Path: "dependsOn", After: []any{"v1:ConfigMap:ns:keep"}},
 		}},
-		{ID: "v1:ConfigMap:ns:new", Kind: Added},
-		{ID: "v1:ConfigMap:ns:gone", Kind: Removed},
+		{ID: "v1:ConfigMap:ns:new", Kind: engine.Added},
+		{ID: "v1:ConfigMap:ns:gone", Kind: engine.Removed},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DiffSpecs =\n%#v\nwant\n%#v", got, want)
 	}
-	if d := DiffSpecs(from, from); len(d) != 0 {
+	if d := engine.DiffSpecs(from, from); len(d) != 0 {
 		t.Errorf("a spec differs from itself: %v", d)
 	}
 }

@@ -16,19 +16,6 @@ func tfFile(name string, deps ...string) Resource {
 		Extensions: map[string]any{ExtProvider: "registry.terraform.io/hashicorp/local/1.4.0", ExtResourceType: "local_file"}}
 }
 
-func TestValidateOK(t *testing.T) {
-	s, err := ParseSpec([]byte(demoSpec), "spec.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Resources = append(s.Resources, Resource{ID: "v1:Service:demo:web", Type: Kubernetes, Attributes: map[string]any{
-		"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"namespace": "demo", "name": "web"},
-	}})
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestValidateReportsEverything(t *testing.T) {
 	s := &Spec{Resources: []Resource{
 		{ID: "", Type: Terraform},

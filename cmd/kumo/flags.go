@@ -14,8 +14,8 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 
 	"github.com/kumoproj/kumo/client"
-	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/engine/input"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -43,7 +43,7 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "s3-path-style", Usage: "address S3 buckets by path (always, with an endpoint override)"},
 		&cli.StringFlag{Name: "codec-key-file", Usage: "keys that encrypt Temporal payloads and release secrets (default: $KUMO_HOME/codec.keys for the embedded server and kumo server; none, so no encryption, for --temporal-address unless given)", EnvVars: []string{"KUMO_CODEC_KEY_FILE"}},
 		&cli.BoolFlag{Name: "debug", Usage: "print Temporal's logs to stderr", EnvVars: []string{"KUMO_DEBUG"}},
-		&cli.StringFlag{Name: "max-input-size", Usage: "largest spec, manifest, workspace or app file kumo reads, e.g. 16Mi (default 8Mi)", EnvVars: []string{engine.MaxInputSizeEnv}},
+		&cli.StringFlag{Name: "max-input-size", Usage: "largest spec, manifest, workspace or app file kumo reads, e.g. 16Mi (default 8Mi)", EnvVars: []string{input.MaxSizeEnv}},
 	}
 }
 
@@ -77,11 +77,11 @@ func setInputLimit(c *cli.Context) error {
 	if v == "" {
 		return nil
 	}
-	n, err := engine.ParseSize(v)
+	n, err := input.ParseSize(v)
 	if err != nil {
-		return fmt.Errorf("--max-input-size (or $%s): %w", engine.MaxInputSizeEnv, err)
+		return fmt.Errorf("--max-input-size (or $%s): %w", input.MaxSizeEnv, err)
 	}
-	engine.SetMaxInputSize(n)
+	input.SetMaxSize(n)
 	return nil
 }
 

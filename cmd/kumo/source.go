@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/engine/input"
 )
 
 // manifestExtensions are the files a directory given to -f contributes, as
@@ -24,26 +24,26 @@ var manifestExtensions = []string{".yaml", ".yml", ".json"}
 // readFileArg reads what -f names: a file, standard input ("-"), or a directory's
 // .yaml, .yml and .json files in lexical order (subdirectories too with
 // recursive). A directory without such files is an error.
-func readFileArg(path string, recursive bool, stdin io.Reader) ([]engine.Input, error) {
+func readFileArg(path string, recursive bool, stdin io.Reader) ([]input.File, error) {
 	if path == "-" {
-		data, err := generate.ReadInput(stdin, "<stdin>")
+		data, err := input.Read(stdin, "<stdin>")
 		if err != nil {
 			return nil, err
 		}
-		return []engine.Input{{Name: "<stdin>", Data: data}}, nil
+		return []input.File{{Name: "<stdin>", Data: data}}, nil
 	}
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
 	if !info.IsDir() {
-		data, err := generate.ReadFile(path)
+		data, err := input.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		return []engine.Input{{Name: path, Data: data}}, nil
+		return []input.File{{Name: path, Data: data}}, nil
 	}
-	var inputs []engine.Input
+	var inputs []input.File
 	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
@@ -56,11 +56,11 @@ func readFileArg(path string, recursive bool, stdin io.Reader) ([]engine.Input, 
 		case !slices.Contains(manifestExtensions, strings.ToLower(filepath.Ext(p))):
 			return nil
 		}
-		data, err := generate.ReadFile(p)
+		data, err := input.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		inputs = append(inputs, engine.Input{Name: p, Data: data})
+		inputs = append(inputs, input.File{Name: p, Data: data})
 		return nil
 	})
 	if err != nil {
@@ -85,7 +85,7 @@ func readSpecArg(c *cli.Context, path string) (*engine.Spec, error) {
 		return nil, err
 	}
 	ns := global(c, "namespace")
-	spec, manifests, err := engine.ReadInputs(inputs, kubeNamespace(c, ns))
+	spec, manifests, err := input.ReadInputs(inputs, kubeNamespace(c, ns))
 	if err != nil {
 		return nil, err
 	}

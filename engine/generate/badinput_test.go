@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/input"
 )
 
 // TestBadInputInConfigFiles: the workspace, project, stack and app readers refuse
-// what no reader of user input may accept (engine's bounds), naming the file and
+// what no reader of user input may accept (engine/input's bounds), naming the file and
 // the position, and a file over the size limit before reading it.
 func TestBadInputInConfigFiles(t *testing.T) {
 	laughs := "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
@@ -46,8 +46,8 @@ func TestBadInputInConfigFiles(t *testing.T) {
 	}
 
 	t.Run("too large", func(t *testing.T) {
-		engine.SetMaxInputSize(100)
-		t.Cleanup(func() { engine.SetMaxInputSize(0) })
+		input.SetMaxSize(100)
+		t.Cleanup(func() { input.SetMaxSize(0) })
 		stack := writeProject(t, "name: shop\n", webApp)
 		app := filepath.Join(stack, AppFile)
 		if st, err := os.Stat(app); err != nil || st.Size() <= 100 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/engine/input"
 )
 
 // File names in a project.
@@ -157,11 +158,11 @@ func loadStack(dir string) (*Stack, error) {
 
 // readFile decodes a YAML file strictly into v; errors name the file and field.
 func readFile(path string, v any) error {
-	data, err := ReadFile(path)
+	data, err := input.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	doc, err := engine.ParseYAML(data, path)
+	doc, err := input.ParseYAML(data, path)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/input"
 )
 
 // ParseWorkspace reads a workspace file (modules, generators, runtimes, context)
@@ -11,7 +12,7 @@ import (
 // file must match. Built-in modules' defaults are checked against their schema,
 // so a typo is caught when the workspace is saved, not at the next apply.
 func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error) {
-	doc, err := engine.ParseYAML(data, source)
+	doc, err := input.ParseYAML(data, source)
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,13 @@
-package engine
+package input
 
 import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kumoproj/kumo/engine"
 )
 
 // seedFiles adds every file under testdata to f's corpus.
@@ -50,11 +51,11 @@ func FuzzReadInputs(f *testing.F) {
 		f.Add([]byte(c), "")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, namespace string) {
-		spec, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: data}}, namespace)
+		spec, _, err := ReadInputs([]File{{Name: "in.yaml", Data: data}}, namespace)
 		if err != nil {
 			return
 		}
-		out, err := MarshalSpec(spec)
+		out, err := engine.MarshalSpec(spec)
 		if err != nil {
 			t.Fatalf("MarshalSpec: %v", err)
 		}
@@ -62,59 +63,8 @@ func FuzzReadInputs(f *testing.F) {
 		if err != nil {
 			t.Fatalf("ParseSpec of MarshalSpec's output: %v\n%s", err, out)
 		}
-		if HashSpec(back) != HashSpec(spec) {
+		if engine.HashSpec(back) != engine.HashSpec(spec) {
 			t.Fatalf("round trip changed the spec:\n%s", out)
-		}
-	})
-}
-
-// FuzzRefs: parsing a reference never panics; an accepted one names a resource of
-// the spec (the longest matching ID) and a non-empty path, and spells Raw back;
-// resolving it never panics either.
-func FuzzRefs(f *testing.F) {
-	ids := map[string]bool{}
-	for _, data := range seedFiles(f) {
-		s, _, err := ReadInputs([]Input{{Name: "seed", Data: data}}, "")
-		if err != nil {
-			continue
-		}
-		for i := range s.Resources {
-			ids[s.Resources[i].ID] = true
-			walkStrings(s.Resources[i].Attributes, func(str string) {
-				if IsRef(str) {
-					f.Add(str)
-				}
-			})
-		}
-	}
-	ids["apiextensions.k8s.io/v1:CustomResourceDefinition:foos.example.com"] = true
-	ids["apiextensions.k8s.io/v1:CustomResourceDefinition:foos.example"] = true
-	f.Add("$kusion_path.apiextensions.k8s.io/v1:CustomResourceDefinition:foos.example.com.spec.names.0")
-	f.Add("$kumo_path.v1:Namespace:shop.metadata.name")
-	live := map[string]any{"spec": map[string]any{"names": []any{"a", map[string]any{"b": 1}}}, "metadata": map[string]any{"name": "x"}}
-	f.Fuzz(func(t *testing.T, raw string) {
-		ref, err := parseRef(raw, ids)
-		if err != nil {
-			return
-		}
-		if !ids[ref.ResourceID] || len(ref.Path) == 0 || ref.Raw != raw {
-			t.Fatalf("parseRef(%q) = %+v", raw, ref)
-		}
-		if refPrefix(raw)+ref.ResourceID+"."+strings.Join(ref.Path, ".") != raw {
-			t.Fatalf("parseRef(%q) = %+v does not spell the reference", raw, ref)
-		}
-		for n := len(ref.Path) - 1; n > 0; n-- { // the longest ID wins
-			if longer := ref.ResourceID + "." + strings.Join(ref.Path[:n], "."); ids[longer] {
-				t.Fatalf("parseRef(%q) chose %s over the longer %s", raw, ref.ResourceID, longer)
-			}
-		}
-		want, found := lookupPath(live, ref.Path)
-		got, err := ResolveRefs(map[string]any{"a": []any{raw}}, []Ref{ref}, func(string) (map[string]any, bool) { return live, true })
-		if found != (err == nil) {
-			t.Fatalf("ResolveRefs(%q): error %v, but the path is found: %v", raw, err, found)
-		}
-		if found && !reflect.DeepEqual(got["a"], []any{Normalize(want)}) {
-			t.Fatalf("ResolveRefs(%q) = %v, want [%v]", raw, got["a"], want)
 		}
 	})
 }

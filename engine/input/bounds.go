@@ -1,4 +1,4 @@
-package engine
+package input
 
 // This file bounds what a user's YAML or JSON document may expand to once
 // parsed: aliases (a "billion laughs" document multiplies a few bytes into
@@ -76,7 +76,7 @@ func yamlProblemAt(text []byte, source string, start int, fallback error) error 
 }
 
 // yamlProblem finds the first node of a YAML document that breaks a bound: an
-// alias whose expansion takes the document over MaxInputSize (or that contains
+// alias whose expansion takes the document over MaxSize (or that contains
 // itself), a value nested deeper than MaxDepth, or a plain scalar that is NaN,
 // an infinity, or a number out of range. line and col are 1-based in text; msg
 // is "" when there is none (or the document does not parse).
@@ -85,7 +85,7 @@ func yamlProblem(text []byte) (line, col int, msg string) {
 	if yamlv3.Unmarshal(text, &doc) != nil {
 		return 0, 0, ""
 	}
-	w := yamlWalk{limit: MaxInputSize(), sizes: map[*yamlv3.Node]int64{}}
+	w := yamlWalk{limit: MaxSize(), sizes: map[*yamlv3.Node]int64{}}
 	if n := w.visit(&doc, 0); n != nil {
 		return n.Line, n.Column, w.msg
 	}

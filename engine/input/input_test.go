@@ -1,10 +1,12 @@
-package engine
+package input
 
 import (
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kumoproj/kumo/engine"
 )
 
 // laughs is a "billion laughs" document: nine lists of nine aliases to the
@@ -62,7 +64,7 @@ var badInputs = []struct {
 func TestBadInputIsRefused(t *testing.T) {
 	readers := map[string]func(data []byte) error{
 		"ReadInputs": func(data []byte) error {
-			_, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: data}}, "")
+			_, _, err := ReadInputs([]File{{Name: "in.yaml", Data: data}}, "")
 			return err
 		},
 		"ParseSpec": func(data []byte) error { _, err := ParseSpec(data, "in.yaml"); return err },
@@ -117,18 +119,18 @@ func TestGoodInputIsKept(t *testing.T) {
 }
 
 func equalValues(a, b any) bool {
-	return HashSpec(&Spec{Context: map[string]any{"v": a}}) == HashSpec(&Spec{Context: map[string]any{"v": b}})
+	return engine.HashSpec(&engine.Spec{Context: map[string]any{"v": a}}) == engine.HashSpec(&engine.Spec{Context: map[string]any{"v": b}})
 }
 
 // TestInputSizeLimit: input over the limit is refused before it is parsed,
-// naming the source and how to raise the limit (engine/generate's ReadFile and
-// ReadInput check it while reading).
+// naming the source and how to raise the limit (ReadFile and Read check it
+// while reading).
 func TestInputSizeLimit(t *testing.T) {
-	SetMaxInputSize(1 << 10)
-	t.Cleanup(func() { SetMaxInputSize(0) })
+	SetMaxSize(1 << 10)
+	t.Cleanup(func() { SetMaxSize(0) })
 	big := withX(`"` + strings.Repeat("x", 2000) + `"`)
 	for name, read := range map[string]func() error{
-		"ReadInputs": func() error { _, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: []byte(big)}}, ""); return err },
+		"ReadInputs": func() error { _, _, err := ReadInputs([]File{{Name: "in.yaml", Data: []byte(big)}}, ""); return err },
 		"ParseSpec":  func() error { _, err := ParseSpec([]byte(big), "in.yaml"); return err },
 		"ParseYAML":  func() error { _, err := ParseYAML([]byte(big), "in.yaml"); return err },
 	} {
@@ -139,13 +141,13 @@ func TestInputSizeLimit(t *testing.T) {
 			}
 		})
 	}
-	SetMaxInputSize(4 << 10)
-	if _, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: []byte(big)}}, ""); err != nil {
+	SetMaxSize(4 << 10)
+	if _, _, err := ReadInputs([]File{{Name: "in.yaml", Data: []byte(big)}}, ""); err != nil {
 		t.Error(err)
 	}
-	SetMaxInputSize(0)
-	if got := MaxInputSize(); got != DefaultMaxInputSize {
-		t.Errorf("MaxInputSize() = %d after SetMaxInputSize(0), want the default", got)
+	SetMaxSize(0)
+	if got := MaxSize(); got != DefaultMaxSize {
+		t.Errorf("MaxSize() = %d after SetMaxSize(0), want the default", got)
 	}
 }
 
@@ -175,7 +177,7 @@ func BenchmarkBadInputs(b *testing.B) {
 	for _, c := range badInputs {
 		b.Run(strings.ReplaceAll(c.name, " ", "_"), func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: []byte(c.data)}}, ""); err == nil {
+				if _, _, err := ReadInputs([]File{{Name: "in.yaml", Data: []byte(c.data)}}, ""); err == nil {
 					b.Fatal("accepted")
 				}
 			}
@@ -188,7 +190,7 @@ func BenchmarkBadInputs(b *testing.B) {
 func BenchmarkLargeSpec(b *testing.B) {
 	var spec strings.Builder
 	spec.WriteString("resources:\n")
-	for i := 0; spec.Len() < DefaultMaxInputSize-1<<10; i++ {
+	for i := 0; spec.Len() < DefaultMaxSize-1<<10; i++ {
 		fmt.Fprintf(&spec, "- id: v1:ConfigMap:demo:cm%d\n  type: Kubernetes\n  attributes:\n    apiVersion: v1\n    kind: ConfigMap\n    metadata: {name: cm%d, namespace: demo, labels: {app: web}}\n    data: {k: v, n: \"12\"}\n", i, i)
 	}
 	good := spec.String()
@@ -197,7 +199,7 @@ func BenchmarkLargeSpec(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			for b.Loop() {
-				_, _, err := ReadInputs([]Input{{Name: "in.yaml", Data: []byte(data)}}, "")
+				_, _, err := ReadInputs([]File{{Name: "in.yaml", Data: []byte(data)}}, "")
 				if (err != nil) != (name != "valid") {
 					b.Fatal(err)
 				}

@@ -1,4 +1,4 @@
-package generate
+package input
 
 import (
 	"errors"
@@ -6,15 +6,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kumoproj/kumo/engine"
 )
 
 // TestReadRefusesInputOverTheLimit: a file over the limit is refused before it
 // is read, standard input after one byte more than the limit.
 func TestReadRefusesInputOverTheLimit(t *testing.T) {
-	engine.SetMaxInputSize(1 << 10)
-	t.Cleanup(func() { engine.SetMaxInputSize(0) })
+	SetMaxSize(1 << 10)
+	t.Cleanup(func() { SetMaxSize(0) })
 	path := filepath.Join(t.TempDir(), "big.yaml")
 	if err := os.WriteFile(path, []byte("a: "+strings.Repeat("x", 2000)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -23,13 +21,13 @@ func TestReadRefusesInputOverTheLimit(t *testing.T) {
 	checkTooLarge(t, err, path+": 2 KiB is over the input size limit of 1 KiB (raise it with --max-input-size or $KUMO_MAX_INPUT_SIZE)")
 
 	endless := &countingReader{}
-	_, err = ReadInput(endless, "<stdin>")
+	_, err = Read(endless, "<stdin>")
 	checkTooLarge(t, err, "<stdin>: more than 1 KiB is over the input size limit of 1 KiB")
 	if endless.n > 1<<10+1 {
 		t.Errorf("read %d bytes of standard input, want at most the limit and one", endless.n)
 	}
 
-	engine.SetMaxInputSize(4 << 10)
+	SetMaxSize(4 << 10)
 	if data, err := ReadFile(path); err != nil || len(data) != 2004 {
 		t.Errorf("ReadFile under the limit: %d bytes, %v", len(data), err)
 	}
@@ -37,7 +35,7 @@ func TestReadRefusesInputOverTheLimit(t *testing.T) {
 
 func checkTooLarge(t *testing.T, err error, want string) {
 	t.Helper()
-	if !errors.Is(err, engine.ErrTooLarge) || !strings.Contains(err.Error(), want) {
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
