@@ -8,6 +8,7 @@ import (
 // KubernetesID returns the resource ID of a Kubernetes object:
 // apiVersion:kind:namespace:name, or apiVersion:kind:name when namespace is empty
 // (cluster-scoped objects), e.g. "apps/v1:Deployment:default:web", "v1:Namespace:demo".
+// resid.Parse reads it back.
 func KubernetesID(apiVersion, kind, namespace, name string) string {
 	if namespace == "" {
 		return apiVersion + ":" + kind + ":" + name

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/kumoproj/kumo/engine/resid"
 )
 
 // Extensions of a Terraform resource (KusionStack's names).
@@ -57,7 +59,7 @@ func (p TerraformProvider) Builtin() bool {
 
 // TerraformID returns the ID of a Terraform resource:
 // providerNamespace:providerName:resourceType:resourceName, e.g.
-// "hashicorp:local:local_file:config".
+// "hashicorp:local:local_file:config". resid.Parse reads it back.
 func TerraformID(providerNamespace, providerName, resourceType, resourceName string) string {
 	return providerNamespace + ":" + providerName + ":" + resourceType + ":" + resourceName
 }
@@ -81,12 +83,11 @@ func parseTerraform(r *Resource, who string) (*TerraformResource, error) {
 		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{who}, args...)...))
 	}
 	out := &TerraformResource{}
-	parts := strings.Split(r.ID, ":")
-	if len(parts) != 4 || slices.Contains(parts, "") {
+	id, idErr := resid.Parse(r.ID, resid.Terraform)
+	if idErr != nil {
 		bad("not a Terraform resource ID (providerNamespace:providerName:resourceType:resourceName)")
-		parts = nil
 	} else {
-		out.Type, out.Name = parts[2], parts[3]
+		out.Type, out.Name = id.ResourceType, id.Name
 		if !identifier.MatchString(out.Name) {
 			bad("resource name %q is not a Terraform name (letters, digits, _ and -, not starting with a digit or -)", out.Name)
 		}
@@ -104,8 +105,8 @@ func parseTerraform(r *Resource, who string) (*TerraformResource, error) {
 			bad("extensions.%s: %v", ExtProvider, err)
 		} else {
 			out.Provider = p
-			if parts != nil && (parts[0] != p.Namespace || parts[1] != p.Name) {
-				bad("id names provider %s/%s but extensions.%s is %s", parts[0], parts[1], ExtProvider, source)
+			if idErr == nil && (id.ProviderNamespace != p.Namespace || id.ProviderName != p.Name) {
+				bad("id names provider %s/%s but extensions.%s is %s", id.ProviderNamespace, id.ProviderName, ExtProvider, source)
 			}
 		}
 	}
@@ -116,8 +117,8 @@ func parseTerraform(r *Resource, who string) (*TerraformResource, error) {
 		bad("missing extensions.%s (the Terraform resource type, e.g. local_file)", ExtResourceType)
 	case !ok || !identifier.MatchString(typ):
 		bad("extensions.%s %v is not a Terraform resource type", ExtResourceType, r.Extensions[ExtResourceType])
-	case parts != nil && typ != parts[2]:
-		bad("id names resource type %s but extensions.%s is %s", parts[2], ExtResourceType, typ)
+	case idErr == nil && typ != id.ResourceType:
+		bad("id names resource type %s but extensions.%s is %s", id.ResourceType, ExtResourceType, typ)
 	}
 
 	if m, ok := r.Extensions[ExtProviderMeta]; ok && m != nil {

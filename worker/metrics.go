@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/activity"
@@ -12,7 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/activities"
-	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/resid"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/workflows"
 )
@@ -91,9 +90,9 @@ func (a *activityMetrics) ExecuteActivity(ctx context.Context, in *interceptor.E
 	return res, err
 }
 
-// runtimeOf names the runtime of a node step's resource from its ID: a
-// Kubernetes ID's second part is a kind (capitalised: ConfigMap), a Terraform
-// ID's a provider name (lower case: random).
+// runtimeOf names the runtime of a node step's resource from its ID, as
+// resid.Parse tells it (a Kubernetes ID's second part is a capitalised kind, a
+// Terraform ID's a lower-case provider name); "unknown" for a malformed ID.
 func runtimeOf(args []interface{}) string {
 	var id string
 	switch in := first(args).(type) {
@@ -110,14 +109,11 @@ func runtimeOf(args []interface{}) string {
 			id = in.IDs[0]
 		}
 	}
-	parts := strings.Split(id, ":")
-	if len(parts) < 3 {
+	parsed, err := resid.Parse(id, "")
+	if err != nil {
 		return "unknown"
 	}
-	if k := parts[1]; k != "" && k[0] >= 'A' && k[0] <= 'Z' {
-		return string(engine.Kubernetes)
-	}
-	return string(engine.Terraform)
+	return parsed.Type
 }
 
 // resourcesOf is the number of resources a node step works on: a batch's, or one.

@@ -3,7 +3,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/resid"
 )
 
 // batchChange versions the walk that applies and deletes Kubernetes resources
@@ -67,7 +67,8 @@ func batchClass(c engine.Change) string {
 
 // isNamespace reports whether id is a Kubernetes Namespace's (v1:Namespace:name).
 func isNamespace(id string) bool {
-	return strings.HasPrefix(id, "v1:Namespace:") && strings.Count(id, ":") == 2
+	k, err := resid.Parse(id, resid.Kubernetes)
+	return err == nil && k.ClusterScoped() && k.APIVersion == "v1" && k.Kind == "Namespace"
 }
 
 // batchSummary names a batch step for the Web UI: "apply 50 resources:

@@ -2,12 +2,12 @@ package workflows
 
 import (
 	"slices"
-	"strings"
 
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/health"
+	"github.com/kumoproj/kumo/engine/resid"
 )
 
 // chainChange versions the walk that, once a run's history is long
@@ -56,7 +56,6 @@ func (r *run) isChain(nodes []int) bool {
 // statusless reports whether the Kubernetes resource of id
 // (apiVersion:Kind:namespace:name) is of a kind with no status to wait for.
 func statusless(id string) bool {
-	apiVersion, rest, _ := strings.Cut(id, ":")
-	kind, _, _ := strings.Cut(rest, ":")
-	return health.Statusless(apiVersion, kind)
+	k, err := resid.Parse(id, resid.Kubernetes)
+	return err == nil && health.Statusless(k.APIVersion, k.Kind)
 }

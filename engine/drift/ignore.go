@@ -6,6 +6,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/kumoproj/kumo/engine/resid"
 )
 
 // DefaultKeep is how many reports are kept per stack when Config.Keep is 0.
@@ -119,11 +121,14 @@ func (r Rule) selects(id, typ string) bool {
 		ok, _ := path.Match(r.ID, id)
 		return ok
 	}
-	kind, ns, name, ok := kubernetesParts(id)
-	if !ok || typ != "Kubernetes" {
+	if typ != resid.Kubernetes {
 		return false
 	}
-	return glob(r.Kind, kind) && glob(r.Namespace, ns) && glob(r.Name, name)
+	k, err := resid.Parse(id, resid.Kubernetes)
+	if err != nil {
+		return false
+	}
+	return glob(r.Kind, k.Kind) && glob(r.Namespace, k.Namespace) && glob(r.Name, k.Name)
 }
 
 func glob(pattern, s string) bool {
@@ -132,19 +137,6 @@ func glob(pattern, s string) bool {
 	}
 	ok, _ := path.Match(pattern, s)
 	return ok
-}
-
-// kubernetesParts splits apiVersion:kind[:namespace]:name; the apiVersion may
-// hold a '/' but never a ':'.
-func kubernetesParts(id string) (kind, ns, name string, ok bool) {
-	parts := strings.Split(id, ":")
-	switch len(parts) {
-	case 3:
-		return parts[1], "", parts[2], true
-	case 4:
-		return parts[1], parts[2], parts[3], true
-	}
-	return "", "", "", false
 }
 
 // matches reports whether r ignores field f.

@@ -28,6 +28,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/resid"
 	"github.com/kumoproj/kumo/engine/runtime"
 )
 
@@ -173,10 +174,11 @@ func (r *Runtime) resolve(res *engine.Resource) (*target, error) {
 	obj := unstructured.Unstructured{Object: res.Attributes}
 	apiVersion, kind, name, ns := obj.GetAPIVersion(), obj.GetKind(), obj.GetName(), obj.GetNamespace()
 	if len(res.Attributes) == 0 {
-		var err error
-		if apiVersion, kind, ns, name, err = parseID(res.ID); err != nil {
-			return nil, runtime.Permanent(err)
+		id, err := resid.Parse(res.ID, resid.Kubernetes)
+		if err != nil {
+			return nil, runtime.Permanent(fmt.Errorf("%s: not a Kubernetes resource ID (apiVersion:kind[:namespace]:name) and no attributes", res.ID))
 		}
+		apiVersion, kind, ns, name = id.APIVersion, id.Kind, id.Namespace, id.Name
 	}
 	if apiVersion == "" || kind == "" || name == "" {
 		return nil, runtime.Permanent(fmt.Errorf("%s: attributes need apiVersion, kind and metadata.name", res.ID))
@@ -224,17 +226,6 @@ func (r *Runtime) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error
 	}
 	r.mu.Unlock()
 	return r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-}
-
-func parseID(id string) (apiVersion, kind, ns, name string, err error) {
-	parts := strings.Split(id, ":")
-	switch len(parts) {
-	case 3:
-		return parts[0], parts[1], "", parts[2], nil
-	case 4:
-		return parts[0], parts[1], parts[2], parts[3], nil
-	}
-	return "", "", "", "", fmt.Errorf("%s: not a Kubernetes resource ID (apiVersion:kind[:namespace]:name) and no attributes", id)
 }
 
 // Apply server-side applies desired (field manager "kumo"; conflicts with other
