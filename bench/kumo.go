@@ -16,11 +16,11 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/client"
-	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/engine/runtime/memory"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/worker"
 	"github.com/kumoproj/kumo/workflows"
 )

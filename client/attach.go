@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/server/embedded"
 )
 
 // ServerFileName is the file under $KUMO_HOME in which a running `kumo server`

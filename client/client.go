@@ -22,8 +22,8 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/backend"
-	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/internal/keyring"
+	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/worker"
 )
 

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/server/embedded"
 )
 
 // DefaultDialTimeout bounds connecting to an existing Temporal cluster: a wrong

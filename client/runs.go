@@ -13,10 +13,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/backend"
-	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/workflows"
 )
 

@@ -16,11 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	k8s "k8s.io/client-go/kubernetes"
 
-	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/worker"
 )
 

@@ -13,7 +13,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/worker"
 )
 

@@ -10,10 +10,10 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
-	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/embedded"
 )
 
 // hangingRuntime reads like fakeRuntime but never returns from a Read, as a

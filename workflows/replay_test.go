@@ -16,11 +16,11 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend/local"
-	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/embedded"
 )
 
 var (

@@ -9,7 +9,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
-	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/server/embedded"
 )
 
 // startWorker starts an embedded Temporal server and a worker on TaskQueue with

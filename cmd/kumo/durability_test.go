@@ -18,7 +18,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/server/embedded"
 )
 
 // chainSpec: a Namespace and n ConfigMaps, each depending on the one before, so a

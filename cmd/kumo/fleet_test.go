@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kumoproj/kumo/client/embedded"
 	"github.com/kumoproj/kumo/internal/quietport"
 	"github.com/kumoproj/kumo/internal/s3test"
 	"github.com/kumoproj/kumo/internal/tlstest"
+	"github.com/kumoproj/kumo/server/embedded"
 )
 
 // TestWorkerMutualTLS: a Temporal frontend that requires mutual TLS; a kumo

@@ -14,7 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
-	"github.com/kumoproj/kumo/client/embedded"
+	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/workflows"
 )
 
