@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/internal/quietport"
+	"github.com/kumoproj/kumo/server"
 )
 
 // fleet is `kumo server` on one home and separate `kumo worker` processes
@@ -83,15 +83,15 @@ func (f *fleet) startServer() error {
 		if p.exited() {
 			return fmt.Errorf("kumo server exited with %d (see %s)", p.cmd.ProcessState.ExitCode(), filepath.Join(f.k.logs, "server.log"))
 		}
-		var info client.ServerInfo
-		data, err := os.ReadFile(filepath.Join(f.home, client.ServerFileName))
+		var info server.Info
+		data, err := os.ReadFile(filepath.Join(f.home, server.FileName))
 		if err == nil && json.Unmarshal(data, &info) == nil && info.PID == p.cmd.Process.Pid {
 			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	p.kill()
-	return fmt.Errorf("kumo server did not record itself in %s within 2m", client.ServerFileName)
+	return fmt.Errorf("kumo server did not record itself in %s within 2m", server.FileName)
 }
 
 // startWorker starts kumo worker and waits until it polls, so that the next

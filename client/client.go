@@ -1,9 +1,9 @@
 // Package client is kumo's Go API: start preview/apply/destroy runs, follow their
 // progress, approve them, resume unfinished ones, and read releases. With no
 // Temporal address it attaches to the `kumo server` running on $KUMO_HOME, if
-// any (attach.go), else starts an embedded Temporal server (SQLite under
+// any (temporal.go), else starts an embedded Temporal server (SQLite under
 // $KUMO_HOME/temporal) and an in-process worker for the life of the Client.
-// StartServer runs that server.
+// StartServer runs that server (package server) with a worker.
 package client
 
 import (
@@ -23,6 +23,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/internal/keyring"
+	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/worker"
 )
@@ -68,7 +69,7 @@ type Client struct {
 	server   *embedded.Server
 	worker   sdkworker.Worker
 
-	attached      *ServerInfo // the kumo server dialled, if any
+	attached      *server.Info // the kumo server dialled, if any
 	requireServer bool
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/codec"
 	"github.com/kumoproj/kumo/internal/keyring"
+	"github.com/kumoproj/kumo/server"
 )
 
 // CodecKeys returns the keys that encrypt this client's Temporal payloads and
@@ -32,7 +33,7 @@ func CodecKeys(opts Options) (*keyring.Ring, error) {
 	}
 	// The record of a server killed a moment ago still names its key file:
 	// a worker restarted before the server comes back must decrypt too.
-	if info, err := readServerInfo(home); err == nil && info != nil && info.CodecKeyFile != "" && info.Address == opts.TemporalAddress {
+	if info, err := server.ReadInfo(home); err == nil && info != nil && info.CodecKeyFile != "" && info.Address == opts.TemporalAddress {
 		return keyring.Load(info.CodecKeyFile)
 	}
 	return nil, nil

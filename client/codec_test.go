@@ -2,12 +2,14 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kumoproj/kumo/internal/keyring"
+	"github.com/kumoproj/kumo/server"
 )
 
 func TestCodecKeysByMode(t *testing.T) {
@@ -28,9 +30,7 @@ func TestCodecKeysByMode(t *testing.T) {
 	}
 	// A worker given the address of the kumo server recorded in its home
 	// (running, or killed a moment ago) decrypts with that server's keys.
-	if err := writeServerInfo(home, ServerInfo{PID: 1, Address: "127.0.0.1:7233", Namespace: "default", CodecKeyFile: want}); err != nil {
-		t.Fatal(err)
-	}
+	writeServerRecord(t, home, server.Info{PID: 1, Address: "127.0.0.1:7233", Namespace: "default", CodecKeyFile: want})
 	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "127.0.0.1:7233"}); err != nil || keys == nil || keys.Path() != want {
 		t.Errorf("worker beside kumo server: %v, %v; want the server's %s", keys, err, want)
 	}
@@ -57,7 +57,7 @@ func TestAttachNeedsTheServersKeyFile(t *testing.T) {
 	if _, err := keyring.AddKey(other); err != nil {
 		t.Fatal(err)
 	}
-	info := &ServerInfo{PID: 1, Address: "127.0.0.1:7233", Namespace: "default", CodecKeyFile: filepath.Join(home, keyring.FileName)}
+	info := &server.Info{PID: 1, Address: "127.0.0.1:7233", Namespace: "default", CodecKeyFile: filepath.Join(home, keyring.FileName)}
 	same, err := OpenContext(context.Background(), Options{Home: home})
 	if err != nil {
 		t.Fatal(err)
@@ -71,5 +71,17 @@ func TestAttachNeedsTheServersKeyFile(t *testing.T) {
 	}
 	if err := c.canAttach(home, info); err == nil || !strings.Contains(err.Error(), other) || !strings.Contains(err.Error(), "KUMO_CODEC_KEY_FILE") {
 		t.Errorf("another key file: %v", err)
+	}
+}
+
+// writeServerRecord writes home's server.json as a kumo server would have.
+func writeServerRecord(t *testing.T, home string, info server.Info) {
+	t.Helper()
+	data, err := json.Marshal(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, server.FileName), data, 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/worker"
 	"github.com/kumoproj/kumo/workflows"
 )
@@ -163,6 +164,6 @@ func (c *Client) UIBaseURL() string {
 
 // RunURL is a run's page in the Temporal Web UI, or "" when no UI is known.
 func (c *Client) RunURL(workflowID, runID string) string {
-	ui := ServerInfo{UIURL: c.UIBaseURL(), Namespace: c.opts.Namespace}
+	ui := server.Info{UIURL: c.UIBaseURL(), Namespace: c.opts.Namespace}
 	return ui.RunURL(workflowID, runID)
 }

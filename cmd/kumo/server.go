@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/server"
 )
 
 func serverCommand() *cli.Command {
@@ -21,7 +22,7 @@ func serverCommand() *cli.Command {
 			"uses it (any number at once), runs can be started with --detach, and the Web UI shows every run\n" +
 			"this home's database holds, those made before the server started included.",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "address", Value: client.DefaultServerAddress, Usage: "host:port of the Temporal frontend"},
+			&cli.StringFlag{Name: "address", Value: server.DefaultAddress, Usage: "host:port of the Temporal frontend"},
 			&cli.StringFlag{Name: "ui-address", Usage: "host:port of the Web UI (default: the frontend's host, port + 1000)"},
 			&cli.BoolFlag{Name: "headless", Usage: "serve no Web UI"},
 			&cli.StringFlag{Name: "codec-address", Usage: "host:port of the codec endpoint through which the Web UI shows payloads decrypted (default: 127.0.0.1, a free port; whoever reaches it can read every payload)"},
@@ -49,8 +50,11 @@ func runServer(c *cli.Context) error {
 	}
 	start := time.Now()
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
-		Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
-		UIWrite: c.Bool("ui-write"), ShutdownGrace: c.Duration("shutdown-grace"), CodecAddress: c.String("codec-address"),
+		Options: server.Options{
+			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
+			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"),
+		},
+		ShutdownGrace: c.Duration("shutdown-grace"),
 	})
 	if err != nil {
 		if errors.Is(c.Context.Err(), context.Canceled) {

@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/server"
 )
 
 // kumoServer is a `kumo server` process on an env's home.
 type kumoServer struct {
 	cmd  *exec.Cmd
-	info client.ServerInfo
+	info server.Info
 	wait func() result
 }
 
@@ -33,7 +33,7 @@ func (e *env) startServer(args ...string) *kumoServer {
 	cmd, wait := e.background(nil, append([]string{"server", "--address", "127.0.0.1:0"}, args...)...)
 	s := &kumoServer{cmd: cmd, wait: wait}
 	waitFor(e.t, "kumo server to record itself in server.json", time.Minute, func() bool {
-		data, err := os.ReadFile(filepath.Join(e.home, client.ServerFileName))
+		data, err := os.ReadFile(filepath.Join(e.home, server.FileName))
 		return err == nil && json.Unmarshal(data, &s.info) == nil && s.info.PID == cmd.Process.Pid
 	})
 	e.t.Logf("kumo server ready in %s (Temporal %s, UI %s)", time.Since(start).Round(time.Millisecond), s.info.Address, s.info.UIURL)
@@ -164,7 +164,7 @@ func TestServerKilledAndStoppedMidApply(t *testing.T) {
 		t.Fatal("the run finished before the server was killed")
 	}
 	// server.json is left behind, stale: commands ignore it.
-	if _, err := os.Stat(filepath.Join(e.home, client.ServerFileName)); err != nil {
+	if _, err := os.Stat(filepath.Join(e.home, server.FileName)); err != nil {
 		t.Fatalf("server.json of the killed server: %v", err)
 	}
 	if rel := e.release(0); rel["phase"] != "applying" {
@@ -184,7 +184,7 @@ func TestServerKilledAndStoppedMidApply(t *testing.T) {
 	if stoppedAt >= n {
 		t.Fatal("the run finished before the server was stopped")
 	}
-	if _, err := os.Stat(filepath.Join(e.home, client.ServerFileName)); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(e.home, server.FileName)); !os.IsNotExist(err) {
 		t.Errorf("server.json after a clean exit: %v", err)
 	}
 

@@ -1,4 +1,4 @@
-package client
+package server
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 // holdLock takes home's Temporal lock as a running server does, recording pid.
 func holdLock(t *testing.T, home string, pid int) {
 	t.Helper()
-	dir := temporalDir(home)
+	dir := TemporalDir(home)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -39,9 +39,9 @@ func deadPID(t *testing.T) int {
 	return cmd.Process.Pid
 }
 
-func TestLiveServer(t *testing.T) {
+func TestLive(t *testing.T) {
 	me := os.Getpid()
-	info := ServerInfo{PID: me, Address: "127.0.0.1:7233", Namespace: "default", UIURL: "http://127.0.0.1:8233"}
+	info := Info{PID: me, Address: "127.0.0.1:7233", Namespace: "default", UIURL: "http://127.0.0.1:8233"}
 	for _, tc := range []struct {
 		name  string
 		setup func(t *testing.T, home string)
@@ -66,7 +66,7 @@ func TestLiveServer(t *testing.T) {
 		}, false},
 		{"not a server's record", func(t *testing.T, home string) {
 			holdLock(t, home, me)
-			if err := os.WriteFile(serverFile(home), []byte("{half"), 0o600); err != nil {
+			if err := os.WriteFile(infoFile(home), []byte("{half"), 0o600); err != nil {
 				t.Fatal(err)
 			}
 		}, false},
@@ -74,55 +74,55 @@ func TestLiveServer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
 			tc.setup(t, home)
-			got, err := LiveServer(home)
+			got, err := Live(home)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if (got != nil) != tc.live {
-				t.Fatalf("LiveServer = %+v, want live %v", got, tc.live)
+				t.Fatalf("Live = %+v, want live %v", got, tc.live)
 			}
 			if got != nil && *got != info {
-				t.Errorf("LiveServer = %+v, want %+v", got, info)
+				t.Errorf("Live = %+v, want %+v", got, info)
 			}
 		})
 	}
 }
 
-func writeOrFail(t *testing.T, home string, info ServerInfo) {
+func writeOrFail(t *testing.T, home string, info Info) {
 	t.Helper()
-	if err := writeServerInfo(home, info); err != nil {
+	if err := writeInfo(home, info); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func TestRemoveServerInfoOnlyRemovesItsOwn(t *testing.T) {
+func TestRemoveInfoOnlyRemovesItsOwn(t *testing.T) {
 	home := t.TempDir()
-	other := ServerInfo{PID: os.Getpid() + 1, Address: "127.0.0.1:7233"}
+	other := Info{PID: os.Getpid() + 1, Address: "127.0.0.1:7233"}
 	writeOrFail(t, home, other)
-	if err := removeServerInfo(home); err != nil {
+	if err := removeInfo(home); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(serverFile(home)); err != nil {
+	if _, err := os.Stat(infoFile(home)); err != nil {
 		t.Fatalf("another server's record was removed: %v", err)
 	}
-	writeOrFail(t, home, ServerInfo{PID: os.Getpid(), Address: "127.0.0.1:7233"})
-	if err := removeServerInfo(home); err != nil {
+	writeOrFail(t, home, Info{PID: os.Getpid(), Address: "127.0.0.1:7233"})
+	if err := removeInfo(home); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(serverFile(home)); !os.IsNotExist(err) {
+	if _, err := os.Stat(infoFile(home)); !os.IsNotExist(err) {
 		t.Fatalf("own record left: %v", err)
 	}
 }
 
 func TestRunURL(t *testing.T) {
-	s := ServerInfo{UIURL: "http://127.0.0.1:8233", Namespace: "default"}
+	s := Info{UIURL: "http://127.0.0.1:8233", Namespace: "default"}
 	if got, want := s.RunURL("kumo/shop/dev", "r1"), "http://127.0.0.1:8233/namespaces/default/workflows/kumo%2Fshop%2Fdev/r1/history"; got != want {
 		t.Errorf("RunURL = %s, want %s", got, want)
 	}
 	if got, want := s.WorkflowsURL(`KumoProject="shop"`), "http://127.0.0.1:8233/namespaces/default/workflows?query=KumoProject%3D%22shop%22"; got != want {
 		t.Errorf("WorkflowsURL = %s, want %s", got, want)
 	}
-	if (&ServerInfo{Namespace: "default"}).RunURL("w", "r") != "" {
+	if (&Info{Namespace: "default"}).RunURL("w", "r") != "" {
 		t.Error("a headless server has no run URL")
 	}
 }

@@ -1,0 +1,228 @@
+// Package server is `kumo server`: a kumo home's Temporal kept running in one
+// process, with the Temporal Web UI, the codec endpoint through which the UI
+// shows payloads decrypted (codec.go), and a worker, recorded in
+// $KUMO_HOME/server.json so that every other kumo command on that home
+// attaches to it instead of starting its own (info.go: Live).
+//
+// It sits beside client, not inside it, the way the Temporal CLI keeps its dev
+// server apart from its client: this package is about one machine's
+// processes, ports, locks and files; the client is about runs, and reaches a
+// server only through the address the record holds. The Temporal server itself
+// (SQLite, schema, search attributes, tuning, Web UI, TLS) is the sub-package
+// embedded, which one-shot commands, tests and benchmarks start on its own,
+// without a record or a UI. Neither imports client, worker or workflows: the
+// worker comes in through Config.StartWorker.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/kumoproj/kumo/internal/keyring"
+	"github.com/kumoproj/kumo/server/embedded"
+)
+
+// Defaults of `kumo server`, the Temporal CLI's dev server's: the UI listens
+// on the frontend's port + uiPortOffset.
+const (
+	DefaultAddress = "127.0.0.1:7233"
+	uiPortOffset   = 1000
+)
+
+// Config is what the server serves, as the kumo client that starts it opened
+// the home: whose database, which namespace, the keys of its payloads, and the
+// worker that runs its runs.
+type Config struct {
+	// Home is the kumo home: its Temporal database, and where the server
+	// records itself.
+	Home      string
+	Namespace string
+	// Logger receives Temporal's logs.
+	Logger *slog.Logger
+	// Backend is where the worker keeps releases (empty: the home), recorded
+	// so that a command with another backend refuses to attach.
+	Backend string
+	// CodecKeys encrypt the payloads; nil: the codec is off and no codec
+	// endpoint is served.
+	CodecKeys *keyring.Ring
+	// StartWorker (required) starts the worker once Temporal listens at address, before
+	// the server records itself: a command that attaches finds its runs
+	// served. Stop calls the stop it returns before stopping Temporal.
+	StartWorker func(ctx context.Context, address string) (stop func(), err error)
+}
+
+// Options say where the server listens and what its Web UI may do.
+type Options struct {
+	// Address is the Temporal frontend's host:port; default DefaultAddress.
+	// Port 0 picks a free one.
+	Address string
+	// UIAddress is the Web UI's host:port; default the frontend's host and
+	// port + 1000 (a free port if the frontend's was 0).
+	UIAddress string
+	// Headless serves no Web UI.
+	Headless bool
+	// UIWrite enables the UI's terminate, cancel, signal, reset and start
+	// buttons; by default it only shows.
+	UIWrite bool
+	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
+	// payloads with; default loopback, any free port.
+	CodecAddress string
+}
+
+// Server is a running `kumo server`: the home's embedded Temporal server, the
+// Web UI and a worker, announced in $KUMO_HOME/server.json.
+type Server struct {
+	info Info
+	home string
+
+	temporal   *embedded.Server
+	ui         *embedded.UI
+	codec      *codecServer
+	stopWorker func()
+}
+
+// Info is what the server recorded in server.json.
+func (s *Server) Info() Info { return s.info }
+
+// Start starts Temporal on the home's database, the worker, and the Web UI,
+// then records them in $KUMO_HOME/server.json so that other kumo commands
+// attach instead of starting their own. Runs left unfinished in the database
+// (by a killed server or one-shot command) resume as soon as the worker polls.
+func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr error) {
+	home := cfg.Home
+	if info, err := Live(home); err != nil {
+		return nil, err
+	} else if info != nil {
+		return nil, fmt.Errorf("a kumo server (pid %d) is already running on %s, at %s: its runs are every kumo command's on this home", info.PID, home, info.Address)
+	}
+	if opts.Address == "" {
+		opts.Address = DefaultAddress
+	}
+	host, port, err := splitAddress("--address", opts.Address)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil, fmt.Errorf("kumo home: %w", err)
+	}
+
+	s := &Server{home: home}
+	defer func() {
+		if retErr != nil {
+			_ = s.Stop()
+		}
+	}()
+	s.temporal, err = embedded.Start(ctx, embedded.Options{
+		Dir: TemporalDir(home), Namespace: cfg.Namespace, Host: host, Port: port, Logger: cfg.Logger,
+		// It keeps running: it cleans the database up, for the one-shot
+		// commands too.
+		Maintenance: true,
+	})
+	if err != nil {
+		var locked *embedded.LockedError
+		if errors.As(err, &locked) {
+			return nil, fmt.Errorf("another kumo command%s is using %s; start kumo server when it has finished", locked.Holder(), home)
+		}
+		return nil, err
+	}
+	if s.stopWorker, err = cfg.StartWorker(ctx, s.temporal.Address()); err != nil {
+		return nil, err
+	}
+	s.info = Info{
+		PID: os.Getpid(), Address: s.temporal.Address(), Namespace: cfg.Namespace, Backend: cfg.Backend, Started: time.Now().UTC(),
+	}
+	if cfg.CodecKeys != nil {
+		s.info.CodecKeyFile = cfg.CodecKeys.Path()
+		if opts.CodecAddress == "" {
+			opts.CodecAddress = "127.0.0.1:0"
+		}
+		if s.codec, err = startCodecServer(opts.CodecAddress, cfg.CodecKeys); err != nil {
+			return nil, err
+		}
+		s.info.CodecURL = s.codec.url
+	}
+	if !opts.Headless {
+		uiAddress, err := uiAddress(opts.UIAddress, host, port, s.temporal.Address())
+		if err != nil {
+			return nil, err
+		}
+		s.ui, err = embedded.StartUI(ctx, embedded.UIOptions{
+			Address: uiAddress, TemporalAddress: s.temporal.Address(), Namespace: cfg.Namespace, Write: opts.UIWrite,
+			CodecEndpoint: s.info.CodecURL,
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.info.UIURL = s.ui.URL()
+		if s.codec != nil {
+			s.codec.allowUI(s.ui.URL())
+		}
+	}
+	if err := writeInfo(home, s.info); err != nil {
+		return nil, fmt.Errorf("record the server: %w", err)
+	}
+	return s, nil
+}
+
+// Stop stops taking work: server.json goes first, so no new command attaches;
+// then the worker stops (waiting for its activities as long as it was told);
+// then the UI and Temporal stop. Runs still in flight stay in the database and
+// continue when a server or worker is back.
+func (s *Server) Stop() error {
+	var errs []error
+	if s.info.PID != 0 {
+		errs = append(errs, removeInfo(s.home))
+	}
+	if s.stopWorker != nil {
+		s.stopWorker()
+	}
+	if s.ui != nil {
+		s.ui.Stop()
+	}
+	if s.codec != nil {
+		s.codec.stop()
+	}
+	if s.temporal != nil {
+		errs = append(errs, s.temporal.Stop())
+	}
+	return errors.Join(errs...)
+}
+
+// uiAddress is the UI's address: the one given, else the frontend's host and
+// port + 1000 (any free port when the frontend's was picked).
+func uiAddress(given, host string, port int, frontend string) (string, error) {
+	if given != "" {
+		if _, _, err := splitAddress("--ui-address", given); err != nil {
+			return "", err
+		}
+		return given, nil
+	}
+	if port == 0 {
+		return net.JoinHostPort(host, "0"), nil
+	}
+	_, p, _ := net.SplitHostPort(frontend)
+	n, _ := strconv.Atoi(p)
+	return net.JoinHostPort(host, strconv.Itoa(n+uiPortOffset)), nil
+}
+
+// splitAddress parses host:port; an empty host is loopback.
+func splitAddress(flag, address string) (string, int, error) {
+	host, p, err := net.SplitHostPort(address)
+	if err != nil {
+		return "", 0, fmt.Errorf("%s %q: want host:port, e.g. %s", flag, address, DefaultAddress)
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("%s %q: port %q is not a number from 0 to 65535", flag, address, p)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return host, port, nil
+}
