@@ -6,9 +6,9 @@ import (
 	"fmt"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine/runtime/registry"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
-	"github.com/kumoproj/kumo/worker"
 )
 
 // StatusDepth is how many levels of owned objects a status tree shows
@@ -23,7 +23,7 @@ type Statuses struct {
 
 // Statuses returns a reader of live stack status. It needs no Temporal.
 func (c *Client) Statuses() *Statuses {
-	return &Statuses{m: release.New(c.backend, worker.NewRuntimes(), nil)}
+	return &Statuses{m: release.New(c.backend, registry.New(), nil)}
 }
 
 // Read reads every resource of the latest release of project+workspace live,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine/runtime/registry"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -17,6 +18,6 @@ func NewQueryOnly(c client.Client, b backend.Backend) sdkworker.Worker {
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{LocalActivityWorkerOnly: true})
 	workflows.Register(w)
 	// Local activities (previews) of a run that goes on here need them.
-	activities.Register(w, activities.New(b, NewRuntimes(), RunChecker(c)))
+	activities.Register(w, activities.New(b, registry.New(), RunChecker(c)))
 	return w
 }

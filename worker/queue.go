@@ -7,6 +7,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine/runtime/registry"
 )
 
 // runtimeActivities are the steps a run puts on its workspace's task queue
@@ -35,7 +36,7 @@ var runtimeActivities = map[string]bool{
 func NewForQueue(c client.Client, b backend.Backend, queue string, o Options) sdkworker.Worker {
 	w := sdkworker.New(c, queue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, DisableWorkflowWorker: true, Interceptors: interceptors,
 		MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
-	activities.Register(runtimeOnly{w}, activities.New(b, NewRuntimes(), RunChecker(c)))
+	activities.Register(runtimeOnly{w}, activities.New(b, registry.New(), RunChecker(c)))
 	return w
 }
 

@@ -1,4 +1,4 @@
-package worker
+package registry
 
 import (
 	"path/filepath"
@@ -16,7 +16,7 @@ func TestKubernetesWithoutKubeconfig(t *testing.T) {
 	t.Setenv("KUBECONFIG", "")
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBERNETES_SERVICE_PORT", "")
-	_, err := NewRuntimes().For(engine.Kubernetes, runspec.RuntimeSettings{})
+	_, err := New().For(engine.Kubernetes, runspec.RuntimeSettings{})
 	if err == nil || !strings.Contains(err.Error(), "no Kubernetes cluster to apply to") || !strings.Contains(err.Error(), "does not run in a pod") {
 		t.Fatalf("outside a pod: %v", err)
 	}
@@ -24,12 +24,12 @@ func TestKubernetesWithoutKubeconfig(t *testing.T) {
 	// here its token is missing, and the error says it was the in-cluster config.
 	t.Setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
 	t.Setenv("KUBERNETES_SERVICE_PORT", "6443")
-	_, err = NewRuntimes().For(engine.Kubernetes, runspec.RuntimeSettings{})
+	_, err = New().For(engine.Kubernetes, runspec.RuntimeSettings{})
 	if err == nil || !strings.Contains(err.Error(), "in-cluster Kubernetes config") {
 		t.Fatalf("in a pod without a token: %v", err)
 	}
 	// A kubeconfig, when given, wins.
-	_, err = NewRuntimes().For(engine.Kubernetes, runspec.RuntimeSettings{Kubeconfig: filepath.Join(t.TempDir(), "missing")})
+	_, err = New().For(engine.Kubernetes, runspec.RuntimeSettings{Kubeconfig: filepath.Join(t.TempDir(), "missing")})
 	if err == nil || strings.Contains(err.Error(), "in-cluster") {
 		t.Fatalf("with a kubeconfig: %v", err)
 	}

@@ -1,0 +1,68 @@
+// Package registry hands out kumo's runtimes: one per resource type and
+// settings, built on first use and shared by every node of every run, so that
+// clients, discovery caches and connections are too. It is the one place that
+// knows every Runtime implementation (engine/runtime/kubernetes,
+// engine/runtime/terraform), which is why it is a package of its own beside
+// them: engine/runtime, which they implement, cannot import them. A worker's
+// activities apply through it, and the client reads a stack's status through
+// it; it never imports Temporal.
+package registry
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+	"github.com/kumoproj/kumo/engine/runtime/terraform"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// Runtimes builds one Runtime per type and settings and reuses it.
+type Runtimes struct {
+	mu    sync.Mutex
+	cache map[runtimeKey]runtime.Runtime
+}
+
+type runtimeKey struct {
+	typ      engine.Type
+	settings runspec.RuntimeSettings
+}
+
+// New returns an empty runtime cache.
+func New() *Runtimes { return &Runtimes{cache: map[runtimeKey]runtime.Runtime{}} }
+
+// For implements release.Runtimes.
+func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runtime, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	// Each runtime reads only its own settings: sharing one among runs that
+	// differ in the others keeps one set of caches (discovery, terraform handles).
+	switch typ {
+	case engine.Kubernetes:
+		s = runspec.RuntimeSettings{Kubeconfig: s.Kubeconfig, Context: s.Context}
+	case engine.Terraform:
+		s = runspec.RuntimeSettings{TerraformBinary: s.TerraformBinary, TerraformPluginDir: s.TerraformPluginDir}
+	}
+	key := runtimeKey{typ, s}
+	if rt, ok := r.cache[key]; ok {
+		return rt, nil
+	}
+	var rt runtime.Runtime
+	var err error
+	switch typ {
+	case engine.Kubernetes:
+		rt, err = newKubernetes(s)
+	case engine.Terraform:
+		// Working directories and the plugin cache are worker-local
+		// (terraform.DefaultDir, $KUMO_TERRAFORM_DIR); the state is in the backend.
+		rt, err = terraform.New(terraform.Config{Binary: s.TerraformBinary, PluginDir: s.TerraformPluginDir})
+	default:
+		return nil, fmt.Errorf("no runtime for resource type %q", typ)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.cache[key] = rt
+	return rt, nil
+}
