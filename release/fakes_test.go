@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/engine/runtime/memory"
@@ -25,6 +26,18 @@ func (f *fakeRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime
 func (f *fakeRuntime) has(id string) bool {
 	_, ok := f.Object(id)
 	return ok
+}
+
+// object is the live attributes of id in rt (nil when absent).
+func object(rt *fakeRuntime, id string) map[string]any {
+	attrs, _ := rt.Object(id)
+	return attrs
+}
+
+// withRuntime returns a Manager over b whose runtime is a fresh fake.
+func withRuntime(b backend.Backend) (*release.Manager, *fakeRuntime) {
+	rt := newFakeRuntime()
+	return release.New(b, rt, &runs{}), rt
 }
 
 // runs says which runs are alive: a run not listed has ended, one marked

@@ -18,6 +18,12 @@ func ns(name string) engine.Resource {
 		Attributes: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
 }
 
+// cm is a ConfigMap in namespace "a" holding value.
+func cm(name, value string) engine.Resource {
+	return engine.Resource{ID: "v1:ConfigMap:a:" + name, Type: engine.Kubernetes, DependsOn: []string{"v1:Namespace:a"},
+		Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name, "namespace": "a"}, "data": map[string]any{"v": value}}}
+}
+
 func putSpec(t *testing.T, b backend.Backend, rs ...engine.Resource) string {
 	t.Helper()
 	h, err := b.PutSpec(ctx, &engine.Spec{Resources: rs})
@@ -29,6 +35,23 @@ func putSpec(t *testing.T, b backend.Backend, rs ...engine.Resource) string {
 
 func begin(p, w, run, spec string) release.BeginInput {
 	return release.BeginInput{Project: p, Workspace: w, Operation: engine.OperationApply, SpecHash: spec, WorkflowID: "kumo/" + p + "/" + w, RunID: run}
+}
+
+// nodes returns the node input of id in the release info names.
+func nodes(info release.Info) func(id string) release.Node {
+	return func(id string) release.Node {
+		return release.Node{Key: info.Key, SpecHash: info.SpecHash, PriorRevision: info.PriorRevision, ID: id}
+	}
+}
+
+// started begins revision 1 of p/w over resources and returns the node input of id.
+func started(t *testing.T, b backend.Backend, m *release.Manager, rs ...engine.Resource) func(id string) release.Node {
+	t.Helper()
+	info, err := m.Begin(ctx, begin("p", "w", "run-1", putSpec(t, b, rs...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodes(info)
 }
 
 func getRelease(t *testing.T, b backend.Backend, rev int) *engine.Release {

@@ -41,3 +41,12 @@ func (p *prior) resource(id string) *engine.Resource {
 	}
 	return findResource(p.rel.State.Resources, id)
 }
+
+func findResource(rs []engine.Resource, id string) *engine.Resource {
+	for i := range rs {
+		if rs[i].ID == id {
+			return &rs[i]
+		}
+	}
+	return nil
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 
 	"golang.org/x/sync/errgroup"
 
@@ -198,4 +200,31 @@ func (m *Manager) refreshOne(ctx context.Context, in Node) (*backend.StateEntry,
 		return nil, nodeError(err)
 	}
 	return refreshEntry(in.ID, res, refs, live, prior), nil
+}
+
+// refreshEntry is the state entry that brings a release's record of an
+// unchanged resource up to date with live (nil: absent), or nil when the prior
+// state records it as it is. The release starts from the prior state; recording
+// only what differs from it, a re-apply of an unchanged spec writes (almost)
+// nothing. res is the node's spec resource (nil for one the spec dropped): the
+// record takes its dependencies, references included.
+func refreshEntry(id string, res *engine.Resource, refs []engine.Ref, live, prior *engine.Resource) *backend.StateEntry {
+	if live != nil && res != nil {
+		live.DependsOn = recordedDeps(res, refs)
+	}
+	if sameRecord(live, prior) {
+		return nil
+	}
+	return &backend.StateEntry{ID: id, Resource: live, Deleted: live == nil}
+}
+
+// sameRecord reports whether live would be recorded exactly as prior already is
+// (resourceVersion and status included, and a Terraform state).
+func sameRecord(live, prior *engine.Resource) bool {
+	if live == nil || prior == nil {
+		return live == prior
+	}
+	return slices.Equal(live.DependsOn, prior.DependsOn) &&
+		terraformState(live) == terraformState(prior) &&
+		reflect.DeepEqual(engine.Normalize(live.Attributes), engine.Normalize(prior.Attributes))
 }

@@ -1,0 +1,68 @@
+package release
+
+import (
+	"context"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
+)
+
+// Apply applies one desired resource, its references resolved from the
+// live results this release recorded for them, and records the result. The
+// result says whether the node still has to wait for the resource's health
+// (see Wait), judged from the applied object: a kind that is healthy once
+// applied (a ConfigMap) needs no wait at all.
+func (m *Manager) Apply(ctx context.Context, in Node) (ApplyResult, error) {
+	return m.apply(ctx, in, m.recordNow(in.Key))
+}
+
+func (m *Manager) apply(ctx context.Context, in Node, rec record) (ApplyResult, error) {
+	spec, res, err := m.desired(ctx, in)
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	policy, err := engine.WaitPolicyOf(res, in.Wait, in.Timeout)
+	if err != nil {
+		return ApplyResult{}, kindf(ErrInvalid, "%s: %v", res.ID, err)
+	}
+	refs, err := spec.refsOf(res.ID)
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	desired, _, err := withRefs(ctx, res, refs, m.readState(in), false)
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	rt, err := m.runtime(res.Type, in.Settings)
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	if desired, err = m.withRecordedState(ctx, in, desired); err != nil {
+		return ApplyResult{}, err
+	}
+	prior, err := m.priorResource(ctx, in)
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	live, err := m.applyAndRecord(ctx, rec, in, rt, desired, recordedDeps(res, refs), force(in, prior))
+	if err != nil {
+		return ApplyResult{}, err
+	}
+	return waitAfterApply(rt, live, policy), nil
+}
+
+// applyAndRecord applies desired and records the result. A failed apply
+// that left something behind (a tainted object) is recorded too, so the next
+// attempt continues from it instead of creating another object.
+func (m *Manager) applyAndRecord(ctx context.Context, rec record, in Node, rt runtime.Runtime, desired *engine.Resource, deps []string, force bool) (*engine.Resource, error) {
+	live, err := rt.Apply(ctx, desired, runtime.ApplyOptions{ForceConflicts: force})
+	if live != nil {
+		live.DependsOn = deps
+		// Also when the run was cancelled: the object exists either way.
+		if perr := rec(context.WithoutCancel(ctx), backend.StateEntry{ID: in.ID, Resource: live}); perr != nil && err == nil {
+			return live, perr
+		}
+	}
+	return live, nodeError(err)
+}

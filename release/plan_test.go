@@ -1,0 +1,36 @@
+package release_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/release"
+)
+
+func TestPlanGraph(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		m, _ := withRuntime(b)
+		a, x := ns("a"), cm("x", "1")
+		spec := putSpec(t, b, x, a)
+		in := release.PlanInput{Project: "p", Workspace: "w", SpecHash: spec}
+		p, err := m.PlanGraph(ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := release.Plan{Nodes: []release.PlanNode{{ID: a.ID, Type: engine.Kubernetes}, {ID: x.ID, Type: engine.Kubernetes, Deps: []int32{0}}}}
+		if !reflect.DeepEqual(p, want) {
+			t.Fatalf("plan %+v, want %+v", p, want)
+		}
+		if again, err := m.PlanGraph(ctx, in); err != nil || !reflect.DeepEqual(again, p) {
+			t.Fatalf("second PlanGraph = %+v, %v", again, err)
+		}
+		// A dependency on a resource the spec lacks is invalid, for good.
+		in.SpecHash = putSpec(t, b, x)
+		if _, err := m.PlanGraph(ctx, in); !errors.Is(err, release.ErrInvalid) {
+			t.Fatalf("PlanGraph of a spec with a missing dependency: %v, want ErrInvalid", err)
+		}
+	})
+}
