@@ -122,7 +122,12 @@ func (m *Manager) batch(ctx context.Context, nodes []Node, done []Outcome, flush
 					break
 				}
 			}
-			wait, err := m.startDelete(step, in, b.rec)
+			res, err := m.recordedToDelete(step, in)
+			if err != nil {
+				stepErr = err
+				break
+			}
+			wait, err := m.startDelete(step, b.rec, in, res)
 			if err != nil {
 				stepErr = err
 				break

@@ -20,7 +20,7 @@ func (m *Manager) Compensate(ctx context.Context, in Node, action engine.Action)
 		if err != nil {
 			return err
 		}
-		return m.deleteAndRecord(ctx, m.recordNow(in.Key), in, res)
+		return m.deleteAndWait(ctx, m.recordNow(in.Key), in, res)
 	}
 	prior, err := m.priorResource(ctx, in)
 	if err != nil {

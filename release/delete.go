@@ -11,19 +11,16 @@ import (
 // Delete removes one recorded resource, waits until it is gone, and records a
 // tombstone. Deleting what is already gone succeeds.
 func (m *Manager) Delete(ctx context.Context, in Node) error {
-	return m.delete(ctx, in, m.recordNow(in.Key))
+	prior, err := m.recordedToDelete(ctx, in)
+	if err != nil {
+		return err
+	}
+	return m.deleteAndWait(ctx, m.recordNow(in.Key), in, prior)
 }
 
-func (m *Manager) delete(ctx context.Context, in Node, rec record) error {
-	wait, err := m.startDelete(ctx, in, rec)
-	return finishDelete(ctx, rec, in, wait, err)
-}
-
-// startDelete issues the delete of one recorded resource. A nil wait: the
-// resource is gone and its tombstone recorded. Else it is still going (its
-// runtime waits apart, runtime.DeleteStarter): wait returns once it is gone,
-// and the caller records the tombstone then.
-func (m *Manager) startDelete(ctx context.Context, in Node, rec record) (wait func(context.Context) error, _ error) {
+// recordedToDelete is in's resource as the prior state recorded it: only a
+// resource kumo recorded is deleted by a run.
+func (m *Manager) recordedToDelete(ctx context.Context, in Node) (*engine.Resource, error) {
 	prior, err := m.priorResource(ctx, in)
 	if err != nil {
 		return nil, err
@@ -31,18 +28,12 @@ func (m *Manager) startDelete(ctx context.Context, in Node, rec record) (wait fu
 	if prior == nil {
 		return nil, kindf(ErrInvalid, "resource %s is not in the prior state", in.ID)
 	}
-	return m.startDeleteAndRecord(ctx, rec, in, prior)
+	return prior, nil
 }
 
-// deleteAndRecord deletes res, waiting until it is gone, and records a tombstone.
-func (m *Manager) deleteAndRecord(ctx context.Context, rec record, in Node, res *engine.Resource) error {
-	wait, err := m.startDeleteAndRecord(ctx, rec, in, res)
-	return finishDelete(ctx, rec, in, wait, err)
-}
-
-// finishDelete waits for a started delete still going and records its
-// tombstone.
-func finishDelete(ctx context.Context, rec record, in Node, wait func(context.Context) error, err error) error {
+// deleteAndWait deletes res, waits until it is gone, and records a tombstone.
+func (m *Manager) deleteAndWait(ctx context.Context, rec record, in Node, res *engine.Resource) error {
+	wait, err := m.startDelete(ctx, rec, in, res)
 	if err != nil || wait == nil {
 		return err
 	}
@@ -52,8 +43,11 @@ func finishDelete(ctx context.Context, rec record, in Node, wait func(context.Co
 	return tombstone(ctx, rec, in)
 }
 
-// startDeleteAndRecord is startDelete of res.
-func (m *Manager) startDeleteAndRecord(ctx context.Context, rec record, in Node, res *engine.Resource) (func(context.Context) error, error) {
+// startDelete issues the delete of res, in's resource. A nil wait: the
+// resource is gone and its tombstone recorded. Else it is still going (its
+// runtime waits apart, runtime.DeleteStarter): wait returns once it is gone,
+// and the caller records the tombstone then.
+func (m *Manager) startDelete(ctx context.Context, rec record, in Node, res *engine.Resource) (wait func(context.Context) error, _ error) {
 	rt, err := m.runtime(res.Type, in.Settings)
 	if err != nil {
 		return nil, err
@@ -61,17 +55,17 @@ func (m *Manager) startDeleteAndRecord(ctx context.Context, rec record, in Node,
 	if res, err = m.withRecordedState(ctx, in, res); err != nil {
 		return nil, err
 	}
-	var wait func(context.Context) error
+	var runtimeWait func(context.Context) error
 	if ds, ok := rt.(runtime.DeleteStarter); ok {
-		wait, err = ds.StartDelete(ctx, res)
+		runtimeWait, err = ds.StartDelete(ctx, res)
 	} else {
 		err = rt.Delete(ctx, res)
 	}
 	if err != nil {
 		return nil, nodeError(err)
 	}
-	if wait != nil {
-		return func(ctx context.Context) error { return nodeError(wait(ctx)) }, nil
+	if runtimeWait != nil {
+		return func(ctx context.Context) error { return nodeError(runtimeWait(ctx)) }, nil
 	}
 	return nil, tombstone(ctx, rec, in)
 }
