@@ -77,9 +77,7 @@ func (a *Activities) DeleteResources(ctx context.Context, in BatchInput) (BatchR
 // carries them as its details.
 func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchResult, error) {
 	var prev BatchResult
-	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
-		_ = activity.GetHeartbeatDetails(ctx, &prev)
-	}
+	lastHeartbeat(ctx, &prev)
 	in.Delete = del
 	nodes := in.nodes()
 	done := make([]release.Outcome, len(prev.Outcomes))

@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/kumoproj/kumo/engine"
@@ -39,9 +38,7 @@ func (a *Activities) CompensateResources(ctx context.Context, in CompensateBatch
 			fmt.Sprintf("compensate batch: %d resources, %d actions", len(in.IDs), len(in.Actions)), ErrTypeInvalid, nil)
 	}
 	var res BatchResult
-	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
-		_ = activity.GetHeartbeatDetails(ctx, &res)
-	}
+	lastHeartbeat(ctx, &res)
 	done := make([]string, len(res.Outcomes))
 	for i, o := range res.Outcomes {
 		done[i] = o.ID

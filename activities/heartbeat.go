@@ -65,6 +65,16 @@ func beatEvery(ctx context.Context, interval time.Duration, details func() any) 
 	return func() { close(done) }
 }
 
+// lastHeartbeat reads into details what the attempt before this one (of a
+// retried activity) heartbeated last, to go on where it stopped; it reports
+// whether there was such a heartbeat and it decoded.
+func lastHeartbeat(ctx context.Context, details any) bool {
+	if !activity.IsActivity(ctx) || !activity.HasHeartbeatDetails(ctx) {
+		return false
+	}
+	return activity.GetHeartbeatDetails(ctx, details) == nil
+}
+
 // runID is the run an activity works for.
 func runID(ctx context.Context) string {
 	return activity.GetInfo(ctx).WorkflowExecution.RunID

@@ -22,11 +22,9 @@ type WaitProgress = runspec.WaitProgress
 // same deadline.
 func (a *Activities) WaitResource(ctx context.Context, in NodeInput) (WaitResult, error) {
 	p := WaitProgress{ID: in.ID, Since: time.Now()}
-	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
-		var prev WaitProgress
-		if err := activity.GetHeartbeatDetails(ctx, &prev); err == nil && !prev.Since.IsZero() {
-			p = prev
-		}
+	var prev WaitProgress
+	if lastHeartbeat(ctx, &prev) && !prev.Since.IsZero() {
+		p = prev
 	}
 	var (
 		mu  sync.Mutex
@@ -79,11 +77,9 @@ type WaitBatchResult struct {
 // step, and Temporal retries it.
 func (a *Activities) WaitResources(ctx context.Context, in BatchInput) (WaitBatchResult, error) {
 	p := WaitBatchProgress{Since: time.Now()}
-	if activity.IsActivity(ctx) && activity.HasHeartbeatDetails(ctx) {
-		var prev WaitBatchProgress
-		if err := activity.GetHeartbeatDetails(ctx, &prev); err == nil && !prev.Since.IsZero() {
-			p.Since = prev.Since
-		}
+	var prev WaitBatchProgress
+	if lastHeartbeat(ctx, &prev) && !prev.Since.IsZero() {
+		p.Since = prev.Since
 	}
 	nodes := in.nodes()
 	p.Nodes = make([]WaitProgress, len(nodes))
