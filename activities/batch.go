@@ -70,40 +70,46 @@ func (a *Activities) DeleteResources(ctx context.Context, in BatchInput) (BatchR
 	return a.batch(ctx, in, true)
 }
 
-// batch runs one batch, heartbeating the outcomes recorded so far: a retried
-// attempt reads them back and goes on after them. A cancel (the run was
-// cancelled; it comes with a heartbeat's answer) stops the batch after the
-// resource in flight, and the outcomes so far are its result. A failure
-// carries them as its details.
+// batch runs one batch of applies or deletes (release.Manager.Batch, or
+// Chain).
 func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchResult, error) {
-	var prev BatchResult
-	lastHeartbeat(ctx, &prev)
 	in.Delete = del
 	nodes := in.nodes()
-	done := make([]release.Outcome, len(prev.Outcomes))
-	for i, o := range prev.Outcomes {
-		done[i] = release.Outcome{ID: o.ID, Apply: release.ApplyResult(o.Apply), Took: o.Took}
-	}
-	// The heartbeat (every batchBeat, not per flush: each heartbeat the
-	// worker sends is a write on the server) carries what is recorded.
-	var mu sync.Mutex
-	recorded := prev
-	beat := func() any {
-		mu.Lock()
-		defer mu.Unlock()
-		return recorded
-	}
-	flushed := func(os []release.Outcome) {
-		mu.Lock()
-		defer mu.Unlock()
-		recorded = BatchResult{Outcomes: outcomes(os)}
-	}
-	stop := beatEvery(ctx, batchBeat, beat)
 	run := a.m.Batch
 	if in.Chain {
 		run = a.m.Chain
 	}
-	out, err := run(ctx, nodes, done, flushed)
+	return runBatch(ctx, func(done []release.Outcome, recorded func([]release.Outcome)) ([]release.Outcome, error) {
+		return run(ctx, nodes, done, recorded)
+	})
+}
+
+// runBatch runs one batch step of the release (run: given the outcomes an
+// earlier attempt recorded, it goes on after them and reports those it
+// records), heartbeating the outcomes recorded so far: a retried attempt
+// reads them back and goes on after them. A cancel (the run was cancelled; it
+// comes with a heartbeat's answer) stops the batch after the resource in
+// flight, and the outcomes so far are its result. A failure carries them as
+// its details.
+func runBatch(ctx context.Context, run func(done []release.Outcome, recorded func([]release.Outcome)) ([]release.Outcome, error)) (BatchResult, error) {
+	var prev BatchResult
+	lastHeartbeat(ctx, &prev)
+	// The heartbeat (every batchBeat, not per record: each heartbeat the
+	// worker sends is a write on the server) carries what is recorded.
+	var mu sync.Mutex
+	last := prev
+	beat := func() any {
+		mu.Lock()
+		defer mu.Unlock()
+		return last
+	}
+	recorded := func(os []release.Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		last = BatchResult{Outcomes: outcomes(os)}
+	}
+	stop := beatEvery(ctx, batchBeat, beat)
+	out, err := run(releaseOutcomes(prev.Outcomes), recorded)
 	stop()
 	res := BatchResult{Outcomes: outcomes(out)}
 	switch {
@@ -147,10 +153,27 @@ func cancelledByRun(ctx context.Context) bool {
 	}
 }
 
+// outcomes are the outcomes of a release batch, as its result carries them.
 func outcomes(os []release.Outcome) []Outcome {
 	out := make([]Outcome, len(os))
 	for i, o := range os {
 		out[i] = Outcome{ID: o.ID, Apply: ApplyResult(o.Apply), Took: o.Took}
+		if o.Err != nil {
+			out[i].Error = o.Err.Error()
+		}
+	}
+	return out
+}
+
+// releaseOutcomes are the outcomes an earlier attempt of a batch
+// heartbeated, as the release reported them.
+func releaseOutcomes(os []Outcome) []release.Outcome {
+	out := make([]release.Outcome, len(os))
+	for i, o := range os {
+		out[i] = release.Outcome{ID: o.ID, Apply: release.ApplyResult(o.Apply), Took: o.Took}
+		if o.Error != "" {
+			out[i].Err = errors.New(o.Error)
+		}
 	}
 	return out
 }

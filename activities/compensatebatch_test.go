@@ -11,9 +11,10 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// TestCompensateResourcesResumesAfterItsHeartbeat: a retried batch of undos
-// reads what the failed attempt heartbeated and undoes only the rest; an undo
-// that fails for good is its resource's outcome and the batch goes on; an
+// TestCompensateResourcesResumesAfterItsHeartbeat tests the adapter around
+// release.Manager.CompensateBatch: a retried batch of undos reads what the
+// failed attempt heartbeated and undoes only the rest; an undo that fails for
+// good is its resource's outcome (its error's text) and the batch goes on; an
 // undo that fails for now fails the batch, retryable, with what was undone
 // before it as details, and the retry goes on from there.
 func TestCompensateResourcesResumesAfterItsHeartbeat(t *testing.T) {
@@ -90,5 +91,11 @@ func TestCompensateResourcesResumesAfterItsHeartbeat(t *testing.T) {
 	// A heartbeat of other resources is not resumed from.
 	if _, err := undo(&BatchResult{Outcomes: []Outcome{{ID: ids[3]}}}, in); err == nil {
 		t.Error("a batch resumed after another batch's outcomes")
+	}
+
+	// Actions that do not match the resources are refused for good.
+	_, err = undo(nil, CompensateBatchInput{Node: node, IDs: ids[:2], Actions: creates(1)})
+	if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != ErrTypeInvalid {
+		t.Errorf("batch of 2 resources and 1 action: %v, want a non-retryable %s", err, ErrTypeInvalid)
 	}
 }

@@ -22,20 +22,20 @@ const (
 	ErrTypeWorkerStopping = "WorkerStopping"
 )
 
-// errorTypes maps each kind of release failure to its Temporal error type; a
-// kind not listed is retried as any other error.
+// errorTypes maps each kind of release failure to its Temporal error type,
+// retryable unless release.FailedForGood says no retry mends it; a kind not
+// listed is retried as any other error.
 var errorTypes = []struct {
-	kind      error
-	typ       string
-	retryable bool
+	kind error
+	typ  string
 }{
-	{release.ErrLocked, ErrTypeLocked, false},
-	{release.ErrFinal, ErrTypeLocked, false},
-	{release.ErrInvalid, ErrTypeInvalid, false},
-	{release.ErrResourceFailed, ErrTypeNode, false},
-	{release.ErrGenerate, ErrTypeGenerate, false},
-	{release.ErrBackend, ErrTypeBackend, true},
-	{release.ErrNoRelease, ErrTypeNoRelease, false},
+	{release.ErrLocked, ErrTypeLocked},
+	{release.ErrFinal, ErrTypeLocked},
+	{release.ErrInvalid, ErrTypeInvalid},
+	{release.ErrResourceFailed, ErrTypeNode},
+	{release.ErrGenerate, ErrTypeGenerate},
+	{release.ErrBackend, ErrTypeBackend},
+	{release.ErrNoRelease, ErrTypeNoRelease},
 }
 
 // temporalError is the one place domain errors become Temporal errors: a
@@ -48,7 +48,7 @@ func temporalError(err error) error {
 	}
 	for _, t := range errorTypes {
 		if errors.Is(err, t.kind) {
-			if t.retryable {
+			if !release.FailedForGood(t.kind) {
 				return temporal.NewApplicationError(err.Error(), t.typ)
 			}
 			return temporal.NewNonRetryableApplicationError(err.Error(), t.typ, nil)

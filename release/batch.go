@@ -17,6 +17,9 @@ type Outcome struct {
 	Apply ApplyResult
 	// Took is how long the step ran.
 	Took time.Duration
+	// Err is why an undo of CompensateBatch failed for good; the batch went
+	// on after it. Steps of other batches stop at their failure instead.
+	Err error
 }
 
 // Batch flushing: the outcomes of a batch are written together, every
@@ -74,30 +77,27 @@ func (m *Manager) Chain(ctx context.Context, nodes []Node, done []Outcome, flush
 	return m.batch(ctx, nodes, done, flushed, true)
 }
 
-// CheckResume checks that what an earlier attempt of a batch of ids did
+// checkResume checks that what an earlier attempt of a batch of ids did
 // (done, in order) is the batch's first resources, so a retry may go on after
 // them; an ErrInvalid error says how they differ.
-func CheckResume(ids, done []string) error {
+func checkResume(ids []string, done []Outcome) error {
 	if len(done) > len(ids) {
 		return kindf(ErrInvalid, "batch of %d resources: %d already done", len(ids), len(done))
 	}
-	for i, id := range done {
-		if id != ids[i] {
-			return kindf(ErrInvalid, "batch: resource %d is %s, the earlier attempt did %s", i, ids[i], id)
+	for i, o := range done {
+		if o.ID != ids[i] {
+			return kindf(ErrInvalid, "batch: resource %d is %s, the earlier attempt did %s", i, ids[i], o.ID)
 		}
 	}
 	return nil
 }
 
 func (m *Manager) batch(ctx context.Context, nodes []Node, done []Outcome, flushed func([]Outcome), chain bool) ([]Outcome, error) {
-	ids, doneIDs := make([]string, len(nodes)), make([]string, len(done))
+	ids := make([]string, len(nodes))
 	for i, n := range nodes {
 		ids[i] = n.ID
 	}
-	for i, o := range done {
-		doneIDs[i] = o.ID
-	}
-	if err := CheckResume(ids, doneIDs); err != nil {
+	if err := checkResume(ids, done); err != nil {
 		return nil, err
 	}
 	b := &batchRun{m: m, key: nodes[0].Key, flushed: flushed, out: append([]Outcome(nil), done...)}

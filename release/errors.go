@@ -35,6 +35,21 @@ var (
 	ErrBackend = errors.New("backend error")
 )
 
+// forGood are the kinds of failure no retry mends; the activities make them
+// non-retryable Temporal errors. Any other error (ErrBackend, a network
+// failure) may pass when tried again.
+var forGood = []error{ErrLocked, ErrFinal, ErrInvalid, ErrResourceFailed, ErrGenerate, ErrNoRelease}
+
+// FailedForGood reports whether err is of a kind no retry mends.
+func FailedForGood(err error) bool {
+	for _, kind := range forGood {
+		if errors.Is(err, kind) {
+			return true
+		}
+	}
+	return false
+}
+
 // Error is a failure of one kind. Its message is Err's alone, so wrapping an
 // error in a kind never changes what the user reads.
 type Error struct {
