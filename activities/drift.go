@@ -36,7 +36,11 @@ func (a *Activities) RecordRemediation(ctx context.Context, in runspec.Remediati
 // NotifyDrift POSTs one drift event to the workspace's webhook. A failure is
 // retried by Temporal; the check does not fail with it.
 func (a *Activities) NotifyDrift(ctx context.Context, in runspec.DriftNotice) error {
-	return release.PostDriftEvent(ctx, in.URL, in.Event)
+	w, err := release.DriftWebhookOf(in.URL, in.Event)
+	if err != nil {
+		return err
+	}
+	return postDriftWebhook(ctx, w)
 }
 
 // DriftResultOf summarises a report for workflow history.

@@ -1,46 +1,32 @@
 package release
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"fmt"
-	"io"
-	"net/http"
-	"time"
 
 	"github.com/kumoproj/kumo/engine/drift"
 )
 
-// webhookTimeout bounds one POST: a slow receiver is retried, not waited on.
-const webhookTimeout = 10 * time.Second
+// DriftWebhook is what announces one drift event to a workspace's webhook:
+// the event as JSON, with its name and its ID in headers (X-Kumo-Event,
+// X-Kumo-Event-Id) so a receiver can route it and drop the repeat of a
+// retried POST. Sending it is the caller's (activities POSTs it).
+type DriftWebhook struct {
+	URL string
+	// Event names the event, for the sender's errors.
+	Event  string
+	Header map[string]string
+	Body   []byte
+}
 
-// PostDriftEvent POSTs e as JSON to url, with its ID in X-Kumo-Event-Id so a
-// receiver can drop the repeat of a retried POST. Any answer but 2xx is an
-// error.
-func PostDriftEvent(ctx context.Context, url string, e drift.Event) error {
+// DriftWebhookOf is the announcement of e to the webhook at url.
+func DriftWebhookOf(url string, e drift.Event) (DriftWebhook, error) {
 	body, err := json.Marshal(e)
 	if err != nil {
-		return err
+		return DriftWebhook{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return fmt.Errorf("drift webhook %s: %w", url, err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "kumo")
-	req.Header.Set("X-Kumo-Event", e.Event)
-	req.Header.Set("X-Kumo-Event-Id", e.ID())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("drift webhook %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("drift webhook %s answered %s to %s", url, resp.Status, e.Event)
-	}
-	return nil
+	return DriftWebhook{URL: url, Event: e.Event, Body: body, Header: map[string]string{
+		"Content-Type":    "application/json",
+		"X-Kumo-Event":    e.Event,
+		"X-Kumo-Event-Id": e.ID(),
+	}}, nil
 }
