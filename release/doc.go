@@ -6,6 +6,12 @@
 // finish (fold the recorded entries into the final state, once), close a release
 // its run abandoned (`kumo release unlock`), and choose a rollback target.
 //
+// The steps on one resource have a file each, named for the verb: preview.go,
+// apply.go, delete.go and compensate.go (CompensateBatch too), over node.go
+// (the Node they take) and refs.go (resolving references to other
+// resources); previewbatch.go and batch.go run many previews, applies and
+// deletes in one step.
+//
 // Every step a workflow may retry is idempotent: called twice with the same
 // input it gives the same result. Failures a retry cannot fix are typed errors
 // (ErrLocked, ErrInvalid, ErrResourceFailed, ...) that callers test with
