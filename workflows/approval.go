@@ -12,14 +12,6 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// approvalChange names the workflow version from which a run that waits for
-// approval takes the answer as ApproveUpdate (validated: only while waiting,
-// only for the plan's digest), waits RunInput.ApprovalTimeout with its release
-// in phase awaiting-approval, and previews again after an approval, ending
-// with "plan is stale" if the plan changed. Runs started before it replay as
-// they ran: they wait an hour for ApprovalSignal (or, now, the update).
-const approvalChange = "approval-update"
-
 const (
 	// approvalTimeout is how long a run waits for approval by default.
 	approvalTimeout = 24 * time.Hour
@@ -116,7 +108,7 @@ func (r *run) approve(ctx workflow.Context, key backend.ReleaseKey, changes []en
 	if r.in.AutoApprove || !anyChange(changes) {
 		return nil
 	}
-	if workflow.GetVersion(ctx, approvalChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, approvalChange, workflow.DefaultVersion, approvalVersion) == workflow.DefaultVersion {
 		return r.awaitApprovalSignal()
 	}
 	if err := r.awaitApproval(ctx, key); err != nil {

@@ -13,23 +13,10 @@ import (
 	"github.com/kumoproj/kumo/engine/resid"
 )
 
-// batchChange versions the walk that applies and deletes Kubernetes resources
-// in batches (ApplyResources, DeleteResources): runs recorded before it ran
-// one activity per resource.
-const (
-	batchChange  = "batch-steps"
-	batchVersion = workflow.Version(1)
-)
-
 // maxBatch bounds the resources of one batch step: a crash re-does at most
 // the resources since its last flush, and a batch's input and result stay a
 // few kilobytes.
 const maxBatch = 100
-
-// batchPreviewChange versions the preview of Kubernetes resources in batches
-// (PreviewResources): runs recorded before it previewed each resource with
-// its own local activity.
-const batchPreviewChange = "batch-preview"
 
 // maxPreviewBatch bounds the resources of one preview batch: its result (the
 // changes, values cut to a few hundred bytes) stays well under a payload's

@@ -10,15 +10,6 @@ import (
 	"github.com/kumoproj/kumo/engine/resid"
 )
 
-// chainChange versions the walk that, once a run's history is long
-// (longHistory), runs a chain of the graph (each node the only dependent of
-// the one before) as batch steps of up to maxBatch nodes: runs recorded
-// before it ran every node of a chain as a step of its own. A chain of 50,000 ConfigMaps took
-// at least one history event per node that way (a local step's marker) and
-// stopped at historyBudget near 40,000; as batches it takes about 6 events
-// per 100 nodes.
-const chainChange = "chain-steps"
-
 // chainFollows is the walk's follows (nil for runs recorded before
 // chainChange): whether node i's step may go on to apply or delete its one
 // dependent, which it may only once the history is long (longHistory). A
@@ -34,7 +25,7 @@ const chainChange = "chain-steps"
 // yet (a chain's steps may run for localStepBudget in one task), and
 // counting every step again only brings chains' batches on earlier.
 func (r *run) chainFollows(ctx workflow.Context, changes []engine.Change, wait bool, steps *nodeSteps) func(i int) bool {
-	if workflow.GetVersion(ctx, chainChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, chainChange, workflow.DefaultVersion, chainVersion) == workflow.DefaultVersion {
 		return nil
 	}
 	return func(i int) bool {

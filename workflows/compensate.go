@@ -11,14 +11,6 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// compensateChange versions undoing a failed apply in batches
-// (CompensateResources): runs recorded before it undid each resource with its
-// own CompensateResource, about four history events a resource (38,303 for
-// 10,000 flat ConfigMaps), so compensationBudget left the undos of a failed
-// apply past some 12,000 resources not done. In batches of up to maxBatch the
-// same 10,000 take 533 events.
-const compensateChange = "compensate-batches"
-
 // undoClass says which undos may share a batch step: the class (batchClass)
 // of the step that undoes c. A create is undone by a delete, so the undo of a
 // Namespace's create runs alone; an update or a delete by applying the prior
@@ -73,7 +65,7 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 		return nil
 	}
 	var notUndone []int
-	if workflow.GetVersion(ctx, compensateChange, workflow.DefaultVersion, 1) >= 1 {
+	if workflow.GetVersion(ctx, compensateChange, workflow.DefaultVersion, compensateVersion) >= compensateVersion {
 		notUndone = batchWalk{
 			deps: waitFor, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: full,
 			work:  func(int) bool { return true },

@@ -34,9 +34,6 @@ const DriftSchedulePrefix = "kumo-drift/"
 // remediations in a row left the stack drifted (drift.Stuck).
 const StatusDriftStuck Status = drift.Stuck
 
-// driftRemediateChange versions DriftCheck's webhook events and remediation.
-const driftRemediateChange = "drift-remediate"
-
 // DriftCheck compares the latest succeeded release of a stack with live and
 // stores the report in the backend. It files the run under KumoDrifted and
 // KumoDriftCount (so the Web UI query `KumoDrifted = true` lists drifted
@@ -58,7 +55,7 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 		}
 		return res, err
 	}
-	version := workflow.GetVersion(ctx, driftRemediateChange, workflow.DefaultVersion, 1)
+	version := workflow.GetVersion(ctx, driftRemediateChange, workflow.DefaultVersion, driftRemediateVersion)
 	status := StatusSucceeded
 	if res.Remediation != nil && res.Remediation.State == drift.Stuck {
 		status = StatusDriftStuck

@@ -99,7 +99,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	if err := r.planGraph(ctx, rel.SpecHash, rel.PriorRevision); err != nil {
 		return nil, err
 	}
-	r.deferRefresh = workflow.GetVersion(ctx, previewRefreshChange, workflow.DefaultVersion, 1) >= 1
+	r.deferRefresh = workflow.GetVersion(ctx, previewRefreshChange, workflow.DefaultVersion, previewRefreshVersion) >= previewRefreshVersion
 	nodeInput := func(i int) activities.NodeInput {
 		n := r.plan.Nodes[i]
 		return activities.NodeInput{Key: rel.Key, SpecHash: rel.SpecHash, PriorRevision: rel.PriorRevision, ID: n.ID, Delete: n.Delete, Settings: r.in.Settings,

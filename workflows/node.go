@@ -11,11 +11,6 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// localNodeChange versions the walk whose single Kubernetes steps (a node
-// applied or deleted alone, as in a chain) are local activities: runs
-// recorded before it ran each as an ordinary activity.
-const localNodeChange = "local-node-steps"
-
 // localStepBudget bounds how long a run of local steps keeps its workflow
 // task: once that long has passed since the walk last got its task back
 // after giving it, the next local step to finish starts a timer of
@@ -69,20 +64,12 @@ type nodeSteps struct {
 	budgetAfterYield bool
 }
 
-// localYieldChange versions the walk whose localStepBudget counts from when
-// a yield's timer fired. Runs recorded before it counted from when the timer
-// started: a Temporal server fires a timer up to a second late by default
-// (history.timerProcessorMaxTimeShift; the embedded one no longer does), so
-// after the first yield every task yielded again after its first local step,
-// and a long chain ran at one step a second.
-const localYieldChange = "local-yield-resumed"
-
 // newNodeSteps decides, once per run, how its nodes' steps run.
 func newNodeSteps(ctx workflow.Context) *nodeSteps {
-	if runtimeQueue(ctx) != "" || workflow.GetVersion(ctx, localNodeChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if runtimeQueue(ctx) != "" || workflow.GetVersion(ctx, localNodeChange, workflow.DefaultVersion, localNodeVersion) == workflow.DefaultVersion {
 		return &nodeSteps{}
 	}
-	after := workflow.GetVersion(ctx, localYieldChange, workflow.DefaultVersion, 1) >= 1
+	after := workflow.GetVersion(ctx, localYieldChange, workflow.DefaultVersion, localYieldVersion) >= localYieldVersion
 	return &nodeSteps{local: true, yielded: workflow.Now(ctx), budgetAfterYield: after}
 }
 

@@ -54,15 +54,14 @@ func shortOptions(summary string) workflow.ActivityOptions {
 // touches Kubernetes or runs Terraform: previews, applies, deletes, waits,
 // compensations, drift reads) go there, while orchestration and the release
 // lifecycle stay on TaskQueue. The step helpers below are the one place that
-// choice is made, from the queue withRuntimeQueue put in the run's context.
-const runtimeQueueChange = "runtime-queue"
-
+// choice is made, from the queue withRuntimeQueue put in the run's context
+// under runtimeQueueKey.
 type runtimeQueueKey struct{}
 
 // withRuntimeQueue returns ctx carrying queue as the run's runtime queue ("":
 // TaskQueue). Runs recorded before workspaces had queues replay without one.
 func withRuntimeQueue(ctx workflow.Context, queue string) workflow.Context {
-	if queue == "" || workflow.GetVersion(ctx, runtimeQueueChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if queue == "" || workflow.GetVersion(ctx, runtimeQueueChange, workflow.DefaultVersion, runtimeQueueVersion) == workflow.DefaultVersion {
 		return ctx
 	}
 	return workflow.WithValue(ctx, runtimeQueueKey{}, queue)

@@ -7,15 +7,6 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// previewRefreshChange names the workflow version whose previews write
-// nothing: an unchanged resource whose live object differs from what the
-// prior release recorded is only listed (PreviewNode, PreviewResources with
-// DeferRefresh), and its record is refreshed (RefreshResources) once the run
-// is approved, before anything is applied. So a run rejected, timed out or
-// cancelled at its approval leaves its release's state as it found it. Runs
-// started before it recorded those refreshes as they previewed, and replay so.
-const previewRefreshChange = "preview-refresh"
-
 // maxRefreshBatch bounds the resources of one RefreshResources: its input is
 // their IDs, a few tens of kilobytes at most, and it records them in one
 // write.
@@ -24,9 +15,12 @@ const maxRefreshBatch = 500
 // refreshStale records the refreshed state of the nodes the latest preview
 // found stale (r.stale), in batches of Kubernetes resources (read together,
 // one list per kind and namespace) and the others one by one, with the run's
-// parallelism. It runs after the approval and before the walk: an apply that
-// resolves a reference to an unchanged resource reads its refreshed record,
-// as it did when previews recorded it.
+// parallelism. From previewRefreshChange on, previews write nothing (an
+// unchanged resource whose live object differs from its record is only
+// listed), so a run rejected, timed out or cancelled at its approval leaves
+// its release's state as it found it. It runs after the approval and before
+// the walk: an apply that resolves a reference to an unchanged resource reads
+// its refreshed record, as it did when previews recorded it.
 func (r *run) refreshStale(ctx workflow.Context, node func(int) activities.NodeInput) error {
 	if len(r.stale) == 0 {
 		return nil

@@ -64,11 +64,6 @@ func newRun(ctx workflow.Context, in RunInput, op string) (*run, error) {
 	return r, r.setApprovalHandler(ctx)
 }
 
-// planPagesChange versions taking the plan page by page (PlanPage): runs
-// recorded before it took the whole plan in one PlanGraph result, which a
-// plan of tens of thousands of resources outgrows.
-const planPagesChange = "plan-pages"
-
 // planTimeout bounds making a plan: parsing and sorting a spec of 50,000
 // resources takes seconds on a small machine. The step heartbeats, so a dead
 // worker's is retried within a short call's timeout.
@@ -76,7 +71,7 @@ const planTimeout = 2 * time.Minute
 
 func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error {
 	in := activities.PlanInput{Project: r.in.Project, Workspace: r.in.Workspace, SpecHash: specHash, PriorRevision: prior}
-	if workflow.GetVersion(ctx, planPagesChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, planPagesChange, workflow.DefaultVersion, planPagesVersion) == workflow.DefaultVersion {
 		if err := workflow.ExecuteActivity(step(ctx, "plan"), acts.PlanGraph, in).Get(ctx, &r.plan); err != nil {
 			return err
 		}
@@ -137,7 +132,7 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 		r.stepDone()
 		return nil // keep previewing: the user sees every rejected resource at once
 	}
-	if workflow.GetVersion(ctx, batchPreviewChange, workflow.DefaultVersion, batchVersion) >= batchVersion {
+	if workflow.GetVersion(ctx, batchPreviewChange, workflow.DefaultVersion, batchPreviewVersion) >= batchPreviewVersion {
 		batchWalk{
 			deps: noDeps, limit: r.in.Parallelism, maxBatch: maxPreviewBatch, stopped: r.isStopped,
 			work: func(int) bool { return true },

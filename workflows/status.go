@@ -11,12 +11,6 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// statusChange names the workflow version from which runs keep KumoStatus and
-// the changes memo current, describe themselves in the Web UI (current
-// details), and stop on a cancel request without cutting short the resources in
-// flight. Runs started before it replay as they ran.
-const statusChange = "kumo-status"
-
 // control is how a run reports where it is (KumoStatus, current details) and
 // how it stops when cancelled.
 type control struct {
@@ -40,7 +34,7 @@ type control struct {
 
 func (c *control) init(ctx workflow.Context) {
 	c.work, c.wait, c.status = ctx, ctx, StatusRunning
-	if workflow.GetVersion(ctx, statusChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if workflow.GetVersion(ctx, statusChange, workflow.DefaultVersion, statusVersion) == workflow.DefaultVersion {
 		return
 	}
 	c.tracked = true

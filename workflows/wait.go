@@ -14,13 +14,6 @@ import (
 	"github.com/kumoproj/kumo/engine/health"
 )
 
-// waitChange versions the node shape "apply, then wait for health": runs
-// recorded before it applied each node with one activity and nothing else.
-const (
-	waitChange  = "wait-healthy"
-	waitVersion = workflow.Version(1)
-)
-
 // Waiting is cheap to resume: a crashed worker's wait is retried once
 // waitHeartbeat passes without a heartbeat, and the retry keeps the first
 // attempt's deadline. The activity ends itself at its resource's timeout;
@@ -95,13 +88,6 @@ func (r *run) endWait(ctx workflow.Context, i int, res activities.ApplyResult, w
 	r.showHealth(ctx)
 }
 
-// waitBatchChange versions the walk whose health waits after a batch step
-// share one WaitResources step once the run's history is long
-// (longHistory): runs recorded before it waited for each resource with a
-// WaitResource of its own, at least three events each, and a spec of tens
-// of thousands of Deployments stopped at historyBudget.
-const waitBatchChange = "wait-batches"
-
 // waitsTogether reports whether the health waits of n nodes applied by one
 // batch step share one WaitResources step: when there are several, the
 // history is long, and the run was not recorded before waitBatchChange.
@@ -110,7 +96,7 @@ const waitBatchChange = "wait-batches"
 // in the Web UI's timeline.
 func waitsTogether(ctx workflow.Context, n int) bool {
 	return n > 1 && longHistory(ctx, 0) &&
-		workflow.GetVersion(ctx, waitBatchChange, workflow.DefaultVersion, 1) >= 1
+		workflow.GetVersion(ctx, waitBatchChange, workflow.DefaultVersion, waitBatchVersion) >= waitBatchVersion
 }
 
 // waitBatch runs one WaitResources for nodes, applied with results res

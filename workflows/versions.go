@@ -1,0 +1,155 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// The workflow versions. A change to the commands a workflow issues would
+// break the replay of runs recorded before it, so it is a workflow.GetVersion
+// branch, named here by its change ID and its newest version. The IDs are
+// recorded in histories (a Version marker, and the TemporalChangeVersion
+// search attribute): never rename one. Each GetVersion call stays where its
+// branch is, in the order the run reaches it.
+//
+// Each change says what its newest version does, where its call is, and which
+// recorded histories in testdata replay each branch: a history covers the new
+// branch when it holds the change's marker, and the old one when its run
+// reached the call without one (a run older than the change). Tags: "-vN" is
+// a history recorded as of that shape (-record-tag); an untagged name is the
+// first recording.
+//
+// Retiring an old branch, once no run that can take it is still open:
+//
+//  1. Check: with every worker on a release that has the change, no open run
+//     started before the last older worker stopped (`temporal workflow list
+//     --query 'ExecutionStatus="Running" AND StartTime < "<then>"'` lists
+//     none). A run may wait RunInput.ApprovalTimeout for approval, 24 hours
+//     unless set longer.
+//  2. Delete from testdata the histories listed below as covering the old
+//     branch: after step 3 they fail by design (GetVersion refuses a run
+//     below its minimum). Keep those that hold the marker: they replay the
+//     branch that stays.
+//  3. Raise the call's minimum to the newest version (GetVersion(ctx, id,
+//     xVersion, xVersion)) and delete the old branch. Keep the call: a run
+//     older than the change then fails there instead of going on wrongly, and
+//     a later change of the same code raises the version instead of needing a
+//     new ID.
+//  4. Update this file and run `go test -run Replay ./workflows/`.
+//
+// A later change of the same code gets version 2 (the call's maximum) and
+// keeps a branch for 1, with histories recorded under a new -record-tag.
+const (
+	// statusChange: runs keep KumoStatus and the changes memo current,
+	// describe themselves in the Web UI, and stop on a cancel without cutting
+	// short the resources in flight (control.init, every Apply, Destroy,
+	// Rollback and Preview). New: every tagged history of those, v2-* and
+	// apply-queue. Old: apply-compensate, apply-create-and-fail,
+	// apply-from-stack, apply-update-delete-ref, apply-wait,
+	// approval-signal-approved, approval-signal-rejected, destroy, preview,
+	// rollback.
+	statusChange  = "kumo-status"
+	statusVersion = workflow.Version(1)
+
+	// runtimeQueueChange: a workspace's task queue takes the run's runtime
+	// steps (withRuntimeQueue, reached only when the workspace names a queue).
+	// New: apply-queue, apply-queue-v10. Old: none recorded (no run had a
+	// queue before the change).
+	runtimeQueueChange  = "runtime-queue"
+	runtimeQueueVersion = workflow.Version(1)
+
+	// planPagesChange: the plan comes page by page (PlanPage) instead of in
+	// one PlanGraph result, which a plan of tens of thousands of resources
+	// outgrows (planGraph). New: every -v7 and later. Old: the untagged,
+	// -v3, -v4, -v5 and -v6 histories of runs that plan (all but generate
+	// and drift).
+	planPagesChange  = "plan-pages"
+	planPagesVersion = workflow.Version(1)
+
+	// previewRefreshChange: previews write nothing; an unchanged resource
+	// whose live object differs from its record is listed, and refreshed
+	// (RefreshResources) once the run is approved (change; Apply, Destroy and
+	// Rollback only). New: their -v6 and later. Old: their untagged, -v3,
+	// -v4 and -v5 histories.
+	previewRefreshChange  = "preview-refresh"
+	previewRefreshVersion = workflow.Version(1)
+
+	// batchPreviewChange: Kubernetes resources are previewed in batches
+	// (PreviewResources) instead of a local activity each (preview). New:
+	// every -v5 and later that previews (all but generate-v5). Old: the
+	// untagged, -v3 and -v4 histories of runs that preview.
+	batchPreviewChange  = "batch-preview"
+	batchPreviewVersion = workflow.Version(1)
+
+	// approvalChange: a run awaiting approval takes ApproveUpdate (validated,
+	// bound to the plan's digest), waits RunInput.ApprovalTimeout in phase
+	// awaiting-approval, and previews again once approved (approve; reached
+	// only by a run that waits for approval). New: approval-rejected-v4,
+	// approval-stale-v4, approval-timeout-v4, v2-apply-approved-v4, -v7,
+	// -v8, -v10, apply-refresh-v6, -v7, -v8, -v10. Old (an hour for
+	// ApprovalSignal): approval-signal-approved, approval-signal-rejected,
+	// v2-apply-approved, -v3, -v5.
+	approvalChange  = "approval-update"
+	approvalVersion = workflow.Version(1)
+
+	// waitChange: an applied node waits for health after its apply
+	// (waitsForHealth, walkChanges). New: apply-wait, apply-queue and every
+	// -v3 and later that walks. Old: apply-compensate, apply-create-and-fail,
+	// apply-from-stack, apply-update-delete-ref, approval-signal-approved,
+	// destroy, rollback, v2-apply-approved, v2-apply-cancel.
+	waitChange  = "wait-healthy"
+	waitVersion = workflow.Version(1)
+
+	// localNodeChange: a node's Kubernetes step outside a batch is a local
+	// activity when the run has no runtime queue (newNodeSteps; not reached
+	// with a queue, so never by apply-queue*). New: every -v8 and later that
+	// walks. Old: the walks of the untagged, -v3, -v4, -v5, -v6 and -v7
+	// histories.
+	localNodeChange  = "local-node-steps"
+	localNodeVersion = workflow.Version(1)
+
+	// localYieldChange: localStepBudget counts from when a yield's timer
+	// fired, not from when it started; a server fires timers up to a second
+	// late, and a long chain ran at one step a second (newNodeSteps, reached
+	// after localNodeChange's new branch). New: every -v11 and -v12. Old:
+	// every -v8, -v9 and -v10 that walks, but apply-queue-v10.
+	localYieldChange  = "local-yield-resumed"
+	localYieldVersion = workflow.Version(1)
+
+	// batchChange: Kubernetes applies and deletes run in batches
+	// (ApplyResources, DeleteResources) instead of an activity each
+	// (walkChanges). New: every -v5 and later that walks. Old: the walks of
+	// the untagged and -v3 histories, v2-apply-approved-v4, apply-queue.
+	batchChange  = "batch-steps"
+	batchVersion = workflow.Version(1)
+
+	// chainChange: once the history is long (longHistory), a chain of the
+	// graph runs as batch steps of up to maxBatch nodes instead of a step
+	// per node, at least one event each, so a chain stopped at historyBudget
+	// long before its end (chainFollows, within batchChange's new branch).
+	// New: every -v10 and later that walks. Old: every -v5 to -v9 that
+	// walks.
+	chainChange  = "chain-steps"
+	chainVersion = workflow.Version(1)
+
+	// waitBatchChange: the health waits after one batch step share one
+	// WaitResources once the history is long, instead of a WaitResource each,
+	// at least three events a resource, which stopped a spec of tens of
+	// thousands of Deployments at historyBudget (waitsTogether; reached only
+	// then, with two or more to wait for). New: long-waits-v12. Old: none
+	// recorded (no run reached it before).
+	waitBatchChange  = "wait-batches"
+	waitBatchVersion = workflow.Version(1)
+
+	// compensateChange: a failed apply is undone in batches
+	// (CompensateResources) instead of a CompensateResource each, about four
+	// events a resource, which left the undos of an apply past some 12,000
+	// resources not done (compensate). New: apply-compensate-v9, -v10,
+	// v2-apply-cancel-v9, -v10. Old: apply-compensate, -v3, -v5, -v7, -v8,
+	// v2-apply-cancel, -v3, -v5, -v8.
+	compensateChange  = "compensate-batches"
+	compensateVersion = workflow.Version(1)
+
+	// driftRemediateChange: DriftCheck sends its webhook events and, in
+	// remediate mode, re-applies the checked release. New:
+	// drift-remediate-v2, drift-warn-v2. Old: drift-warn.
+	driftRemediateChange  = "drift-remediate"
+	driftRemediateVersion = workflow.Version(1)
+)
