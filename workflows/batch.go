@@ -96,13 +96,23 @@ func (r *run) batchInput(nodes []int, node func(int) activities.NodeInput) activ
 	return in
 }
 
-// newFutures returns n futures and what sets each.
-func newFutures(ctx workflow.Context, n int) ([]workflow.Future, []workflow.Settable) {
+// fanOut turns one batch activity into a future per node of the batch: it
+// schedules activity with in on stepCtx (the batch's step options), makes n
+// futures and runs settle in a coroutine of its own, which waits for the
+// batch (f) and sets node k's future through sets[k]: at once or, for a node
+// with more to do (a wait for health), later.
+//
+// Every kind of batch issues the same commands in the same order: the
+// activity scheduled, then the coroutine started. Recorded histories replay
+// on that order.
+func fanOut(ctx, stepCtx workflow.Context, activity, in any, n int, settle func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable)) []workflow.Future {
+	f := workflow.ExecuteActivity(stepCtx, activity, in)
 	futures, sets := make([]workflow.Future, n), make([]workflow.Settable, n)
 	for k := range n {
 		futures[k], sets[k] = workflow.NewFuture(ctx)
 	}
-	return futures, sets
+	workflow.Go(ctx, func(ctx workflow.Context) { settle(ctx, f, sets) })
+	return futures
 }
 
 // startPreviewBatch starts one PreviewResources over nodes and returns one
@@ -111,15 +121,8 @@ func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int
 	in := r.batchInput(nodes, node)
 	in.Node.Delete = false
 	in.DeferRefresh = r.deferRefresh
-	o := workflow.GetActivityOptions(applyStep(ctx, engine.Kubernetes, batchSummary("preview", in.IDs)))
-	o.StartToCloseTimeout, o.HeartbeatTimeout = batchTimeout, batchHeartbeat
-	// A batch is worth a trip through matching: eager dispatch would hand
-	// every batch to the worker that ran the workflow task, and the rest of
-	// a fleet would idle.
-	o.DisableEagerExecution = true
-	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.PreviewResources, in)
-	futures, sets := newFutures(ctx, len(nodes))
-	workflow.Go(ctx, func(ctx workflow.Context) {
+	step := batchStep(ctx, false, batchSummary("preview", in.IDs))
+	return fanOut(ctx, step, acts.PreviewResources, in, len(nodes), func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable) {
 		var res activities.PreviewResult
 		err := f.Get(ctx, &res)
 		stale := make([]bool, len(nodes))
@@ -143,7 +146,6 @@ func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int
 			}
 		}
 	})
-	return futures
 }
 
 // startBatch starts one batch step over nodes (two or more, all applies or all deletes)
@@ -159,12 +161,11 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 	if del {
 		verb, act = "delete", acts.DeleteResources
 	}
+	began := workflow.Now(ctx)
 	// On r.wait a cancel of the run reaches the batch, which stops after its
 	// resource in flight and reports what it did.
-	f := workflow.ExecuteActivity(batchStep(r.wait, del, batchSummary(verb, in.IDs)), act, in)
-	futures, sets := newFutures(ctx, len(nodes))
-	began := workflow.Now(ctx)
-	workflow.Go(ctx, func(ctx workflow.Context) {
+	step := batchStep(r.wait, del, batchSummary(verb, in.IDs))
+	return fanOut(ctx, step, act, in, len(nodes), func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable) {
 		res, err := batchResult(ctx, f)
 		if err != nil {
 			var cancelled *temporal.CanceledError
@@ -190,7 +191,6 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 		}
 		r.startWaits(ctx, nodes, waiting, res.Outcomes, nodeInput, sets)
 	})
-	return futures
 }
 
 // startWaits starts the health waits of a batch's nodes[k] for each k in

@@ -113,9 +113,8 @@ func (r *run) startUndoBatch(ctx workflow.Context, nodes []int, changes []engine
 	}
 	// On ctx (the run's work context) a cancel does not reach the batch: a
 	// cancelled run is still put back.
-	f := workflow.ExecuteActivity(batchStep(ctx, del, batchSummary(verb, in.IDs)), acts.CompensateResources, in)
-	futures, sets := newFutures(ctx, len(nodes))
-	workflow.Go(ctx, func(ctx workflow.Context) {
+	step := batchStep(ctx, del, batchSummary(verb, in.IDs))
+	return fanOut(ctx, step, acts.CompensateResources, in, len(nodes), func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable) {
 		res, err := batchResult(ctx, f)
 		for k := range nodes {
 			switch {
@@ -132,5 +131,4 @@ func (r *run) startUndoBatch(ctx workflow.Context, nodes []int, changes []engine
 			}
 		}
 	})
-	return futures
 }
