@@ -24,7 +24,7 @@ func approvalSpec() *engine.Spec {
 // waiting when a worker with this code picks them up.
 func asBeforeApprovalUpdate(env *testsuite.TestWorkflowEnvironment, in *RunInput) {
 	in.AutoApprove = false
-	env.OnGetVersion(approvalChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+	env.OnGetVersion(approvalChange, workflow.DefaultVersion, approvalVersion).Return(workflow.DefaultVersion)
 }
 
 // whileAwaitingApproval sets the run up to wait for approval the way runs

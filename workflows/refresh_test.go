@@ -133,7 +133,7 @@ func TestApprovedRunRecordsTheRefresh(t *testing.T) {
 	approved := func(t *testing.T, parallelism int, before bool) map[string]engine.Resource {
 		h, w := withStaleRecord(t, parallelism)
 		if before {
-			w.env.OnGetVersion(previewRefreshChange, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+			w.env.OnGetVersion(previewRefreshChange, workflow.DefaultVersion, previewRefreshVersion).Return(workflow.DefaultVersion)
 		}
 		w.whileWaiting(func(Progress) {
 			if !before {
