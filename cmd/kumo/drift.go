@@ -14,7 +14,7 @@ import (
 )
 
 func driftCommand() *cli.Command {
-	output := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "table", Usage: "table or json"}
+	output := outputFlag(formatTable, formatJSON)
 	return &cli.Command{
 		Name:  "drift",
 		Usage: "compare the latest succeeded release with what is live",
@@ -62,9 +62,6 @@ func driftRequest(c *cli.Context, kc *client.Client, t target) (client.DriftRequ
 }
 
 func driftCheck(c *cli.Context) error {
-	if err := checkReportOutput(c); err != nil {
-		return err
-	}
 	return withClient(c, func(kc *client.Client, t target) error {
 		req, err := driftRequest(c, kc, t)
 		if err != nil {
@@ -93,9 +90,6 @@ func reportExit(c *cli.Context, r *drift.Report) error {
 }
 
 func driftReport(c *cli.Context) error {
-	if err := checkReportOutput(c); err != nil {
-		return err
-	}
 	return withClient(c, func(kc *client.Client, t target) error {
 		r, err := kc.DriftReport(c.Context, t.Project, t.Workspace, c.String("check"))
 		if err != nil {
@@ -105,20 +99,11 @@ func driftReport(c *cli.Context) error {
 	})
 }
 
-// checkReportOutput refuses an -o other than table or json before anything runs.
-func checkReportOutput(c *cli.Context) error {
-	if o := c.String("output"); o != "table" && o != "json" {
-		return fmt.Errorf("unknown output %q (want table or json)", o)
-	}
-	return nil
-}
-
 func printReport(c *cli.Context, r *drift.Report) error {
-	if c.String("output") == "json" {
-		return printJSON(r)
-	}
-	writeReport(os.Stdout, r)
-	return nil
+	return printOutput(c, r, func() error {
+		writeReport(os.Stdout, r)
+		return nil
+	})
 }
 
 // writeReport prints a report for people: the summary, then each resource not

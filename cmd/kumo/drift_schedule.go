@@ -15,7 +15,7 @@ import (
 )
 
 func driftScheduleCommand() *cli.Command {
-	output := &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "table", Usage: "table or json"}
+	output := outputFlag(formatTable, formatJSON)
 	timing := []cli.Flag{
 		&cli.DurationFlag{Name: "every", Usage: "interval between checks (at least 1m; default 4h)"},
 		&cli.StringFlag{Name: "cron", Usage: "cron expression instead of --every (\"0 */6 * * *\", @daily)"},
@@ -64,11 +64,10 @@ func driftScheduleCommand() *cli.Command {
 						if err != nil {
 							return err
 						}
-						if c.String("output") == "json" {
-							return printJSON(list)
-						}
-						writeSchedules(os.Stdout, list)
-						return nil
+						return printOutput(c, list, func() error {
+							writeSchedules(os.Stdout, list)
+							return nil
+						})
 					})
 				},
 			},
@@ -94,9 +93,6 @@ func driftScheduleCommand() *cli.Command {
 				Usage: "start a check now (none if one is running) and print its report, exiting as drift check does",
 				Flags: []cli.Flag{output, &cli.BoolFlag{Name: "detach", Usage: "print the check's ID and exit without waiting"}},
 				Action: func(c *cli.Context) error {
-					if err := checkReportOutput(c); err != nil {
-						return err
-					}
 					return withClient(c, func(kc *client.Client, t target) error {
 						run, err := kc.TriggerDriftCheck(c.Context, t.Project, t.Workspace)
 						if err != nil {
@@ -119,9 +115,6 @@ func driftScheduleCommand() *cli.Command {
 }
 
 func scheduleCreate(c *cli.Context) error {
-	if err := checkReportOutput(c); err != nil {
-		return err
-	}
 	return withClient(c, func(kc *client.Client, t target) error {
 		dr, err := driftRequest(c, kc, t)
 		if err != nil {
@@ -143,11 +136,10 @@ func scheduleCreate(c *cli.Context) error {
 }
 
 func printSchedule(c *cli.Context, s *client.DriftSchedule) error {
-	if c.String("output") == "json" {
-		return printJSON(s)
-	}
-	writeSchedule(os.Stdout, s)
-	return nil
+	return printOutput(c, s, func() error {
+		writeSchedule(os.Stdout, s)
+		return nil
+	})
 }
 
 // writeSchedule prints one schedule for people.

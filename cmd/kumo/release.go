@@ -15,9 +15,6 @@ import (
 )
 
 func releaseCommand() *cli.Command {
-	output := func(def string) *cli.StringFlag {
-		return &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: def, Usage: "output format"}
-	}
 	return &cli.Command{
 		Name:  "release",
 		Usage: "inspect and unlock the releases of a project+workspace",
@@ -25,13 +22,13 @@ func releaseCommand() *cli.Command {
 			{
 				Name:   "list",
 				Usage:  "list every revision",
-				Flags:  []cli.Flag{output("table")},
+				Flags:  []cli.Flag{outputFlag(formatTable, formatJSON)},
 				Action: releaseList,
 			},
 			{
 				Name:  "show",
 				Usage: "show one revision in full",
-				Flags: []cli.Flag{output("yaml"), &cli.IntFlag{Name: "revision", Usage: "revision (default: latest)"},
+				Flags: []cli.Flag{outputFlag(formatYAML, formatJSON), &cli.IntFlag{Name: "revision", Usage: "revision (default: latest)"},
 					&cli.BoolFlag{Name: "reveal", Usage: "show Secret data and sensitive Terraform attributes (decrypted with the codec key) instead of " + engine.Masked}},
 				Action: releaseShow,
 			},
@@ -39,7 +36,7 @@ func releaseCommand() *cli.Command {
 				Name:      "diff",
 				Usage:     "show how the specs of two revisions differ, resource by resource and field by field",
 				ArgsUsage: "A B",
-				Flags:     []cli.Flag{output("table")},
+				Flags:     []cli.Flag{outputFlag(formatTable, formatJSON)},
 				Action:    releaseDiff,
 			},
 			{
@@ -96,43 +93,42 @@ func releaseList(c *cli.Context) error {
 			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error, ""})
 		}
 		drifted := markDrift(c, kc, t, rows)
-		switch c.String("output") {
-		case "json":
-			return printJSON(rows)
-		case "table", "":
-		default:
-			return fmt.Errorf("unknown output %q (want table or json)", c.String("output"))
-		}
-		if len(rows) == 0 {
-			fmt.Printf("%s/%s has no releases yet.\n", t.Project, t.Workspace)
-			return nil
-		}
-		tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "REVISION\tSTACK\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
-		for _, r := range rows {
-			rollbackOf := ""
-			if r.RollbackOf > 0 {
-				rollbackOf = fmt.Sprint(r.RollbackOf)
-			}
-			operation := string(r.Operation)
-			if r.Compensated > 0 {
-				operation += "+compensate"
-			}
-			phase := string(r.Phase)
-			if r.Drift != "" {
-				phase += " (drifted)"
-			}
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Stack), operation, phase, r.SpecHash, r.Resources,
-				r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond), humanBytes(r.Size), orDash(rollbackOf))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		if drifted != "" {
-			fmt.Printf("\n%s; `kumo drift report` shows it.\n", drifted)
-		}
-		return nil
+		return printOutput(c, rows, func() error { return printReleases(rows, t, drifted) })
 	})
+}
+
+// printReleases draws the table of `release list`, and where the latest drift
+// check found the stack not in sync.
+func printReleases(rows []releaseRow, t target, drifted string) error {
+	if len(rows) == 0 {
+		fmt.Printf("%s/%s has no releases yet.\n", t.Project, t.Workspace)
+		return nil
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REVISION\tSTACK\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
+	for _, r := range rows {
+		rollbackOf := ""
+		if r.RollbackOf > 0 {
+			rollbackOf = fmt.Sprint(r.RollbackOf)
+		}
+		operation := string(r.Operation)
+		if r.Compensated > 0 {
+			operation += "+compensate"
+		}
+		phase := string(r.Phase)
+		if r.Drift != "" {
+			phase += " (drifted)"
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Stack), operation, phase, r.SpecHash, r.Resources,
+			r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond), humanBytes(r.Size), orDash(rollbackOf))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if drifted != "" {
+		fmt.Printf("\n%s; `kumo drift report` shows it.\n", drifted)
+	}
+	return nil
 }
 
 // markDrift sets Drift on the row of the revision the latest drift check
@@ -162,18 +158,7 @@ func releaseShow(c *cli.Context) error {
 		if !c.Bool("reveal") {
 			maskRelease(r)
 		}
-		switch c.String("output") {
-		case "json":
-			return printJSON(r)
-		case "yaml", "":
-			data, err := yaml.Marshal(r)
-			if err != nil {
-				return err
-			}
-			_, err = os.Stdout.Write(data)
-			return err
-		}
-		return fmt.Errorf("unknown output %q (want yaml or json)", c.String("output"))
+		return printOutput(c, r, nil)
 	})
 }
 
@@ -209,24 +194,19 @@ func releaseDiff(c *cli.Context) error {
 		if changes == nil {
 			changes = []engine.SpecChange{}
 		}
-		switch c.String("output") {
-		case "json":
-			return printJSON(map[string]any{"from": revs[0], "to": revs[1], "changes": changes})
-		case "table", "":
-		default:
-			return fmt.Errorf("unknown output %q (want table or json)", c.String("output"))
-		}
-		if len(changes) == 0 {
-			fmt.Printf("No differences between the specs of revisions %d and %d (spec hash %.16s).\n", revs[0], revs[1], rels[0].SpecHash)
-			return nil
-		}
-		for _, ch := range changes {
-			fmt.Printf("%-8s %s\n", ch.Kind, ch.ID)
-			for _, f := range ch.Fields {
-				fmt.Printf("         %s: %s -> %s\n", f.Path, showValue(f.Before), showValue(f.After))
+		return printOutput(c, map[string]any{"from": revs[0], "to": revs[1], "changes": changes}, func() error {
+			if len(changes) == 0 {
+				fmt.Printf("No differences between the specs of revisions %d and %d (spec hash %.16s).\n", revs[0], revs[1], rels[0].SpecHash)
+				return nil
 			}
-		}
-		return nil
+			for _, ch := range changes {
+				fmt.Printf("%-8s %s\n", ch.Kind, ch.ID)
+				for _, f := range ch.Fields {
+					fmt.Printf("         %s: %s -> %s\n", f.Path, showValue(f.Before), showValue(f.After))
+				}
+			}
+			return nil
+		})
 	})
 }
 

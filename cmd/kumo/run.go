@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -72,11 +71,8 @@ func previewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "preview",
 		Usage: "show what apply would change, resource by resource and field by field",
-		Flags: append(sourceFlags(), parallelismFlag(), forceConflictsFlag(), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "table or json", Value: "table"}),
+		Flags: append(sourceFlags(), parallelismFlag(), forceConflictsFlag(), outputFlag(formatTable, formatJSON)),
 		Action: func(c *cli.Context) error {
-			if o := c.String("output"); o != "table" && o != "json" {
-				return fmt.Errorf("unknown output %q (want table or json)", o)
-			}
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setSource(c, &req); err != nil {
 					return err
@@ -96,12 +92,11 @@ func previewCommand() *cli.Command {
 					}
 					res.Changes = p.Changes
 				}
-				if c.String("output") == "json" {
-					return printJSON(map[string]any{"changes": res.Changes, "digest": res.Digest})
-				}
-				printChanges(os.Stdout, res.Changes)
-				printDigest(os.Stdout, res.Digest)
-				return nil
+				return printOutput(c, map[string]any{"changes": res.Changes, "digest": res.Digest}, func() error {
+					printChanges(os.Stdout, res.Changes)
+					printDigest(os.Stdout, res.Digest)
+					return nil
+				})
 			})
 		},
 	}
@@ -236,10 +231,4 @@ func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Req
 		}
 		return err
 	})
-}
-
-func printJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

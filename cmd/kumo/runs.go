@@ -37,7 +37,7 @@ func runCommand() *cli.Command {
 					&cli.StringFlag{Name: "operation", Usage: strings.Join(client.RunOperations, ", ")},
 					&cli.StringFlag{Name: "status", Usage: strings.Join(client.RunStatuses, ", ")},
 					&cli.IntFlag{Name: "limit", Value: client.DefaultRunLimit, Usage: "list at most this many runs"},
-					outputFlag(),
+					outputFlag(formatTable, formatJSON),
 				},
 				Action: runList,
 			},
@@ -45,7 +45,7 @@ func runCommand() *cli.Command {
 				Name:      "show",
 				Usage:     "show a run: status, revision, times, plan, each resource's outcome, and its Web UI page",
 				ArgsUsage: "RUN_ID",
-				Flags:     []cli.Flag{outputFlag()},
+				Flags:     []cli.Flag{outputFlag(formatTable, formatJSON)},
 				Action:    runShow,
 			},
 			{
@@ -71,17 +71,6 @@ func runCommand() *cli.Command {
 	}
 }
 
-func outputFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "table", Usage: "table or json"}
-}
-
-func checkOutput(c *cli.Context) error {
-	if o := c.String("output"); o != "table" && o != "json" {
-		return fmt.Errorf("unknown output %q (want table or json)", o)
-	}
-	return nil
-}
-
 // runRow is one run of `run list -o json`: the listing and its duration.
 type runRow struct {
 	client.RunInfo
@@ -89,9 +78,6 @@ type runRow struct {
 }
 
 func runList(c *cli.Context) error {
-	if err := checkOutput(c); err != nil {
-		return err
-	}
 	// Only a workspace asked for narrows the list; the current one does not.
 	filter := client.RunFilter{Workspace: global(c, "workspace"), Operation: c.String("operation"), Status: c.String("status"), Limit: c.Int("limit")}
 	if _, err := filter.Query(); err != nil {
@@ -104,18 +90,17 @@ func runList(c *cli.Context) error {
 			return explainLocked(err)
 		}
 		now := time.Now()
-		if c.String("output") == "json" {
-			rows := make([]runRow, len(runs))
-			for i, r := range runs {
-				rows[i] = runRow{r, r.Duration(now)}
+		rows := make([]runRow, len(runs))
+		for i, r := range runs {
+			rows[i] = runRow{r, r.Duration(now)}
+		}
+		return printOutput(c, rows, func() error {
+			if len(runs) == 0 {
+				fmt.Printf("No runs of project %s match.\n", t.Project)
+				return nil
 			}
-			return printJSON(rows)
-		}
-		if len(runs) == 0 {
-			fmt.Printf("No runs of project %s match.\n", t.Project)
-			return nil
-		}
-		return printRuns(os.Stdout, runs, now)
+			return printRuns(os.Stdout, runs, now)
+		})
 	})
 }
 
@@ -192,19 +177,16 @@ func explainLocked(err error) error {
 }
 
 func runShow(c *cli.Context) error {
-	if err := checkOutput(c); err != nil {
-		return err
-	}
 	return withRunClient(c, func(kc *client.Client, project, runID string) error {
 		d, err := kc.ShowRun(c.Context, project, runID)
 		if err != nil {
 			return err
 		}
-		if c.String("output") == "json" {
-			return printJSON(runDetailsJSON{d, d.Duration(time.Now())})
-		}
-		printRunDetails(os.Stdout, d, time.Now())
-		return nil
+		now := time.Now()
+		return printOutput(c, runDetailsJSON{d, d.Duration(now)}, func() error {
+			printRunDetails(os.Stdout, d, now)
+			return nil
+		})
 	})
 }
 

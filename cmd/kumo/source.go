@@ -132,11 +132,8 @@ func specCommand() *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name:  "convert",
 			Usage: "print the Spec that apply -f would apply (plain manifests become Kubernetes resources with IDs and an order), to keep or edit",
-			Flags: append(fileFlags(), &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "yaml", Usage: "yaml or json"}),
+			Flags: append(fileFlags(), outputFlag(formatYAML, formatJSON)),
 			Action: func(c *cli.Context) error {
-				if o := c.String("output"); o != "yaml" && o != "json" {
-					return fmt.Errorf("unknown output %q (want yaml or json)", o)
-				}
 				if c.String("spec-file") == "" {
 					return errors.New("kumo spec convert needs -f FILE, DIR or -")
 				}
@@ -144,15 +141,7 @@ func specCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				if c.String("output") == "json" {
-					return printJSON(spec)
-				}
-				out, err := engine.MarshalSpec(spec)
-				if err != nil {
-					return err
-				}
-				_, err = os.Stdout.Write(out)
-				return err
+				return printOutput(c, spec, nil)
 			},
 		}},
 	}

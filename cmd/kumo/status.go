@@ -28,12 +28,9 @@ func statusCommand() *cli.Command {
 			stackFlag(),
 			&cli.BoolFlag{Name: "tree", Usage: "also show the objects each resource owns (Deployment → ReplicaSet → Pod), with their health"},
 			&cli.BoolFlag{Name: "watch", Usage: "redraw whenever the status changes, until interrupted"},
-			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "table or json", Value: "table"},
+			outputFlag(formatTable, formatJSON),
 		},
 		Action: func(c *cli.Context) error {
-			if o := c.String("output"); o != "table" && o != "json" {
-				return fmt.Errorf("--output %q: want table or json", o)
-			}
 			return withClient(c, func(kc *client.Client, t target) error {
 				s, err := kc.Settings(c.Context, t.Workspace, settings(c))
 				if err != nil {
@@ -47,15 +44,15 @@ func statusCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				if err := printStatus(os.Stdout, c.String("output"), st); err != nil {
+				if err := printStatus(c, st); err != nil {
 					return err
 				}
 				if c.Bool("watch") {
 					st, err = watchStatus(c.Context, st, read, func(st release.StackStatus) error {
-						if c.String("output") == "table" {
+						if !jsonOutput(c) {
 							fmt.Print("\033[H\033[2J") // clear the terminal, like watch(1)
 						}
-						return printStatus(os.Stdout, c.String("output"), st)
+						return printStatus(c, st)
 					})
 					if err != nil && !errors.Is(err, context.Canceled) {
 						return err
@@ -99,12 +96,11 @@ func watchStatus(ctx context.Context, last release.StackStatus, read func() (rel
 	}
 }
 
-func printStatus(w io.Writer, output string, st release.StackStatus) error {
-	if output == "json" {
-		return printJSON(st)
-	}
-	_, err := io.WriteString(w, statusText(st))
-	return err
+func printStatus(c *cli.Context, st release.StackStatus) error {
+	return printOutput(c, st, func() error {
+		_, err := io.WriteString(os.Stdout, statusText(st))
+		return err
+	})
 }
 
 // statusText renders the status as a table: one row per resource (owned

@@ -2,11 +2,9 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
@@ -48,24 +46,13 @@ func workspaceCommand() *cli.Command {
 			},
 			{
 				Name: "show", Usage: "print a workspace", ArgsUsage: "[NAME]",
-				Flags: []cli.Flag{&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "yaml", Usage: "yaml or json"}},
+				Flags: []cli.Flag{outputFlag(formatYAML, formatJSON)},
 				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
 					ws, err := kc.Workspace(c.Context, name)
 					if err != nil {
 						return err
 					}
-					switch c.String("output") {
-					case "json":
-						return printJSON(ws)
-					case "yaml":
-						data, err := yaml.Marshal(ws)
-						if err != nil {
-							return err
-						}
-						_, err = os.Stdout.Write(data)
-						return err
-					}
-					return fmt.Errorf("unknown output %q (want yaml or json)", c.String("output"))
+					return printOutput(c, ws, nil)
 				}),
 			},
 			{
