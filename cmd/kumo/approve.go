@@ -20,7 +20,7 @@ const defaultApprovalTimeout = 24 * time.Hour
 // approvalFlags say whether and how long a mutating run waits for approval.
 func approvalFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "approval", Usage: "required: wait for approval after the preview (the prompt, `kumo approve`); auto: apply without (as --yes) (default: required unless --yes)"},
+		&cli.StringFlag{Name: "approval", Usage: "required: wait for approval after the preview (the prompt, kumo approve); auto: apply without (as --yes) (default: required unless --yes)"},
 		&cli.DurationFlag{Name: "approval-timeout", Value: defaultApprovalTimeout, Usage: "how long the run waits for approval before it fails; the wait outlives this command"},
 	}
 }

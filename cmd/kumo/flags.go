@@ -22,7 +22,7 @@ import (
 func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "project", Usage: "project name (default: name in the nearest project.yaml, else the current directory's name)", EnvVars: []string{"KUMO_PROJECT"}},
-		&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "target workspace (default: the one `kumo workspace switch` chose, else default)", EnvVars: []string{"KUMO_WORKSPACE"}},
+		&cli.StringFlag{Name: "workspace", Aliases: []string{"w"}, Usage: "target workspace (default: the one kumo workspace switch chose, else default)", EnvVars: []string{"KUMO_WORKSPACE"}},
 		&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)"},
 		&cli.StringFlag{Name: "context", Usage: "kubeconfig context"},
 		&cli.StringFlag{Name: "temporal-address", Usage: "host:port of an existing Temporal cluster (default: the kumo server running on --home, else an embedded server for this command)", EnvVars: []string{"TEMPORAL_ADDRESS"}},
