@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -80,9 +79,16 @@ func reportExit(c *cli.Context, r *drift.Report) error {
 	if err := printReport(c, r); err != nil {
 		return err
 	}
+	return driftExit(r)
+}
+
+// driftExit is the exit of a check that found r: drift found is a result the
+// report has shown (exit 2, no error printed); resources that could not be
+// checked are an error (exit 1).
+func driftExit(r *drift.Report) error {
 	switch r.ExitCode() {
 	case 2:
-		return &exitError{code: 2, err: errors.New(r.Summary())}
+		return &exitError{code: 2}
 	case 1:
 		return &exitError{code: 1, err: fmt.Errorf("%s: %d resources could not be checked", r.Summary(), r.Counts.Error)}
 	}

@@ -34,6 +34,9 @@ func (e *env) driftCheck(wantCode int, extra ...string) *drift.Report {
 	if r.code != wantCode {
 		e.t.Fatalf("drift check: exit %d, want %d: %s", r.code, wantCode, r)
 	}
+	if wantCode == 2 && strings.Contains(r.stderr, "Error:") {
+		e.t.Errorf("drift check: drift found is a result, printed as an error: %s", r)
+	}
 	var rep drift.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		e.t.Fatalf("drift check output: %v\n%s", err, r)
@@ -47,6 +50,7 @@ func (e *env) driftCheck(wantCode int, extra ...string) *drift.Report {
 // with paths, values and manager and exits 2; an ignore rule on /spec/replicas
 // turns the scale into an ignored difference.
 func TestDriftCheck(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	ns := e.ns
@@ -129,6 +133,7 @@ func describeResult(r drift.Result) string {
 // reads a file whose content no longer matches as gone, so the refresh drops it:
 // it is reported missing, never in sync.
 func TestDriftCheckTerraform(t *testing.T) {
+	t.Parallel()
 	e, _ := terraformEnv(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "motd")

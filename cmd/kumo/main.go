@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -16,13 +17,34 @@ import (
 	"github.com/kumoproj/kumo/internal/memlimit"
 )
 
-// exitError carries a specific exit code (a failed release, an interrupted run).
+// exitError carries a specific exit code (a failed release, an interrupted
+// run). One without err is a result the command has printed already, such as
+// drift found: kumo exits with its code and prints nothing more.
 type exitError struct {
 	code int
 	err  error
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit code %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// reportError prints err to stderr, unless it is a result already printed,
+// and returns the exit code it carries (1 for any other error).
+func reportError(stderr io.Writer, err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) && ee.err == nil {
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "Error:", err)
+	if ee != nil {
+		return ee.code
+	}
+	return 1
+}
 
 func newApp() *cli.App {
 	return &cli.App{
@@ -46,11 +68,6 @@ func main() {
 	defer stop()
 	app := newApp()
 	if err := app.RunContext(ctx, os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "Error:", err)
-		var ee *exitError
-		if errors.As(err, &ee) {
-			os.Exit(ee.code)
-		}
-		os.Exit(1)
+		os.Exit(reportError(os.Stderr, err))
 	}
 }
