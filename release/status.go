@@ -70,15 +70,40 @@ func (m *Manager) Status(ctx context.Context, project, workspace string, setting
 			st.Resources[i] = runtime.StatusNode{ID: r.ID, Health: h}
 		}
 	}
-	st.Health = health.Worst(flatten(st.Resources)...)
+	st.Health = stackHealth(st.Resources)
 	return st, nil
 }
 
-func flatten(nodes []runtime.StatusNode) []health.Result {
-	var out []health.Result
-	for _, n := range nodes {
-		out = append(out, n.Health)
-		out = append(out, flatten(n.Children)...)
+// stackHealth is the health of a stack whose resources (and the objects they
+// own) are nodes: Healthy alone when all are, else the worst node's status
+// and reason, its message naming that node. One resource's message is never
+// passed off as the stack's.
+func stackHealth(nodes []runtime.StatusNode) health.Result {
+	worst, ok := worstNode(nodes)
+	if !ok || worst.Health.Status == health.Healthy {
+		return health.Result{Status: health.Healthy}
 	}
-	return out
+	h := worst.Health
+	if h.Message == "" {
+		h.Message = worst.ID
+	} else {
+		h.Message = worst.ID + ": " + h.Message
+	}
+	return h
+}
+
+// worstNode is the least healthy of nodes and their children, the first one
+// among equals (as health.Worst); false when there are none.
+func worstNode(nodes []runtime.StatusNode) (runtime.StatusNode, bool) {
+	var worst runtime.StatusNode
+	found := false
+	for _, n := range nodes {
+		if !found || n.Health.Status.Worse(worst.Health.Status) {
+			worst, found = n, true
+		}
+		if child, ok := worstNode(n.Children); ok && child.Health.Status.Worse(worst.Health.Status) {
+			worst = child
+		}
+	}
+	return worst, found
 }
