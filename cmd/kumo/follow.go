@@ -75,7 +75,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 		if o.err == nil {
 			return nil
 		}
-		err := runFailed(ctx, run, o.err)
+		err := runEnded(ctx, run, endedAs(o.res), o.err)
 		if ee, ok := err.(*exitError); ok && o.res.Status == workflows.StatusCancelled {
 			ee.code = exitCancelled // cancelled, or the preview was not approved
 		}
@@ -139,6 +139,16 @@ func confirm(in *os.File, out io.Writer, question string) bool {
 		fmt.Fprintln(out, a)
 	}
 	return a == "y" || a == "yes"
+}
+
+// endedAs is how a run that did not succeed ended, in the word `kumo run
+// list` shows: a run cancelled, or whose plan was not approved (rejected, or
+// declined at the prompt), is cancelled, not failed.
+func endedAs(res workflows.Result) string {
+	if res.Status == workflows.StatusCancelled {
+		return string(workflows.StatusCancelled)
+	}
+	return "failed"
 }
 
 func printChanges(w io.Writer, changes []engine.Change) {

@@ -27,3 +27,15 @@ func TestOutcomesCountWhatHappened(t *testing.T) {
 		t.Errorf("outcomes from the plan %v, %d, %d", done, failed, notRun)
 	}
 }
+
+// TestARunNotApprovedEndsCancelled: a run cancelled, or whose plan was not
+// approved (at the prompt too, with no terminal to answer it), is called
+// cancelled, as `kumo run list` shows it; a run that failed, failed.
+func TestARunNotApprovedEndsCancelled(t *testing.T) {
+	if got := endedAs(workflows.Result{Status: workflows.StatusCancelled}); got != "cancelled" {
+		t.Errorf("a cancelled run ended %q", got)
+	}
+	if got := endedAs(workflows.Result{Status: workflows.StatusFailed}); got != "failed" {
+		t.Errorf("a failed run ended %q", got)
+	}
+}

@@ -92,11 +92,17 @@ func followLog(ctx context.Context, kc *client.Client, run *client.Run) error {
 // runFailed prints the tail of a failed run's log and how to see all of it, then
 // returns the run's error as a failed command.
 func runFailed(ctx context.Context, run *client.Run, err error) error {
+	return runEnded(ctx, run, "failed", err)
+}
+
+// runEnded is runFailed for a run that ended as outcome says: failed, or
+// cancelled, the word `kumo run list` shows for it.
+func runEnded(ctx context.Context, run *client.Run, outcome string, err error) error {
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	log, lerr := run.Log(qctx)
 	if lerr != nil || len(log) == 0 {
-		fmt.Fprintf(os.Stderr, "Run %s failed.\n", run.RunID)
+		fmt.Fprintf(os.Stderr, "Run %s %s.\n", run.RunID, outcome)
 		return &exitError{code: exitFailed, err: err}
 	}
 	lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
@@ -104,6 +110,6 @@ func runFailed(ctx context.Context, run *client.Run, err error) error {
 		lines = lines[len(lines)-logTailLines:]
 	}
 	fmt.Fprintf(os.Stderr, "Run log (last %d lines):\n  %s\n", len(lines), strings.Join(lines, "\n  "))
-	fmt.Fprintf(os.Stderr, "Run %s failed; the whole log: kumo run logs %s\n", run.RunID, run.RunID)
+	fmt.Fprintf(os.Stderr, "Run %s %s; the whole log: kumo run logs %s\n", run.RunID, outcome, run.RunID)
 	return &exitError{code: exitFailed, err: err}
 }
