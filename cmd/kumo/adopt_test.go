@@ -15,6 +15,7 @@ import (
 // them, and taken over on a conflicting field only with --force-conflicts:
 // without it the run fails naming the field and the manager, changing nothing.
 func TestAdoptAndForceConflicts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	if _, err := e.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.ns}}, metav1.CreateOptions{}); err != nil {

@@ -69,6 +69,7 @@ func (e *env) checkFailed(revision int, r result, msg string) {
 // change between preview and approval makes the plan stale. Runs go on on a
 // worker of a shared Temporal server, as with kumo server.
 func TestApprovalFromAnotherProcess(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.flags = []string{"--temporal-address", temporalServer(t)}
 	e.worker()
@@ -137,6 +138,7 @@ func TestApprovalFromAnotherProcess(t *testing.T) {
 // at its prompt is interrupted; the run keeps waiting in the Temporal database,
 // and `kumo approve` in a new process resumes it, applies and follows it.
 func TestApprovalOutlivesTheTerminal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	answer, answerWriter := io.Pipe()
 	defer answerWriter.Close()

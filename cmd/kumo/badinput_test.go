@@ -31,6 +31,7 @@ func namespace(ns string) string {
 // TestInvalidSpecsAreRejectedBeforeAnythingRuns: each mistake is named, and no
 // release is recorded.
 func TestInvalidSpecsAreRejectedBeforeAnythingRuns(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ns := e.ns
 	cases := []struct {
@@ -65,6 +66,7 @@ func TestInvalidSpecsAreRejectedBeforeAnythingRuns(t *testing.T) {
 // run before anything is applied; one it refuses only at apply time fails the
 // release, which still records what was applied before it.
 func TestRejectedByTheAPIServer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	ns := e.ns

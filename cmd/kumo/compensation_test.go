@@ -26,6 +26,7 @@ func brokenAfter(ns string, deps ...string) string {
 // TestRollbackOnFailureUndoesTheApply: creates, an update and a delete, then a
 // node fails: the cluster is back as before the apply, and the release says so.
 func TestRollbackOnFailureUndoesTheApply(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ns := e.ns
 	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", versioned(ns, "keep", "1", "upd", "1", "del", "1")))
@@ -60,6 +61,7 @@ func TestRollbackOnFailureUndoesTheApply(t *testing.T) {
 
 // TestKilledWorkerDuringCompensation: a new worker finishes the undo.
 func TestKilledWorkerDuringCompensation(t *testing.T) {
+	t.Parallel()
 	const n = 60
 	e := newEnv(t)
 	address := temporalServer(t)

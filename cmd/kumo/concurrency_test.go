@@ -17,6 +17,7 @@ import (
 // end), the nine others fail at once naming it, and it makes the only
 // revision. Then ten applies of ten different projects at once all succeed.
 func TestTenAppliesAtOnce(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"local", "s3"} {
 		t.Run(name, func(t *testing.T) {
 			var e *env
@@ -125,6 +126,7 @@ func (e *env) tenStacks() {
 // prompt), the second's apply of the same project is refused naming the
 // first's run: it cannot see that run, so it must not take it for abandoned.
 func TestS3TwoMachinesOneStack(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	a := s3Env(t, srv, srv.Bucket(t))
 	b := a.another()

@@ -19,6 +19,7 @@ import (
 // manager another field manager changed and puts it back as revision 2
 // (operation remediate), and describe, list, pause and delete behave.
 func TestDriftScheduleCommands(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	e.ok("apply", "--yes", "-f", e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+configMap(e.ns, "c", "dependsOn: [v1:Namespace:"+e.ns+"]")))

@@ -136,6 +136,7 @@ func (e *env) checkStateMatchesCluster(n int) {
 // TestSecondApplyIsRefusedWhileOneRuns: one apply per project+workspace at a time;
 // another workspace is independent.
 func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.flags = []string{"--temporal-address", temporalServer(t)}
 	e.worker()
@@ -181,6 +182,7 @@ func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
 // TestKilledWorkerRunResumesOnANewWorker: SIGKILL the only worker mid-DAG; a new
 // worker on the same Temporal server finishes the run.
 func TestKilledWorkerRunResumesOnANewWorker(t *testing.T) {
+	t.Parallel()
 	const n = 150
 	e := newEnv(t)
 	address := temporalServer(t)
@@ -231,6 +233,7 @@ func (e *env) checkRunIsFindable(address, operation string, revision int) {
 // that holds the Temporal server and worker is killed mid-DAG; `kumo resume`
 // finishes the run.
 func TestKilledCLIRunResumesWithKumoResume(t *testing.T) {
+	t.Parallel()
 	const n = 150
 	e := newEnv(t)
 	spec := e.writeSpec("chain.yaml", chainSpec(e.ns, n))
@@ -260,6 +263,7 @@ func TestKilledCLIRunResumesWithKumoResume(t *testing.T) {
 // TestSecondKumoIsRefusedWhileOneApplies: with the embedded server, a second kumo
 // cannot open the Temporal database; it says which run holds the workspace.
 func TestSecondKumoIsRefusedWhileOneApplies(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns))
 	answer, answerWriter := io.Pipe()
@@ -295,6 +299,7 @@ func TestSecondKumoIsRefusedWhileOneApplies(t *testing.T) {
 // TestUnlock: `kumo release unlock` refuses while the run lives, and fails the
 // release once the run is gone (here: terminated by an operator).
 func TestUnlock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	address := temporalServer(t)
 	e.flags = []string{"--temporal-address", address}

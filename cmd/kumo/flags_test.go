@@ -11,6 +11,7 @@ import (
 )
 
 func TestProjectNameComesFromTheNearestProjectFile(t *testing.T) {
+	// Not parallel: t.Chdir changes the working directory of the whole test process.
 	root := t.TempDir()
 	nested := filepath.Join(root, "stacks", "web")
 	if err := os.MkdirAll(nested, 0o755); err != nil {
@@ -37,6 +38,7 @@ func TestProjectNameComesFromTheNearestProjectFile(t *testing.T) {
 }
 
 func TestProjectFileWithoutANameIsAnError(t *testing.T) {
+	// Not parallel: t.Chdir changes the working directory of the whole test process.
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "project.yaml"), []byte("description: x\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -52,6 +54,7 @@ func TestProjectFileWithoutANameIsAnError(t *testing.T) {
 // TestCommonFlagsBeforeOrAfterTheCommand: the innermost setting wins, and the
 // environment counts as set.
 func TestCommonFlagsBeforeOrAfterTheCommand(t *testing.T) {
+	// Not parallel: it sets KUMO_WORKSPACE in the environment of the whole test process.
 	home := t.TempDir()
 	t.Setenv("KUMO_WORKSPACE", "") // restored after the test
 	for _, tc := range []struct {
@@ -85,6 +88,7 @@ func TestCommonFlagsBeforeOrAfterTheCommand(t *testing.T) {
 // nearest project.yaml's backend; the worker takes the flag and the environment.
 // (Unsupported URLs make the choice visible in the error, before anything runs.)
 func TestBackendSelection(t *testing.T) {
+	// Not parallel: t.Chdir and KUMO_BACKEND change the whole test process.
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "project.yaml"), []byte("name: shop\nbackend: bogus://fromproject\n"), 0o644); err != nil {
 		t.Fatal(err)

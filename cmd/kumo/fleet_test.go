@@ -24,6 +24,7 @@ import (
 // data, and an apply through them succeeds. Wrong settings fail fast, each
 // with one line.
 func TestWorkerMutualTLS(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts Temporal, a cluster and kumo processes")
 	}
@@ -101,6 +102,7 @@ func read(t *testing.T, path string) string {
 // it stop polling (its /readyz fails), finish what it runs, and exit 0 within
 // its grace; the other worker finishes the run.
 func TestWorkerSIGTERMMidApply(t *testing.T) {
+	t.Parallel()
 	const n = 120
 	e := newEnv(t)
 	address := temporalServer(t)
@@ -184,6 +186,7 @@ func httpStatus(url string) int {
 // mid-apply, and the run still ends succeeded on the other, its release final
 // and recording every ConfigMap as it is live.
 func TestTwoWorkersOneKilledMidApply(t *testing.T) {
+	t.Parallel()
 	// Enough resources that the run outlasts the first batches by far: a
 	// batch step applies up to 100 resources, ten batches at a time.
 	const n = 3000

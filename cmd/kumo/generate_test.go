@@ -83,6 +83,7 @@ func writeStack(t *testing.T, project, projectExtra, app string) string {
 
 // Test 1: the example stack generates the golden Spec, the same bytes every time.
 func TestGenerateExampleGolden(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.project = "shop"
 	stack := shopProject(t, "shop")
@@ -117,6 +118,7 @@ func TestGenerateExampleGolden(t *testing.T) {
 // Tests 1 and 3: apply the example stack; the external generator's resources
 // exist, and its $kumo_path env patch is resolved to the Redis Service's IP.
 func TestApplyExampleStack(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	stack := shopProject(t, e.project)
 	applied := e.ok("apply", "--yes", "--stack", stack).stdout
@@ -203,6 +205,7 @@ func TestApplyExampleStack(t *testing.T) {
 // Test 2: a workspace's module defaults reach the generated spec; the app's own
 // value wins.
 func TestWorkspaceDefaultsInGenerate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	stack := writeStack(t, e.project, "", `apps:
   web: {workload: {type: service, replicas: 2, containers: {web: {image: nginx}}}}
@@ -240,6 +243,7 @@ func TestWorkspaceDefaultsInGenerate(t *testing.T) {
 // Test 4: a generator that panics fails the run, naming the generator; the run
 // log keeps its stack trace. Nothing is applied and no release is recorded.
 func TestGeneratorPanicIsInRunLog(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gen := buildGo(t, "./testdata/panicgen")
 	stack := writeStack(t, e.project, "generators:\n  boom: {command: ["+gen+"]}\n", `apps:
@@ -286,6 +290,7 @@ func TestGeneratorPanicIsInRunLog(t *testing.T) {
 
 // Test 5: bad app files are reported with the file and field before anything runs.
 func TestBadAppFilesApplyNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, tc := range []struct{ app, want string }{
 		{"apps: {web: {workload: {type: service, containers: {web: {image: nginx, imagePullPolicy: Always}}}}}", `apps.web.workload.containers.web: unknown field "imagePullPolicy"`},
@@ -307,6 +312,7 @@ func TestBadAppFilesApplyNothing(t *testing.T) {
 
 // Test 6: workspace commands round-trip through the backend.
 func TestWorkspaceCommands(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	file := e.writeSpec("staging.yaml", `modules:
   service: {config: {replicas: 2}}

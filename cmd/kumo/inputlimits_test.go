@@ -11,6 +11,7 @@ import (
 // convert and workspace create refuse each bad input with an error naming the
 // file and the line and column, and record nothing: no release, no workspace.
 func TestBadInputThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	laughs := "resources:\n- id: v1:ConfigMap:default:lol\n  type: Kubernetes\n  attributes:\n    a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
 	for i, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {

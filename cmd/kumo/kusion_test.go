@@ -79,6 +79,7 @@ context: {owner: platform-team}
 // resolved, the ClusterRole cluster-scoped), its context and extensions are kept
 // in the release, and a re-preview right after shows nothing to change.
 func TestApplyKusionSpec(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ns := e.ns
 	spec := e.writeSpec("kusion.yaml", kusionSpec(ns))
@@ -116,6 +117,7 @@ func TestApplyKusionSpec(t *testing.T) {
 // $kusion_path references alone, one inside a Terraform argument, one in a
 // ConfigMap taking a Terraform output; a re-preview shows nothing to change.
 func TestApplyKusionMixedSpec(t *testing.T) {
+	t.Parallel()
 	e, _ := terraformEnv(t)
 	ns := e.ns
 	dir := t.TempDir()

@@ -66,6 +66,7 @@ func webSpec(ns string, replicas int, withConfigMap bool) string {
 // TestApplyReapplyChangeDestroy walks one project through its life: first apply,
 // a no-op re-apply, a change with a removal, and destroy.
 func TestApplyReapplyChangeDestroy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	ns := e.ns

@@ -89,6 +89,7 @@ func nestedClusterRole(ns string) string {
 // with a CRD and RBAC, JSON in a subdirectory) applies with kumo apply -f in one
 // run, in kind order; a re-preview shows everything unchanged; destroy removes it.
 func TestApplyPlainManifests(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ns := e.ns
 	dir := t.TempDir()
@@ -164,6 +165,7 @@ func TestApplyPlainManifests(t *testing.T) {
 // directory without manifests and the old --namespace are refused before
 // anything is written.
 func TestManifestInputErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ns := e.ns
 	role := func(id, nsLine string) string {

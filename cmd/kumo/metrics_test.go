@@ -31,6 +31,7 @@ func metricValue(body, metric string, labels map[string]string) float64 {
 // node steps by step, runtime and result with their latencies, drift checks,
 // and the runs awaiting approval right now.
 func TestWorkerMetrics(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.flags = []string{"--temporal-address", temporalServer(t)}
 	addr := freeAddress(t)

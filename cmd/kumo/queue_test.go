@@ -38,6 +38,7 @@ func activityTypes(t *testing.T, metricsAddr string) map[string]bool {
 // edge` then runs its runtime steps, and only those: the default queue's
 // worker runs the workflow and the release steps, never a Kubernetes call.
 func TestWorkspaceTaskQueue(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.flags = []string{"--temporal-address", temporalServer(t)}
 	mainMetrics := freeAddress(t)

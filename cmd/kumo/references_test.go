@@ -12,6 +12,7 @@ import (
 // re-applied with the new value, and a reference to a resource that does not
 // exist yet previews as known after apply instead of failing the dry-run.
 func TestReferencesFollowTheirTargets(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	ns := e.ns

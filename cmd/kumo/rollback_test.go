@@ -67,6 +67,7 @@ func (e *env) releaseInfos() []releaseInfo {
 // TestRollbackToTheLastSuccess: apply v1, apply v2 (one changed, one added, one
 // removed), roll back: the cluster is v1 again, as a new revision with v1's hash.
 func TestRollbackToTheLastSuccess(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	v1 := versioned(e.ns, "a", "1", "b", "1", "c", "1")
 	v2 := versioned(e.ns, "a", "2", "b", "1", "d", "1")
@@ -129,6 +130,7 @@ func TestRollbackToTheLastSuccess(t *testing.T) {
 // TestRollbackToAnEarlierRevision restores revision 1 after three applies, and
 // refuses a failed revision unless allowed.
 func TestRollbackToAnEarlierRevision(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", versioned(e.ns, "a", "1", "b", "1")))
 	e.ok("apply", "--yes", "-f", e.writeSpec("v2.yaml", versioned(e.ns, "a", "2")))

@@ -93,6 +93,7 @@ func (e *env) configMapVersions() map[string]string {
 // TestRunListShowWait on a home with the embedded one-shot server: runs made
 // by earlier commands are listed, shown and waited for from the same database.
 func TestRunListShowWait(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ns := e.ns
 	id := func(name string) string { return "v1:ConfigMap:" + ns + ":" + name }
@@ -188,6 +189,7 @@ func TestRunListShowWait(t *testing.T) {
 // what the release recorded, or, with --rollback-on-failure, what it held
 // before. A run awaiting approval is cancelled too.
 func TestRunCancel(t *testing.T) {
+	t.Parallel()
 	// Enough that the apply (parallelism 1, batches of 100 applied in a few
 	// milliseconds each resource) is still running when the cancel lands.
 	const n = 1000

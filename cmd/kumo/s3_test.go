@@ -34,6 +34,7 @@ func (e *env) another() *env {
 // second KUMO_HOME, which continues the revision numbers; nothing is recorded in
 // either home.
 func TestS3BackendIsSharedBetweenMachines(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	a := s3Env(t, srv, srv.Bucket(t))
 	b := a.another()
@@ -77,6 +78,7 @@ func TestS3BackendIsSharedBetweenMachines(t *testing.T) {
 // TestS3BackendMisconfigured: a missing bucket, refused or missing credentials,
 // or an unreachable endpoint fail before any run starts, naming the bucket.
 func TestS3BackendMisconfigured(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
 	e := s3Env(t, srv, bucket)
@@ -113,6 +115,7 @@ func TestS3BackendMisconfigured(t *testing.T) {
 // completes or fails clearly; no revision is lost or duplicated, and the next
 // apply continues from it.
 func TestS3ServerStoppedMidApply(t *testing.T) {
+	t.Parallel()
 	const n = 100
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
@@ -170,6 +173,7 @@ func TestS3ServerStoppedMidApply(t *testing.T) {
 // TestS3BackendWithRemoteWorkers: workers of an existing Temporal cluster take
 // the same --backend (here from KUMO_BACKEND) and write the CLI's records.
 func TestS3BackendWithRemoteWorkers(t *testing.T) {
+	t.Parallel()
 	srv := s3test.Start(t)
 	bucket := srv.Bucket(t)
 	e := s3Env(t, srv, bucket)

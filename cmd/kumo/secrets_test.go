@@ -68,6 +68,7 @@ func secretSpec(ns, secret, visible string) string {
 // which is not sensitive, shows in previews but travels encrypted: the codec
 // endpoint decodes it from the history, which holds only ciphertext.
 func TestSecretsNeverReachHistoryFilesOrOutputInClear(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := e.startServer()
 	if srv.info.CodecURL == "" || srv.info.CodecKeyFile != filepath.Join(e.home, "codec.keys") {

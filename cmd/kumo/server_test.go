@@ -82,6 +82,7 @@ func manyConfigMaps(ns string, n int) string {
 // TestServerDetachedApply: with kumo server running, `apply --detach` returns
 // at once with the run's ID and Web UI link; the run finishes in the server.
 func TestServerDetachedApply(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	srv := e.startServer()
 	spec := e.writeSpec("spec.yaml", manyConfigMaps(e.ns, 20))
@@ -104,6 +105,7 @@ func TestServerDetachedApply(t *testing.T) {
 // TestDetachNeedsAServer: without kumo server a detached run would stall until
 // the next kumo command; it is refused before it starts.
 func TestDetachNeedsAServer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns))
 	e.fails([]string{"apply", "--yes", "--detach", "-f", spec}, "no kumo server is running on "+e.home, "kumo server --home")
@@ -115,6 +117,7 @@ func TestDetachNeedsAServer(t *testing.T) {
 // TestServerManyCommandsAtOnce: with kumo server, commands on one home no
 // longer exclude each other.
 func TestServerManyCommandsAtOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.startServer()
 	other := *e
@@ -148,6 +151,7 @@ func TestServerManyCommandsAtOnce(t *testing.T) {
 // new kumo server finishes the run by itself; a graceful stop (SIGTERM) exits
 // 0, removes server.json, and the run again continues on the next start.
 func TestServerKilledAndStoppedMidApply(t *testing.T) {
+	t.Parallel()
 	const n = 300
 	e := newEnv(t)
 	srv := e.startServer()
@@ -203,6 +207,7 @@ func TestServerKilledAndStoppedMidApply(t *testing.T) {
 // TestServerStartErrors: a taken address, a second server, a home that is not
 // a directory: one line naming it, no stack trace.
 func TestServerStartErrors(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

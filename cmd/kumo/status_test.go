@@ -40,6 +40,7 @@ func (e *env) status(args ...string) (statusJSON, result) {
 // and two Pods, each with its health; once one Pod crash-loops the stack is
 // Degraded and the exit code 1.
 func TestStatusTree(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+deployment(e.ns, "web", 2, "", ""))
 	e.ok("apply", "--yes", "-f", spec)

@@ -17,6 +17,7 @@ import (
 
 // TestTemporalSetupRegistersSearchAttributes on a namespace that lacks them.
 func TestTemporalSetupRegistersSearchAttributes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}

@@ -21,12 +21,15 @@ import (
 // kumo they start names them (PATH, TF_CLI_CONFIG_FILE) and a fresh directory for
 // the working directories (KUMO_TERRAFORM_DIR).
 
-// terraformEnv is newEnv with terraform set up; it returns the tools.
+// terraformEnv is newEnv with terraform set up in the environment of the
+// kumo processes it starts (not this process's, so tests run in parallel); it
+// returns the tools.
 func terraformEnv(t *testing.T) (*env, terraformtest.Tools) {
 	t.Helper()
 	tools := terraformtest.Ensure(t)
-	tools.Setenv(t, t.TempDir())
-	return newEnv(t), tools
+	e := newEnv(t)
+	e.environ = tools.Env(t.TempDir())
+	return e, tools
 }
 
 // kumotestObject is a kumotest_object resource: a file with a random name in dir.
@@ -57,6 +60,7 @@ func stateResource(rel map[string]any, id string) map[string]any {
 // re-applies as UnChanged, previews an argument change as an Update naming the
 // field, and is removed by destroy.
 func TestTerraformLocalFileLifecycle(t *testing.T) {
+	t.Parallel()
 	e, _ := terraformEnv(t)
 	file := filepath.Join(t.TempDir(), "motd")
 	id := "hashicorp:local:local_file:motd"
@@ -122,6 +126,7 @@ func TestTerraformLocalFileLifecycle(t *testing.T) {
 // random id) flows through $kumo_path into a ConfigMap, which is applied after
 // the Terraform resource; a later change of the ConfigMap alone still resolves it.
 func TestTerraformFeedsKubernetes(t *testing.T) {
+	t.Parallel()
 	e, _ := terraformEnv(t)
 	ns, dir := e.ns, t.TempDir()
 	tfID := "kumoproj:kumotest:kumotest_object:token"
@@ -184,6 +189,7 @@ func containsAny(list []any, want string) bool {
 // time a new worker, with the old working directories deleted, finishes the run
 // from the state kept in the backend: exactly one object, recorded correctly.
 func TestTerraformApplySurvivesAKilledWorker(t *testing.T) {
+	t.Parallel()
 	e, tools := terraformEnv(t)
 	address := temporalServer(t)
 	e.flags = []string{"--temporal-address", address}
@@ -195,7 +201,7 @@ func TestTerraformApplySurvivesAKilledWorker(t *testing.T) {
 	// lets a worker with fresh directories finish.
 	killDuringApply := func(spec, workDir string) {
 		t.Helper()
-		tools.Setenv(t, workDir)
+		e.environ = tools.Env(workDir)
 		w, workerExited := e.background(nil, "worker")
 		_, wait := e.background(nil, "apply", "--yes", "-f", spec)
 		waitFor(t, "the slow apply to start", 2*time.Minute, func() bool {
@@ -212,7 +218,7 @@ func TestTerraformApplySurvivesAKilledWorker(t *testing.T) {
 		if err := os.RemoveAll(workDir); err != nil {
 			t.Fatal(err)
 		}
-		tools.Setenv(t, t.TempDir())
+		e.environ = tools.Env(t.TempDir())
 		next, nextExited := e.background(nil, "worker")
 		if r := wait(); r.code != 0 {
 			t.Fatalf("apply after the worker was replaced: %s", r)
@@ -259,6 +265,7 @@ func checkRecorded(t *testing.T, rel map[string]any, id, objectID, content strin
 // object made outside kumo without recreating it; from then on kumo manages it,
 // and destroy removes it.
 func TestTerraformImportAdoptsAnObject(t *testing.T) {
+	t.Parallel()
 	e, _ := terraformEnv(t)
 	dir := t.TempDir()
 	existing := filepath.Join(dir, "made-by-hand")
@@ -297,6 +304,7 @@ func TestTerraformImportAdoptsAnObject(t *testing.T) {
 // and the resource's ID, on the CLI, in the release and in the run log, and the
 // release keeps what was applied before.
 func TestTerraformErrorsNameTheResource(t *testing.T) {
+	t.Parallel()
 	e, _ := terraformEnv(t)
 	ns, dir := e.ns, t.TempDir()
 	base := "resources:\n" + namespace(ns) + configMap(ns, "first", "dependsOn: [v1:Namespace:"+ns+"]")
@@ -347,6 +355,7 @@ func TestTerraformErrorsNameTheResource(t *testing.T) {
 // Terraform resource is put back as the prior release's spec had it (the same
 // object) and one the apply created is destroyed, using the state recorded for it.
 func TestTerraformRollbackOnFailure(t *testing.T) {
+	t.Parallel()
 	e, _ := terraformEnv(t)
 	dir := t.TempDir()
 	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", "resources:\n"+kumotestObject("kept", dir, `content: "v1"`, "")))

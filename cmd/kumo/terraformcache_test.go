@@ -16,8 +16,9 @@ import (
 // are initialised again instead of failing with "Required plugins are not
 // installed".
 func TestTerraformCacheOutlivesItsMirror(t *testing.T) {
+	t.Parallel()
 	tools := terraformtest.Ensure(t)
-	tools.Setenv(t, t.TempDir())
+	workDir := t.TempDir() // shared by both homes
 	spec := fmt.Sprintf(`resources:
 - id: hashicorp:local:local_file:motd
   type: Terraform
@@ -28,15 +29,15 @@ func TestTerraformCacheOutlivesItsMirror(t *testing.T) {
 `, filepath.Join(t.TempDir(), "motd"), terraformtest.LocalProvider)
 
 	first := t.TempDir()
-	t.Setenv("TF_CLI_CONFIG_FILE", tools.MirrorAt(t, first))
 	e := newEnv(t)
+	e.environ = append(tools.Env(workDir), "TF_CLI_CONFIG_FILE="+tools.MirrorAt(t, first))
 	e.ok("apply", "--yes", "-f", e.writeSpec("spec.yaml", spec))
 	if err := os.RemoveAll(first); err != nil {
 		t.Fatal(err)
 	}
 
-	t.Setenv("TF_CLI_CONFIG_FILE", tools.MirrorAt(t, t.TempDir()))
 	again := newEnv(t)
+	again.environ = append(tools.Env(workDir), "TF_CLI_CONFIG_FILE="+tools.MirrorAt(t, t.TempDir()))
 	again.ok("apply", "--yes", "-f", again.writeSpec("spec.yaml", spec))
 	if rows := again.releases(); len(rows) != 1 || rows[0].Phase != "succeeded" {
 		t.Errorf("releases of the new home: %+v", rows)

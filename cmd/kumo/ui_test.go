@@ -21,6 +21,7 @@ import (
 // one-shot command before the server started included, reads them without
 // offering to change them, and renders them in a real browser.
 func TestWebUI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.project = "shop" // the home is the test's own; the name reads well in the screenshot
 	e.ok("workspace", "create", "dev", "--file", e.writeSpec("dev.yaml", "context: {}\n"))

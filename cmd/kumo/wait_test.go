@@ -44,6 +44,7 @@ func deployment(ns, name string, replicas int, spec, podSpec string) string {
 // Test 1: a Deployment that becomes available is waited for: the ConfigMap
 // that depends on it is created only once it is available.
 func TestApplyWaitsForDeploymentBeforeDependents(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dep := "apps/v1:Deployment:" + e.ns + ":web"
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+deployment(e.ns, "web", 2, "", "")+
@@ -91,6 +92,7 @@ func unschedulable(label string) string {
 // applied. With a progress deadline it fails as soon as the deadline is
 // exceeded (Degraded), not at the timeout.
 func TestApplyFailsWhenDeploymentNeverAvailable(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dep := "apps/v1:Deployment:" + e.ns + ":stuck"
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+deployment(e.ns, "stuck", 1, "", unschedulable("kumo-test/"+e.ns))+
@@ -122,6 +124,7 @@ func TestApplyFailsWhenDeploymentNeverAvailable(t *testing.T) {
 // resumes on a new worker, keeps waiting, and succeeds once the Deployment
 // becomes available (its Pods get a node to run on).
 func TestKilledWorkerWaitResumes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	address := temporalServer(t)
 	e.flags = []string{"--temporal-address", address}
@@ -219,6 +222,7 @@ func crdAndWidget(ns string) string {
 // custom resource as a create it could not dry-run, and one apply creates
 // both, the custom resource after the CRD is established.
 func TestApplyCRDAndCustomResourceInOneRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+crdAndWidget(e.ns))
 	cr := e.ns + ".example.com/v1:Widget:" + e.ns + ":w"
