@@ -23,6 +23,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/internal/keyring"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/worker"
@@ -204,7 +205,7 @@ var ErrBusy = errors.New("another run is in progress")
 // SetupTemporal registers kumo's search attributes in the namespace of an
 // existing Temporal cluster, so its runs are filterable in the Web UI. The
 // embedded server does this by itself.
-func (c *Client) SetupTemporal(ctx context.Context) ([]embedded.SearchAttribute, error) {
+func (c *Client) SetupTemporal(ctx context.Context) ([]runspec.SearchAttribute, error) {
 	if c.opts.TemporalAddress == "" {
 		return nil, errors.New("kumo temporal setup is for an existing Temporal cluster: pass --temporal-address (the embedded server sets itself up)")
 	}
@@ -215,5 +216,5 @@ func (c *Client) SetupTemporal(ctx context.Context) ([]embedded.SearchAttribute,
 	if err := embedded.RegisterSearchAttributes(ctx, tc, c.opts.Namespace); err != nil {
 		return nil, fmt.Errorf("register search attributes in namespace %s: %w", c.opts.Namespace, err)
 	}
-	return embedded.SearchAttributes, nil
+	return runspec.SearchAttributes, nil
 }

@@ -35,19 +35,44 @@ const (
 	ChangesMemo = "kumoChanges"
 )
 
-// Search attributes set on every run, so runs are filterable in the Web UI.
+// Search attributes set on every run, so runs are filterable in the Web UI:
+// the typed keys of runspec.SearchAttributes.
 var (
-	ProjectAttr   = temporal.NewSearchAttributeKeyKeyword(runspec.AttrProject)
-	StackAttr     = temporal.NewSearchAttributeKeyKeyword(runspec.AttrStack)
-	WorkspaceAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrWorkspace)
-	OperationAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrOperation)
-	RevisionAttr  = temporal.NewSearchAttributeKeyInt64(runspec.AttrRevision)
+	ProjectAttr   = keywordKey(runspec.AttrProject)
+	StackAttr     = keywordKey(runspec.AttrStack)
+	WorkspaceAttr = keywordKey(runspec.AttrWorkspace)
+	OperationAttr = keywordKey(runspec.AttrOperation)
+	RevisionAttr  = intKey(runspec.AttrRevision)
 	// StatusAttr holds a Status, kept current as the run goes.
-	StatusAttr = temporal.NewSearchAttributeKeyKeyword(runspec.AttrStatus)
+	StatusAttr = keywordKey(runspec.AttrStatus)
 	// DriftedAttr and DriftCountAttr are set by DriftCheck runs.
-	DriftedAttr    = temporal.NewSearchAttributeKeyBool(runspec.AttrDrifted)
-	DriftCountAttr = temporal.NewSearchAttributeKeyInt64(runspec.AttrDriftCount)
+	DriftedAttr    = boolKey(runspec.AttrDrifted)
+	DriftCountAttr = intKey(runspec.AttrDriftCount)
 )
+
+func keywordKey(name string) temporal.SearchAttributeKeyKeyword {
+	mustHaveType(name, runspec.Keyword)
+	return temporal.NewSearchAttributeKeyKeyword(name)
+}
+
+func intKey(name string) temporal.SearchAttributeKeyInt64 {
+	mustHaveType(name, runspec.Int)
+	return temporal.NewSearchAttributeKeyInt64(name)
+}
+
+func boolKey(name string) temporal.SearchAttributeKeyBool {
+	mustHaveType(name, runspec.Bool)
+	return temporal.NewSearchAttributeKeyBool(name)
+}
+
+// mustHaveType panics, as the package loads, when the table that the servers
+// register disagrees with a key: the run would otherwise fail at its first
+// upsert, on a server that has no such attribute of that type.
+func mustHaveType(name string, want runspec.AttributeType) {
+	if a, ok := runspec.LookupSearchAttribute(name); !ok || a.Type != want {
+		panic(fmt.Sprintf("workflows: search attribute %s is not a %s in runspec.SearchAttributes", name, want))
+	}
+}
 
 // MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:
 // one ID, so Temporal itself refuses a second concurrent run.

@@ -37,6 +37,7 @@ import (
 	"go.temporal.io/server/temporal"
 
 	"github.com/kumoproj/kumo/internal/quietport"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // ErrLocked is wrapped by the error Start returns when another Server (in this
@@ -439,9 +440,13 @@ func serverConfig(sqlCfg *config.SQL, ports servicePorts, frontendHost string) *
 // assigned at creation; RegisterSearchAttributes adds any that an older
 // namespace lacks. An existing namespace is left as it is.
 func ensureNamespace(sqlCfg *config.SQL, name string, retention time.Duration) error {
-	sas := make(map[string]enumspb.IndexedValueType, len(SearchAttributes))
-	for _, sa := range SearchAttributes {
-		sas[sa.Name] = sa.Type
+	sas := make(map[string]enumspb.IndexedValueType, len(runspec.SearchAttributes))
+	for _, sa := range runspec.SearchAttributes {
+		t, err := valueType(sa)
+		if err != nil {
+			return err
+		}
+		sas[sa.Name] = t
 	}
 	ns, err := sqliteschema.NewNamespaceConfig(clusterName, name, false, sas)
 	if err != nil {

@@ -16,35 +16,26 @@ import (
 	"github.com/kumoproj/kumo/runspec"
 )
 
-// SearchAttribute is a custom search attribute kumo sets on its workflows.
-type SearchAttribute struct {
-	Name string
-	Type enumspb.IndexedValueType
-}
-
-// SearchAttributes are registered in the namespace on every Start, and by
-// RegisterSearchAttributes for an external cluster, so runs can be filtered
-// (CLI, Web UI) by project, stack, workspace, operation, revision and status.
-var SearchAttributes = []SearchAttribute{
-	{Name: runspec.AttrProject, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: runspec.AttrStack, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: runspec.AttrWorkspace, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: runspec.AttrOperation, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: runspec.AttrRevision, Type: enumspb.INDEXED_VALUE_TYPE_INT},
-	{Name: runspec.AttrStatus, Type: enumspb.INDEXED_VALUE_TYPE_KEYWORD},
-	{Name: runspec.AttrDrifted, Type: enumspb.INDEXED_VALUE_TYPE_BOOL},
-	{Name: runspec.AttrDriftCount, Type: enumspb.INDEXED_VALUE_TYPE_INT},
+// valueType is the server's type of a, whose name runspec spells as Temporal
+// does.
+func valueType(a runspec.SearchAttribute) (enumspb.IndexedValueType, error) {
+	t, err := enumspb.IndexedValueTypeFromString(string(a.Type))
+	if err != nil {
+		return t, fmt.Errorf("search attribute %s: %w", a.Name, err)
+	}
+	return t, nil
 }
 
 // registerWait bounds how long RegisterSearchAttributes waits for newly added
 // attributes to become visible when ctx has no earlier deadline.
 const registerWait = 30 * time.Second
 
-// RegisterSearchAttributes makes sure every attribute in SearchAttributes
-// exists in namespace, through the operator service. It is idempotent: present
-// attributes are left alone, and an attribute that exists with another type
-// is an error. When it adds attributes it waits until the frontend lists them
-// (servers pick namespace changes up after a short cache refresh).
+// RegisterSearchAttributes makes sure every attribute in
+// runspec.SearchAttributes exists in namespace, through the operator
+// service. It is idempotent: present attributes are left alone, and an
+// attribute that exists with another type is an error. When it adds
+// attributes it waits until the frontend lists them (servers pick namespace
+// changes up after a short cache refresh).
 func RegisterSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
 	ops := c.OperatorService()
 	missing, err := missingSearchAttributes(ctx, ops, namespace)
@@ -92,17 +83,21 @@ func missingSearchAttributes(ctx context.Context, ops operatorservice.OperatorSe
 		return nil, fmt.Errorf("list search attributes of namespace %q: %w", namespace, err)
 	}
 	missing := map[string]enumspb.IndexedValueType{}
-	for _, sa := range SearchAttributes {
+	for _, sa := range runspec.SearchAttributes {
+		want, err := valueType(sa)
+		if err != nil {
+			return nil, err
+		}
 		have, ok := resp.GetCustomAttributes()[sa.Name]
 		if !ok {
 			have, ok = resp.GetSystemAttributes()[sa.Name]
 		}
 		switch {
 		case !ok:
-			missing[sa.Name] = sa.Type
-		case have != sa.Type:
+			missing[sa.Name] = want
+		case have != want:
 			return nil, fmt.Errorf("search attribute %s exists in namespace %q with type %s, kumo needs %s",
-				sa.Name, namespace, have, sa.Type)
+				sa.Name, namespace, have, want)
 		}
 	}
 	return missing, nil
