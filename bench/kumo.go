@@ -65,7 +65,7 @@ func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
 		return nil, err
 	}
 	if null {
-		k.w = sdkworker.New(k.tc, workflows.TaskQueue, sdkworker.Options{MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
+		k.w = sdkworker.New(k.tc, runspec.TaskQueue, sdkworker.Options{MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
 		workflows.Register(k.w)
 		activities.Register(k.w, activities.New(k.c.Backend(), nullRuntimes{memory.New()}, worker.RunChecker(k.tc)))
 	} else {

@@ -8,7 +8,7 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // ErrNotAnswerable is wrapped by the error of an approval or rejection the run
@@ -45,13 +45,13 @@ func (c *Client) RunToAnswer(ctx context.Context, project, workspace, runID stri
 // once the run has taken the answer: an error wrapping ErrNotAnswerable says
 // why it did not (not awaiting approval, answered already, another plan's
 // digest), and the run goes on waiting. req.By defaults to user@host.
-func (r *Run) Answer(ctx context.Context, req workflows.ApprovalRequest) (workflows.ApprovalAnswer, error) {
+func (r *Run) Answer(ctx context.Context, req runspec.ApprovalRequest) (runspec.ApprovalAnswer, error) {
 	if req.By == "" {
 		req.By = startedBy()
 	}
-	var answer workflows.ApprovalAnswer
+	var answer runspec.ApprovalAnswer
 	h, err := r.c.temporal.UpdateWorkflow(ctx, sdkclient.UpdateWorkflowOptions{
-		WorkflowID: r.WorkflowID, RunID: r.RunID, UpdateName: workflows.ApproveUpdate, Args: []any{req},
+		WorkflowID: r.WorkflowID, RunID: r.RunID, UpdateName: runspec.ApproveUpdate, Args: []any{req},
 		WaitForStage: sdkclient.WorkflowUpdateStageCompleted,
 	})
 	if err == nil {

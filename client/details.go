@@ -6,7 +6,7 @@ import (
 	"os/user"
 	"strings"
 
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // staticSummary is the one line the Web UI shows for a run in its list: what
@@ -33,7 +33,7 @@ func staticDetails(operation string, req Request, in any) string {
 	line := func(name, format string, args ...any) {
 		fmt.Fprintf(&b, "- %s: %s\n", name, fmt.Sprintf(format, args...))
 	}
-	run, _ := in.(workflows.RunInput)
+	run, _ := in.(runspec.RunInput)
 	switch {
 	case req.rollbackOf > 0:
 		line("spec", "revision %d's, `%s`", req.rollbackOf, run.SpecHash)

@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 func TestStaticSummaryAndDetails(t *testing.T) {
 	req := Request{Project: "shop", Workspace: "dev", Stack: "dev", StackDir: "/src/shop/dev"}
-	in := workflows.RunInput{Project: "shop", Workspace: "dev", Parallelism: 10, AutoApprove: true}
+	in := runspec.RunInput{Project: "shop", Workspace: "dev", Parallelism: 10, AutoApprove: true}
 	if got := staticSummary("apply", req); got != "apply shop/dev" {
 		t.Errorf("summary %q", got)
 	}

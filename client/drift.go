@@ -9,7 +9,6 @@ import (
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/runspec"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // DriftRequest names the stack a drift check compares with live.
@@ -34,8 +33,8 @@ func (c *Client) CheckDrift(ctx context.Context, req DriftRequest) (*drift.Repor
 	if err != nil {
 		return nil, err
 	}
-	id := workflows.DriftWorkflowID(req.Project, req.Workspace, time.Now())
-	run, err := c.startWorkflow(ctx, workflows.DriftWorkflow, id, Request{Project: req.Project, Workspace: req.Workspace, Stack: in.Stack}, in)
+	id := runspec.DriftWorkflowID(req.Project, req.Workspace, time.Now())
+	run, err := c.startWorkflow(ctx, runspec.DriftWorkflow, id, Request{Project: req.Project, Workspace: req.Workspace, Stack: in.Stack}, in)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/runspec"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // source is what a run generates from: req's stack, checked against req.Project.
@@ -39,8 +38,8 @@ func (c *Client) Generate(ctx context.Context, req Request) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := fmt.Sprintf("%s/generate/%d", workflows.MutatingWorkflowID(req.Project, req.Workspace), time.Now().UnixNano())
-	return c.startWorkflow(ctx, workflows.GenerateWorkflow, id, req, *src)
+	id := fmt.Sprintf("%s/generate/%d", runspec.MutatingWorkflowID(req.Project, req.Workspace), time.Now().UnixNano())
+	return c.startWorkflow(ctx, runspec.GenerateWorkflow, id, req, *src)
 }
 
 // Spec waits for a Generate run and returns the Spec it stored.

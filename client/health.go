@@ -9,15 +9,14 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/kumoproj/kumo/runspec"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // addLive adds to p what only Temporal knows of the steps in flight: their
 // live health (addLiveHealth) and whether they wait for a worker
 // (addWaiting). Best effort: a failed describe leaves p as it was.
-func (r *Run) addLive(ctx context.Context, p *workflows.Progress) {
+func (r *Run) addLive(ctx context.Context, p *runspec.Progress) {
 	switch p.Stage {
-	case workflows.StagePreview, workflows.StageApplying, workflows.StageDestroying, workflows.StageCompensating:
+	case runspec.StagePreview, runspec.StageApplying, runspec.StageDestroying, runspec.StageCompensating:
 	default:
 		return
 	}
@@ -33,8 +32,8 @@ func (r *Run) addLive(ctx context.Context, p *workflows.Progress) {
 // workflow learns it only when a wait ends, the waiting activity heartbeats it
 // (runspec.WaitProgress, or a WaitBatchProgress for a wait of several), and
 // Temporal keeps the last heartbeat of each pending activity.
-func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *workflows.Progress, dc converter.DataConverter) {
-	if p.Stage != workflows.StageApplying && p.Stage != workflows.StageDestroying {
+func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *runspec.Progress, dc converter.DataConverter) {
+	if p.Stage != runspec.StageApplying && p.Stage != runspec.StageDestroying {
 		return
 	}
 	live := map[string]string{}
@@ -63,7 +62,7 @@ func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *w
 		}
 	}
 	for i := range p.Nodes {
-		if h, ok := live[p.Nodes[i].ID]; ok && p.Nodes[i].Status == workflows.NodeRunning {
+		if h, ok := live[p.Nodes[i].ID]; ok && p.Nodes[i].Status == runspec.NodeRunning {
 			p.Nodes[i].Health = h
 			delete(live, p.Nodes[i].ID)
 		}
@@ -71,8 +70,8 @@ func addLiveHealth(desc *workflowservice.DescribeWorkflowExecutionResponse, p *w
 	// A progress of what changed since the last look lacks the nodes that
 	// only wait: their health is news too.
 	for _, id := range slices.Sorted(maps.Keys(live)) {
-		if !slices.ContainsFunc(p.Nodes, func(n workflows.Node) bool { return n.ID == id }) {
-			p.Nodes = append(p.Nodes, workflows.Node{ID: id, Status: workflows.NodeRunning, Health: live[id]})
+		if !slices.ContainsFunc(p.Nodes, func(n runspec.Node) bool { return n.ID == id }) {
+			p.Nodes = append(p.Nodes, runspec.Node{ID: id, Status: runspec.NodeRunning, Health: live[id]})
 		}
 	}
 }

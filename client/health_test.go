@@ -10,7 +10,6 @@ import (
 
 	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/runspec"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // TestLiveHealthReadsEveryWaitsHeartbeat: the health a wait heartbeats shows
@@ -33,8 +32,8 @@ func TestLiveHealthReadsEveryWaitsHeartbeat(t *testing.T) {
 		}}),
 		pending("ApplyResources", map[string]any{"outcomes": []any{}}),
 	}}
-	p := &workflows.Progress{Stage: workflows.StageApplying, Nodes: []workflows.Node{
-		{ID: "a", Status: workflows.NodeRunning}, {ID: "b", Status: workflows.NodeRunning}, {ID: "d", Status: workflows.NodeRunning},
+	p := &runspec.Progress{Stage: runspec.StageApplying, Nodes: []runspec.Node{
+		{ID: "a", Status: runspec.NodeRunning}, {ID: "b", Status: runspec.NodeRunning}, {ID: "d", Status: runspec.NodeRunning},
 	}}
 	addLiveHealth(desc, p, dc)
 	want := map[string]string{"a": progressing("0/1").String(), "b": progressing("1/3").String(), "c": progressing("2/3").String(), "d": ""}

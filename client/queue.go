@@ -8,7 +8,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // pollerFresh is how recently a worker must have polled a queue to count as
@@ -26,11 +26,11 @@ func WaitingForWorker(queue string) string {
 // its steps is scheduled on a workspace's task queue (temporal.taskQueue)
 // that no worker polls. A run cannot see this itself: without a worker its
 // step simply never starts.
-func (r *Run) addWaiting(ctx context.Context, desc *workflowservice.DescribeWorkflowExecutionResponse, p *workflows.Progress) {
+func (r *Run) addWaiting(ctx context.Context, desc *workflowservice.DescribeWorkflowExecutionResponse, p *runspec.Progress) {
 	queues := map[string]bool{}
 	for _, a := range desc.GetPendingActivities() {
 		q := a.GetActivityOptions().GetTaskQueue().GetName()
-		if a.GetState() == enumspb.PENDING_ACTIVITY_STATE_SCHEDULED && q != "" && q != workflows.TaskQueue {
+		if a.GetState() == enumspb.PENDING_ACTIVITY_STATE_SCHEDULED && q != "" && q != runspec.TaskQueue {
 			queues[q] = true
 		}
 	}

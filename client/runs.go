@@ -58,14 +58,14 @@ type Run struct {
 
 // Preview starts a Preview run. Previews never block applies.
 func (c *Client) Preview(ctx context.Context, req Request) (*Run, error) {
-	id := fmt.Sprintf("%s/preview/%d", workflows.MutatingWorkflowID(req.Project, req.Workspace), time.Now().UnixNano())
-	return c.start(ctx, workflows.PreviewWorkflow, id, req)
+	id := fmt.Sprintf("%s/preview/%d", runspec.MutatingWorkflowID(req.Project, req.Workspace), time.Now().UnixNano())
+	return c.start(ctx, runspec.PreviewWorkflow, id, req)
 }
 
 // Apply starts an Apply run; it fails with ErrBusy while another apply or
 // destroy of the project+workspace is running.
 func (c *Client) Apply(ctx context.Context, req Request) (*Run, error) {
-	return c.start(ctx, workflows.ApplyWorkflow, workflows.MutatingWorkflowID(req.Project, req.Workspace), req)
+	return c.start(ctx, runspec.ApplyWorkflow, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
 }
 
 // Destroy starts a Destroy run of everything the latest release recorded.
@@ -81,11 +81,11 @@ func (c *Client) Destroy(ctx context.Context, req Request) (*Run, error) {
 	if latest.Phase.Final() && latest.Resources == 0 {
 		return nil, fmt.Errorf("nothing to destroy: revision %d of %s/%s records no resources", latest.Revision, req.Project, req.Workspace)
 	}
-	return c.start(ctx, workflows.DestroyWorkflow, workflows.MutatingWorkflowID(req.Project, req.Workspace), req)
+	return c.start(ctx, runspec.DestroyWorkflow, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
 }
 
 func (c *Client) start(ctx context.Context, workflowType, id string, req Request) (*Run, error) {
-	in := workflows.RunInput{
+	in := runspec.RunInput{
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 		Wait: req.Wait, Timeout: req.Timeout, ApprovalTimeout: req.ApprovalTimeout,
@@ -100,7 +100,7 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 			return nil, err
 		}
 		in.SpecHash = hash
-	case req.specHash == "" && req.StackDir != "" && workflowType != workflows.DestroyWorkflow:
+	case req.specHash == "" && req.StackDir != "" && workflowType != runspec.DestroyWorkflow:
 		src, err := c.source(&req)
 		if err != nil {
 			return nil, err
@@ -123,7 +123,7 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 	operation := operations[workflowType]
 	wr, err := tc.ExecuteWorkflow(ctx, sdkclient.StartWorkflowOptions{
 		ID:                       id,
-		TaskQueue:                workflows.TaskQueue,
+		TaskQueue:                runspec.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		// Without this the SDK quietly hands back the running execution, and a second
@@ -132,7 +132,7 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 		StaticSummary:                            staticSummary(operation, req),
 		StaticDetails:                            staticDetails(operation, req, in),
 		TypedSearchAttributes: runAttributes(req.Project, req.Workspace, req.Stack, operation,
-			workflows.StatusAttr.ValueSet(string(workflows.StatusRunning))),
+			workflows.StatusAttr.ValueSet(string(runspec.StatusRunning))),
 	}, workflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
@@ -163,9 +163,9 @@ func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error
 
 // operations names each workflow type as the KumoOperation search attribute does.
 var operations = map[string]string{
-	workflows.GenerateWorkflow: "generate", workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply",
-	workflows.DestroyWorkflow: "destroy", workflows.RollbackWorkflow: "rollback", workflows.DriftWorkflow: "drift",
-	workflows.RemediateWorkflow: "remediate",
+	runspec.GenerateWorkflow: "generate", runspec.PreviewWorkflow: "preview", runspec.ApplyWorkflow: "apply",
+	runspec.DestroyWorkflow: "destroy", runspec.RollbackWorkflow: "rollback", runspec.DriftWorkflow: "drift",
+	runspec.RemediateWorkflow: "remediate",
 }
 
 // Rollback starts a Rollback run to revision (0: the last succeeded revision
@@ -176,7 +176,7 @@ func (c *Client) Rollback(ctx context.Context, req Request, revision int, allowF
 		return nil, err
 	}
 	req.Spec, req.specHash, req.rollbackOf = nil, target.SpecHash, target.Revision
-	return c.start(ctx, workflows.RollbackWorkflow, workflows.MutatingWorkflowID(req.Project, req.Workspace), req)
+	return c.start(ctx, runspec.RollbackWorkflow, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
 }
 
 func (c *Client) rollbackTarget(ctx context.Context, project, workspace string, revision int, allowFailed bool) (*engine.Release, error) {
@@ -190,7 +190,7 @@ func (c *Client) Unfinished(ctx context.Context, project, workspace string) (*Ru
 	if err != nil {
 		return nil, err
 	}
-	id := workflows.MutatingWorkflowID(project, workspace)
+	id := runspec.MutatingWorkflowID(project, workspace)
 	d, err := tc.DescribeWorkflowExecution(ctx, id, "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
@@ -220,7 +220,7 @@ func runAttributes(project, workspace, stack, operation string, extra ...tempora
 
 // Progress asks the run where it is: every resource's progress, and the
 // preview's changes once there is one.
-func (r *Run) Progress(ctx context.Context) (workflows.Progress, error) {
+func (r *Run) Progress(ctx context.Context) (runspec.Progress, error) {
 	p, _, err := r.ProgressSince(ctx, 0, true)
 	return p, err
 }
@@ -238,12 +238,12 @@ const (
 // follows a run asks this several times a second, so the run answers only
 // what changed, a page at a time. A run older than ProgressPageQuery answers
 // everything at once, and seq stays 0.
-func (r *Run) ProgressSince(ctx context.Context, seq uint64, withChanges bool) (workflows.Progress, uint64, error) {
-	req := workflows.ProgressRequest{Since: seq, MaxNodes: progressPageNodes}
+func (r *Run) ProgressSince(ctx context.Context, seq uint64, withChanges bool) (runspec.Progress, uint64, error) {
+	req := runspec.ProgressRequest{Since: seq, MaxNodes: progressPageNodes}
 	if withChanges {
 		req.MaxChanges = progressPageChanges
 	}
-	var p workflows.Progress
+	var p runspec.Progress
 	next := uint64(0)
 	for first := true; ; first = false {
 		page, err := r.progressPage(ctx, req)
@@ -258,7 +258,7 @@ func (r *Run) ProgressSince(ctx context.Context, seq uint64, withChanges bool) (
 			// Whatever changes while the pages are asked for is answered again
 			// next time: nothing is missed.
 			p, next = page.Progress, page.Seq
-			p.Nodes = make([]workflows.Node, 0, len(page.Nodes))
+			p.Nodes = make([]runspec.Node, 0, len(page.Nodes))
 			if withChanges && page.Digest != "" {
 				p.Changes = make([]engine.Change, 0, page.TotalChanges)
 			}
@@ -283,9 +283,9 @@ func (r *Run) ProgressSince(ctx context.Context, seq uint64, withChanges bool) (
 	return p, next, nil
 }
 
-func (r *Run) progressPage(ctx context.Context, req workflows.ProgressRequest) (workflows.ProgressPage, error) {
-	var page workflows.ProgressPage
-	v, err := r.c.temporal.QueryWorkflow(ctx, r.WorkflowID, r.RunID, workflows.ProgressPageQuery, req)
+func (r *Run) progressPage(ctx context.Context, req runspec.ProgressRequest) (runspec.ProgressPage, error) {
+	var page runspec.ProgressPage
+	v, err := r.c.temporal.QueryWorkflow(ctx, r.WorkflowID, r.RunID, runspec.ProgressPageQuery, req)
 	if err != nil {
 		return page, err
 	}
@@ -293,9 +293,9 @@ func (r *Run) progressPage(ctx context.Context, req workflows.ProgressRequest) (
 }
 
 // fullProgress asks a run older than ProgressPageQuery for its whole progress.
-func (r *Run) fullProgress(ctx context.Context) (workflows.Progress, error) {
-	var p workflows.Progress
-	v, err := r.c.temporal.QueryWorkflow(ctx, r.WorkflowID, r.RunID, workflows.ProgressQuery)
+func (r *Run) fullProgress(ctx context.Context) (runspec.Progress, error) {
+	var p runspec.Progress
+	v, err := r.c.temporal.QueryWorkflow(ctx, r.WorkflowID, r.RunID, runspec.ProgressQuery)
 	if err != nil {
 		return p, err
 	}
@@ -315,8 +315,8 @@ func isUnknownQuery(err error) bool {
 
 // Wait blocks until the run ends. A run whose release failed returns its Result
 // and an error saying why.
-func (r *Run) Wait(ctx context.Context) (workflows.Result, error) {
-	var res workflows.Result
+func (r *Run) Wait(ctx context.Context) (runspec.Result, error) {
+	var res runspec.Result
 	err := r.wait(ctx, &res)
 	if errors.Is(err, errCancelled) && res.Error != "" {
 		err = fmt.Errorf("revision %d failed: %s", res.Revision, res.Error)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // writeStack writes a project p with stack dev whose app is app.yaml's content.
@@ -49,7 +49,7 @@ func TestRunsAreListedFromVisibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res, err := run.Wait(ctx); err != nil || res.Status != workflows.StatusSucceeded {
+	if res, err := run.Wait(ctx); err != nil || res.Status != runspec.StatusSucceeded {
 		t.Fatalf("apply of an empty spec: %+v, %v", res, err)
 	}
 	applied := run.RunID
@@ -89,7 +89,7 @@ func TestRunsAreListedFromVisibility(t *testing.T) {
 	if want := "generate failed dev,generate succeeded dev,apply succeeded "; strings.Join(got, ",") != want {
 		t.Errorf("runs, newest first: %q, want %q", strings.Join(got, ","), want)
 	}
-	if a := runs[len(runs)-1]; a.RunID != applied || a.Revision != 1 || a.Changes == nil || *a.Changes != (workflows.ChangeCounts{}) {
+	if a := runs[len(runs)-1]; a.RunID != applied || a.Revision != 1 || a.Changes == nil || *a.Changes != (runspec.ChangeCounts{}) {
 		t.Errorf("the apply's listing: %+v (changes %v)", a, a.Changes)
 	}
 	for filter, want := range map[client.RunFilter]int{
@@ -117,7 +117,7 @@ func TestRunsAreListedFromVisibility(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != "succeeded" || d.ProgressError != "" || d.Stage != workflows.StageDone || d.Error != "" {
+	if d.Status != "succeeded" || d.ProgressError != "" || d.Stage != runspec.StageDone || d.Error != "" {
 		t.Errorf("show of the apply: %+v", d)
 	}
 	if d, err = c.ShowRun(ctx, "p", failed); err != nil || !strings.Contains(d.Error, `unknown workload type "daemon"`) {

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -27,7 +28,7 @@ type RunInfo struct {
 	Project    string `json:"project"`
 	Workspace  string `json:"workspace"`
 	Stack      string `json:"stack,omitempty"`
-	// Status is a workflows.Status (running, awaiting-approval, applying, ...,
+	// Status is a runspec.Status (running, awaiting-approval, applying, ...,
 	// succeeded, failed, cancelled), or terminated / timed-out for runs ended
 	// by Temporal.
 	Status   string    `json:"status"`
@@ -36,7 +37,7 @@ type RunInfo struct {
 	Closed   time.Time `json:"closed,omitzero"`
 	// Changes are the preview's counts; nil before the preview, and for runs
 	// that have none (generate) or were started by an older kumo.
-	Changes *workflows.ChangeCounts `json:"changes,omitempty"`
+	Changes *runspec.ChangeCounts `json:"changes,omitempty"`
 }
 
 // Running reports whether the run has not ended.
@@ -222,8 +223,8 @@ func runInfo(e *workflowpb.WorkflowExecutionInfo, dc converter.DataConverter) Ru
 	if info.Operation == "" {
 		info.Operation = operations[e.GetType().GetName()]
 	}
-	var counts workflows.ChangeCounts
-	if p := e.GetMemo().GetFields()[workflows.ChangesMemo]; p != nil && dc.FromPayload(p, &counts) == nil {
+	var counts runspec.ChangeCounts
+	if p := e.GetMemo().GetFields()[runspec.ChangesMemo]; p != nil && dc.FromPayload(p, &counts) == nil {
 		info.Changes = &counts
 	}
 	return info
@@ -243,22 +244,22 @@ func decodePayload(p *commonpb.Payload, v any) error {
 func runStatus(execution enumspb.WorkflowExecutionStatus, kumo string) string {
 	switch execution {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING:
-		if kumo == "" || workflows.Status(kumo).Final() {
-			return string(workflows.StatusRunning)
+		if kumo == "" || runspec.Status(kumo).Final() {
+			return string(runspec.StatusRunning)
 		}
 		return kumo
 	case enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED:
-		if kumo == string(workflows.StatusDriftStuck) {
+		if kumo == string(runspec.StatusDriftStuck) {
 			return kumo
 		}
-		return string(workflows.StatusSucceeded)
+		return string(runspec.StatusSucceeded)
 	case enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED:
-		return string(workflows.StatusCancelled)
+		return string(runspec.StatusCancelled)
 	case enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
-		if kumo == string(workflows.StatusCancelled) {
+		if kumo == string(runspec.StatusCancelled) {
 			return kumo
 		}
-		return string(workflows.StatusFailed)
+		return string(runspec.StatusFailed)
 	case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED:
 		return "terminated"
 	case enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT:

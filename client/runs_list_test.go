@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 func TestRunFilterQuery(t *testing.T) {
@@ -86,7 +86,7 @@ func TestRunInfoReadsAttributesAndMemo(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	e := &workflowpb.WorkflowExecutionInfo{
 		Execution: &commonpb.WorkflowExecution{WorkflowId: "kumo/shop/prod", RunId: "0f8e2c1a-0000-4000-8000-000000000001"},
-		Type:      &commonpb.WorkflowType{Name: workflows.ApplyWorkflow},
+		Type:      &commonpb.WorkflowType{Name: runspec.ApplyWorkflow},
 		StartTime: timestamppb.New(start), CloseTime: timestamppb.New(start.Add(90 * time.Second)),
 		Status: enumspb.WORKFLOW_EXECUTION_STATUS_FAILED,
 		SearchAttributes: &commonpb.SearchAttributes{IndexedFields: map[string]*commonpb.Payload{
@@ -94,7 +94,7 @@ func TestRunInfoReadsAttributesAndMemo(t *testing.T) {
 			"KumoOperation": payload("apply"), "KumoRevision": payload(int64(7)), "KumoStatus": payload("cancelled"),
 		}},
 		Memo: &commonpb.Memo{Fields: map[string]*commonpb.Payload{
-			workflows.ChangesMemo: payload(workflows.ChangeCounts{Create: 3, Update: 1, Unchanged: 5}),
+			runspec.ChangesMemo: payload(runspec.ChangeCounts{Create: 3, Update: 1, Unchanged: 5}),
 		}},
 	}
 	got := runInfo(e, converter.GetDefaultDataConverter())

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/worker"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // queryTimeout bounds asking a run for its progress: with an external
@@ -20,7 +20,7 @@ const queryTimeout = 10 * time.Second
 type RunDetails struct {
 	RunInfo
 	// Stage is where a running run is (from its progress).
-	Stage workflows.Stage `json:"stage,omitempty"`
+	Stage runspec.Stage `json:"stage,omitempty"`
 	// Waiting says why a running run stands still (Progress.Waiting).
 	Waiting string `json:"waiting,omitempty"`
 	// Error says why a run failed or was cancelled.
@@ -36,9 +36,9 @@ type RunDetails struct {
 
 // ResourceOutcome is what one resource's step did in a run.
 type ResourceOutcome struct {
-	ID     string               `json:"id"`
-	Action engine.Action        `json:"action,omitempty"`
-	Result workflows.NodeStatus `json:"result"`
+	ID     string             `json:"id"`
+	Action engine.Action      `json:"action,omitempty"`
+	Result runspec.NodeStatus `json:"result"`
 	// Duration of the resource's apply or delete; zero when it did none (or
 	// the run is older than these times).
 	Duration time.Duration `json:"duration,omitempty"`
@@ -71,7 +71,7 @@ func (c *Client) ShowRun(ctx context.Context, project, runID string) (*RunDetail
 		d.Stage, d.Waiting = p.Stage, p.Waiting
 		d.Resources = outcomes(p.Nodes)
 		if d.Changes == nil && p.Changes != nil { // a run older than the memo
-			counts := workflows.CountChanges(p.Changes)
+			counts := runspec.CountChanges(p.Changes)
 			d.Changes = &counts
 		}
 	}
@@ -83,7 +83,7 @@ func (c *Client) addOutcome(ctx context.Context, run *Run, d *RunDetails) error 
 	if d.Running() {
 		return nil
 	}
-	var res workflows.Result
+	var res runspec.Result
 	if err := run.wait(ctx, &res); err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -97,7 +97,7 @@ func (c *Client) addOutcome(ctx context.Context, run *Run, d *RunDetails) error 
 	return nil
 }
 
-func outcomes(nodes []workflows.Node) []ResourceOutcome {
+func outcomes(nodes []runspec.Node) []ResourceOutcome {
 	out := make([]ResourceOutcome, len(nodes))
 	for i, n := range nodes {
 		out[i] = ResourceOutcome{ID: n.ID, Action: n.Action, Result: n.Status, Started: n.Started, Error: n.Error}

@@ -119,7 +119,7 @@ func (c *Client) CreateDriftSchedule(ctx context.Context, req ScheduleRequest) (
 	if err != nil {
 		return nil, err
 	}
-	id := workflows.DriftScheduleID(req.Project, req.Workspace)
+	id := runspec.DriftScheduleID(req.Project, req.Workspace)
 	opts := sdkclient.ScheduleOptions{
 		ID:                    id,
 		Spec:                  scheduleSpec(req),
@@ -148,7 +148,7 @@ func (c *Client) UpdateDriftSchedule(ctx context.Context, req ScheduleRequest) (
 	if err != nil {
 		return nil, err
 	}
-	h := sc.GetHandle(ctx, workflows.DriftScheduleID(req.Project, req.Workspace))
+	h := sc.GetHandle(ctx, runspec.DriftScheduleID(req.Project, req.Workspace))
 	err = h.Update(ctx, sdkclient.ScheduleUpdateOptions{DoUpdate: func(u sdkclient.ScheduleUpdateInput) (*sdkclient.ScheduleUpdate, error) {
 		sched := u.Description.Schedule
 		spec := scheduleSpec(req)
@@ -197,7 +197,7 @@ func (c *Client) ChangeDriftSchedule(ctx context.Context, project, workspace str
 	if err != nil {
 		return err
 	}
-	h := sc.GetHandle(ctx, workflows.DriftScheduleID(project, workspace))
+	h := sc.GetHandle(ctx, runspec.DriftScheduleID(project, workspace))
 	switch action {
 	case SchedulePause:
 		if note == "" {
@@ -231,7 +231,7 @@ func (c *Client) TriggerDriftCheck(ctx context.Context, project, workspace strin
 	if err != nil {
 		return nil, err
 	}
-	h := sc.GetHandle(ctx, workflows.DriftScheduleID(project, workspace))
+	h := sc.GetHandle(ctx, runspec.DriftScheduleID(project, workspace))
 	before, err := h.Describe(ctx)
 	if err != nil {
 		return nil, scheduleError("trigger", h.GetID(), err)
@@ -280,7 +280,7 @@ func (c *Client) DescribeDriftSchedule(ctx context.Context, project, workspace s
 	if err != nil {
 		return nil, err
 	}
-	return c.describe(ctx, sc.GetHandle(ctx, workflows.DriftScheduleID(project, workspace)), true)
+	return c.describe(ctx, sc.GetHandle(ctx, runspec.DriftScheduleID(project, workspace)), true)
 }
 
 // ListDriftSchedules lists the drift schedules in the namespace (of project,
@@ -300,7 +300,7 @@ func (c *Client) ListDriftSchedules(ctx context.Context, project string) ([]*Dri
 		if err != nil {
 			return nil, fmt.Errorf("list drift schedules: %w", err)
 		}
-		if !strings.HasPrefix(e.ID, workflows.DriftSchedulePrefix) {
+		if !strings.HasPrefix(e.ID, runspec.DriftSchedulePrefix) {
 			continue
 		}
 		// The entry's memo holds what create wrote; describe reads what the
@@ -349,15 +349,15 @@ func (c *Client) scheduleAction(in runspec.DriftInput, s ScheduleSettings) *sdkc
 	req := Request{Project: in.Project, Workspace: in.Workspace, Stack: in.Stack}
 	return &sdkclient.ScheduleWorkflowAction{
 		// Temporal appends the time of each check to this ID.
-		ID:            workflows.DriftScheduleID(in.Project, in.Workspace) + "/scheduled",
-		Workflow:      workflows.DriftWorkflow,
+		ID:            runspec.DriftScheduleID(in.Project, in.Workspace) + "/scheduled",
+		Workflow:      runspec.DriftWorkflow,
 		Args:          []any{in},
-		TaskQueue:     workflows.TaskQueue,
+		TaskQueue:     runspec.TaskQueue,
 		StaticSummary: fmt.Sprintf("drift %s/%s (scheduled, %s)", in.Project, in.Workspace, s.Mode),
-		StaticDetails: staticDetails(driftOperation, req, in) + fmt.Sprintf("- schedule: `%s`, mode %s\n", workflows.DriftScheduleID(in.Project, in.Workspace), s.Mode),
+		StaticDetails: staticDetails(driftOperation, req, in) + fmt.Sprintf("- schedule: `%s`, mode %s\n", runspec.DriftScheduleID(in.Project, in.Workspace), s.Mode),
 		Memo:          map[string]any{scheduleMemo: s},
 		TypedSearchAttributes: runAttributes(in.Project, in.Workspace, in.Stack, driftOperation,
-			workflows.StatusAttr.ValueSet(string(workflows.StatusRunning))),
+			workflows.StatusAttr.ValueSet(string(runspec.StatusRunning))),
 	}
 }
 

@@ -1,10 +1,16 @@
-// Package runspec is the vocabulary shared by every layer that starts, runs or
-// reports a kumo run: the runtime settings a run carries, the stack a run
-// generates its spec from, what generation produced, and the names of the
-// search attributes runs are filed under. It holds plain data only, so the CLI,
-// the client, the workflows and the activities can all agree on it without any
-// of them importing the Temporal adapters.
+// Package runspec is the run contract: the vocabulary shared by every layer
+// that starts, runs or reports a kumo run. It holds what a run is started
+// with (RunInput, GenerateInput, DriftInput and the RuntimeSettings they
+// carry), what it answers while it goes (Progress, ProgressPage, an
+// approval's state) and when it ends (Result, DriftResult), the names by
+// which Temporal knows it (task queue, workflow types, signals, queries,
+// updates, memo keys, workflow and schedule IDs) and the one table of search
+// attributes runs are filed under.
 //
-// These types travel in workflow histories: their JSON shapes are recorded and
-// must not change.
+// It holds plain data only and imports no Temporal package, so the CLI, the
+// client, the worker, the workflows and the activities agree on it without
+// the CLI and the client depending on the workflow SDK.
+//
+// These types travel in workflow histories: their JSON shapes and the names
+// are recorded and must not change.
 package runspec

@@ -13,7 +13,6 @@ import (
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine/resid"
 	"github.com/kumoproj/kumo/runspec"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // kumo's own metrics, recorded through the Temporal SDK's metrics handler (so
@@ -41,8 +40,8 @@ const (
 )
 
 var operations = map[string]string{
-	workflows.GenerateWorkflow: "generate", workflows.PreviewWorkflow: "preview", workflows.ApplyWorkflow: "apply",
-	workflows.DestroyWorkflow: "destroy", workflows.RollbackWorkflow: "rollback", workflows.DriftWorkflow: "drift",
+	runspec.GenerateWorkflow: "generate", runspec.PreviewWorkflow: "preview", runspec.ApplyWorkflow: "apply",
+	runspec.DestroyWorkflow: "destroy", runspec.RollbackWorkflow: "rollback", runspec.DriftWorkflow: "drift",
 }
 
 var nodeSteps = map[string]string{
@@ -168,15 +167,15 @@ func (w *workflowMetrics) ExecuteWorkflow(ctx workflow.Context, in *interceptor.
 
 // outcomeOf is how a run ended: its result's status, else from its error.
 func outcomeOf(res interface{}, err error) string {
-	if r, ok := res.(workflows.Result); ok && r.Status != "" {
+	if r, ok := res.(runspec.Result); ok && r.Status != "" {
 		return string(r.Status)
 	}
 	var cancelled *temporal.CanceledError
 	switch {
 	case errors.As(err, &cancelled):
-		return string(workflows.StatusCancelled)
+		return string(runspec.StatusCancelled)
 	case err != nil:
-		return string(workflows.StatusFailed)
+		return string(runspec.StatusFailed)
 	}
-	return string(workflows.StatusSucceeded)
+	return string(runspec.StatusSucceeded)
 }

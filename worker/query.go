@@ -7,6 +7,7 @@ import (
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine/runtime/registry"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -15,7 +16,7 @@ import (
 // runs are replayed for them) without taking on the activities of runs in
 // flight. `kumo run show` uses it with the embedded server.
 func NewQueryOnly(c client.Client, b backend.Backend) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{LocalActivityWorkerOnly: true})
+	w := sdkworker.New(c, runspec.TaskQueue, sdkworker.Options{LocalActivityWorkerOnly: true})
 	workflows.Register(w)
 	// Local activities (previews) of a run that goes on here need them.
 	activities.Register(w, activities.New(b, registry.New(), RunChecker(c)))

@@ -20,6 +20,7 @@ import (
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine/runtime/registry"
 	"github.com/kumoproj/kumo/release"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/workflows"
 )
 
@@ -30,7 +31,7 @@ func New(c client.Client, b backend.Backend) sdkworker.Worker {
 
 // NewWithOptions is New for a long-lived worker (kumo server, kumo worker).
 func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle, Interceptors: interceptors})
+	w := sdkworker.New(c, runspec.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle, Interceptors: interceptors})
 	workflows.Register(w)
 	activities.Register(w, activities.New(b, registry.New(), RunChecker(c)))
 	return w

@@ -15,25 +15,6 @@ import (
 // ones), so it may take long; its activity heartbeats.
 const driftTimeout = time.Hour
 
-// DriftWorkflowID names one drift check of project+workspace: checks never
-// block applies, nor each other.
-func DriftWorkflowID(project, workspace string, at time.Time) string {
-	return fmt.Sprintf("kumo-drift/%s/%s/%d", project, workspace, at.UnixNano())
-}
-
-// DriftScheduleID is the ID of the Temporal Schedule that checks a stack;
-// Temporal appends each check's time to its action's workflow ID.
-func DriftScheduleID(project, workspace string) string {
-	return DriftSchedulePrefix + project + "/" + workspace
-}
-
-// DriftSchedulePrefix starts the ID of every drift schedule.
-const DriftSchedulePrefix = "kumo-drift/"
-
-// StatusDriftStuck is the KumoStatus of a check that no longer remediates:
-// remediations in a row left the stack drifted (drift.Stuck).
-const StatusDriftStuck Status = drift.Stuck
-
 // DriftCheck compares the latest succeeded release of a stack with live and
 // stores the report in the backend. It files the run under KumoDrifted and
 // KumoDriftCount (so the Web UI query `KumoDrifted = true` lists drifted

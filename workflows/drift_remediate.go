@@ -14,9 +14,6 @@ import (
 	"github.com/kumoproj/kumo/runspec"
 )
 
-// RemediateWorkflow is the workflow type of a remediation.
-const RemediateWorkflow = "Remediate"
-
 // Remediate is an apply of the spec of the release a drift check found
 // drifted, recorded as a new revision with operation remediate and the
 // check's name as its reason: previewed against live, applied in dependency

@@ -6,44 +6,6 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// ProgressPageQuery answers a ProgressRequest with a ProgressPage: the run's
-// progress a page at a time, and only the resources that changed since the
-// asker's last look. A run of tens of thousands of resources outgrows one
-// answer of ProgressQuery (every node and change, every time), and a client
-// following a run asks several times a second.
-const ProgressPageQuery = "progress-page"
-
-// ProgressRequest says which part of a run's progress to answer.
-type ProgressRequest struct {
-	// Since: answer only the nodes that changed after this point of the run
-	// (a ProgressPage.Seq); 0 for every node.
-	Since uint64 `json:"since,omitempty"`
-	// NodesFrom and MaxNodes page the nodes: those from index NodesFrom on,
-	// at most MaxNodes of them (0: none).
-	NodesFrom int `json:"nodesFrom,omitempty"`
-	MaxNodes  int `json:"maxNodes,omitempty"`
-	// ChangesFrom and MaxChanges page the preview's changes likewise.
-	ChangesFrom int `json:"changesFrom,omitempty"`
-	MaxChanges  int `json:"maxChanges,omitempty"`
-}
-
-// ProgressPage is a page of a run's Progress: Nodes and Changes hold the
-// requested part only.
-type ProgressPage struct {
-	Progress
-	// Seq is the point of the run this answer describes: ask with Since set
-	// to it for what changed after.
-	Seq uint64 `json:"seq"`
-	// NodeIndex[k] is the plan index of Nodes[k].
-	NodeIndex []int `json:"nodeIndex,omitempty"`
-	// NextNode is the index to ask from for the rest of the nodes changed
-	// since Since; 0 when this page has them all.
-	NextNode int `json:"nextNode,omitempty"`
-	// TotalNodes and TotalChanges count the whole run's nodes and changes.
-	TotalNodes   int `json:"totalNodes"`
-	TotalChanges int `json:"totalChanges"`
-}
-
 // maxResultChanges bounds the changes a run's result carries, in bytes of
 // JSON: a result is one payload (2 MB at most), and the failure of a run
 // carries its result too.

@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // defaultApprovalTimeout is how long a run waits for approval unless told.
@@ -94,7 +94,7 @@ func answerRun(c *cli.Context, approve bool) error {
 		runID = args[0]
 	}
 	// Read the flags after positionalArgs: they may follow RUN_ID.
-	req := workflows.ApprovalRequest{Approve: approve, Digest: c.String("digest"), Reason: c.String("reason")}
+	req := runspec.ApprovalRequest{Approve: approve, Digest: c.String("digest"), Reason: c.String("reason")}
 	if !approve && req.Reason == "" {
 		return errors.New("kumo reject needs --reason TEXT: the failed release records why")
 	}
@@ -130,7 +130,7 @@ func printDigest(w io.Writer, digest string) {
 }
 
 // printAwaiting says, once, where a run waiting for approval can be answered.
-func printAwaiting(w io.Writer, run *client.Run, a *workflows.ApprovalState) {
+func printAwaiting(w io.Writer, run *client.Run, a *runspec.ApprovalState) {
 	until := ""
 	if a != nil && !a.Deadline.IsZero() {
 		until = " until " + a.Deadline.Local().Format(time.DateTime)
@@ -151,7 +151,7 @@ func askApproval(ctx context.Context, run *client.Run, answers chan<- error) {
 		if ctx.Err() != nil {
 			return
 		}
-		req := workflows.ApprovalRequest{Approve: approved}
+		req := runspec.ApprovalRequest{Approve: approved}
 		if !approved {
 			req.Reason = promptDeclined
 		}

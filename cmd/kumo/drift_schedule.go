@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 func driftScheduleCommand() *cli.Command {
@@ -27,7 +27,7 @@ func driftScheduleCommand() *cli.Command {
 				if err := kc.ChangeDriftSchedule(c.Context, t.Project, t.Workspace, action, c.String("note")); err != nil {
 					return err
 				}
-				fmt.Printf("drift schedule %s: %s\n", workflows.DriftScheduleID(t.Project, t.Workspace), action)
+				fmt.Printf("drift schedule %s: %s\n", runspec.DriftScheduleID(t.Project, t.Workspace), action)
 				return nil
 			})
 		}}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 const pollInterval = 200 * time.Millisecond
@@ -24,7 +24,7 @@ const pollInterval = 200 * time.Millisecond
 func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	start := time.Now()
 	type outcome struct {
-		res workflows.Result
+		res runspec.Result
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -34,10 +34,10 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	}()
 
 	shownPreview := false
-	printed := map[string]workflows.NodeStatus{}
+	printed := map[string]runspec.NodeStatus{}
 	healths := map[string]string{}
 	waitingFor := "" // what the run last said it waits for (a worker on a queue)
-	showProgress := func(p workflows.Progress) {
+	showProgress := func(p runspec.Progress) {
 		if p.Waiting != waitingFor {
 			if waitingFor = p.Waiting; waitingFor != "" {
 				fmt.Fprintf(os.Stdout, "  %s\n", waitingFor)
@@ -49,7 +49,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			shownPreview = true
 		}
 		for _, n := range p.Nodes {
-			if n.Status == workflows.NodeRunning && n.Health != "" && healths[n.ID] != n.Health {
+			if n.Status == runspec.NodeRunning && n.Health != "" && healths[n.ID] != n.Health {
 				healths[n.ID] = n.Health
 				fmt.Fprintf(os.Stdout, "  waiting  %s: %s\n", n.ID, n.Health)
 			}
@@ -63,7 +63,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	finish := func(o outcome) error {
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		var nodes []workflows.Node
+		var nodes []runspec.Node
 		if p, err := run.Progress(qctx); err == nil {
 			showProgress(p)
 			nodes = p.Nodes
@@ -76,7 +76,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 			return nil
 		}
 		err := runEnded(ctx, run, endedAs(o.res), o.err)
-		if ee, ok := err.(*exitError); ok && o.res.Status == workflows.StatusCancelled {
+		if ee, ok := err.(*exitError); ok && o.res.Status == runspec.StatusCancelled {
 			ee.code = exitCancelled // cancelled, or the preview was not approved
 		}
 		return err
@@ -117,7 +117,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 		}
 		seq = next
 		showProgress(p)
-		waiting = p.Stage == workflows.StageApproval
+		waiting = p.Stage == runspec.StageApproval
 		if !waiting || asked {
 			continue
 		}
@@ -144,9 +144,9 @@ func confirm(in *os.File, out io.Writer, question string) bool {
 // endedAs is how a run that did not succeed ended, in the word `kumo run
 // list` shows: a run cancelled, or whose plan was not approved (rejected, or
 // declined at the prompt), is cancelled, not failed.
-func endedAs(res workflows.Result) string {
-	if res.Status == workflows.StatusCancelled {
-		return string(workflows.StatusCancelled)
+func endedAs(res runspec.Result) string {
+	if res.Status == runspec.StatusCancelled {
+		return string(runspec.StatusCancelled)
 	}
 	return "failed"
 }
@@ -216,25 +216,25 @@ func showValue(v any) string {
 	return fmt.Sprint(v)
 }
 
-func printNode(w io.Writer, n workflows.Node) {
+func printNode(w io.Writer, n runspec.Node) {
 	verb := map[engine.Action]string{engine.Create: "create", engine.Update: "update", engine.Delete: "delete", engine.Adopt: "adopt"}[n.Action]
 	switch n.Status {
-	case workflows.NodeSucceeded:
+	case runspec.NodeSucceeded:
 		if n.Health != "" {
 			fmt.Fprintf(w, "  done     %s %s: %s\n", verb, n.ID, n.Health)
 			return
 		}
 		fmt.Fprintf(w, "  done     %s %s\n", verb, n.ID)
-	case workflows.NodeFailed:
+	case runspec.NodeFailed:
 		fmt.Fprintf(w, "  FAILED   %s %s: %s\n", verb, n.ID, n.Error)
-	case workflows.NodeSkipped:
+	case runspec.NodeSkipped:
 		fmt.Fprintf(w, "  skipped  %s %s\n", verb, n.ID)
-	case workflows.NodeCompensated:
+	case runspec.NodeCompensated:
 		fmt.Fprintf(w, "  undone   %s %s\n", verb, n.ID)
 	}
 }
 
-func printSummary(w io.Writer, run *client.Run, res workflows.Result, nodes []workflows.Node, took time.Duration) {
+func printSummary(w io.Writer, run *client.Run, res runspec.Result, nodes []runspec.Node, took time.Duration) {
 	if res.Revision == 0 {
 		return
 	}
@@ -262,7 +262,7 @@ func printSummary(w io.Writer, run *client.Run, res workflows.Result, nodes []wo
 // node counts under its action only if it succeeded: a failed apply's summary
 // must not call the resource that failed "created". Without them (the query
 // failed), the preview's plan is all there is.
-func outcomes(changes []engine.Change, nodes []workflows.Node) (done map[engine.Action]int, failed, notRun int) {
+func outcomes(changes []engine.Change, nodes []runspec.Node) (done map[engine.Action]int, failed, notRun int) {
 	done = map[engine.Action]int{}
 	if len(nodes) == 0 {
 		for _, c := range changes {
@@ -272,11 +272,11 @@ func outcomes(changes []engine.Change, nodes []workflows.Node) (done map[engine.
 	}
 	for _, n := range nodes {
 		switch n.Status {
-		case workflows.NodeSucceeded:
+		case runspec.NodeSucceeded:
 			done[n.Action]++
-		case workflows.NodeUnchanged:
+		case runspec.NodeUnchanged:
 			done[engine.UnChanged]++
-		case workflows.NodeFailed:
+		case runspec.NodeFailed:
 			failed++
 		default: // skipped, compensated, or never reached
 			notRun++

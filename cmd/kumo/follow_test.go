@@ -4,18 +4,18 @@ import (
 	"testing"
 
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // TestOutcomesCountWhatHappened: a failed apply's summary counts the node that
 // failed, and those never reached, apart from what was created.
 func TestOutcomesCountWhatHappened(t *testing.T) {
 	changes := []engine.Change{{ID: "a", Action: engine.Create}, {ID: "b", Action: engine.Create}, {ID: "c", Action: engine.Update}, {ID: "d", Action: engine.UnChanged}}
-	nodes := []workflows.Node{
-		{ID: "a", Action: engine.Create, Status: workflows.NodeSucceeded},
-		{ID: "b", Action: engine.Create, Status: workflows.NodeFailed},
-		{ID: "c", Action: engine.Update, Status: workflows.NodeSkipped},
-		{ID: "d", Action: engine.UnChanged, Status: workflows.NodeUnchanged},
+	nodes := []runspec.Node{
+		{ID: "a", Action: engine.Create, Status: runspec.NodeSucceeded},
+		{ID: "b", Action: engine.Create, Status: runspec.NodeFailed},
+		{ID: "c", Action: engine.Update, Status: runspec.NodeSkipped},
+		{ID: "d", Action: engine.UnChanged, Status: runspec.NodeUnchanged},
 	}
 	done, failed, notRun := outcomes(changes, nodes)
 	if done[engine.Create] != 1 || done[engine.Update] != 0 || done[engine.UnChanged] != 1 || failed != 1 || notRun != 1 {
@@ -32,10 +32,10 @@ func TestOutcomesCountWhatHappened(t *testing.T) {
 // approved (at the prompt too, with no terminal to answer it), is called
 // cancelled, as `kumo run list` shows it; a run that failed, failed.
 func TestARunNotApprovedEndsCancelled(t *testing.T) {
-	if got := endedAs(workflows.Result{Status: workflows.StatusCancelled}); got != "cancelled" {
+	if got := endedAs(runspec.Result{Status: runspec.StatusCancelled}); got != "cancelled" {
 		t.Errorf("a cancelled run ended %q", got)
 	}
-	if got := endedAs(workflows.Result{Status: workflows.StatusFailed}); got != "failed" {
+	if got := endedAs(runspec.Result{Status: runspec.StatusFailed}); got != "failed" {
 		t.Errorf("a failed run ended %q", got)
 	}
 }

@@ -18,7 +18,6 @@ import (
 	temporalotel "go.temporal.io/sdk/contrib/opentelemetry"
 
 	"github.com/kumoproj/kumo/runspec"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // metricsServer serves Prometheus metrics on /metrics.
@@ -65,7 +64,7 @@ const (
 // records the SDK's own metrics, and an instrument created while a scrape
 // collects would wait for that scrape, which would wait for the call.
 func (m *metricsServer) observeApprovals(ctx context.Context, tc client.Client) error {
-	query := fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", runspec.AttrStatus, workflows.StatusAwaitingApproval)
+	query := fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", runspec.AttrStatus, runspec.StatusAwaitingApproval)
 	var last atomic.Int64
 	last.Store(-1) // not counted yet
 	count := func() {

@@ -11,7 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // logTailLines is how much of the run log a failed command prints.
@@ -50,7 +50,7 @@ func runLogsCommand() *cli.Command {
 // resource as it finishes, until the run ends.
 func followLog(ctx context.Context, kc *client.Client, run *client.Run) error {
 	var printed []byte
-	nodes := map[string]workflows.NodeStatus{}
+	nodes := map[string]runspec.NodeStatus{}
 	printNew := func() {
 		log, err := kc.Backend().RunLog(ctx, run.RunID)
 		if err != nil || !bytes.HasPrefix(log, printed) {

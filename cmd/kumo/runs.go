@@ -14,8 +14,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server/embedded"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // Exit codes of `kumo run wait` (and of commands that follow a run).
@@ -121,7 +121,7 @@ func printRuns(w io.Writer, runs []client.RunInfo, now time.Time) error {
 
 // changeCounts is the CHANGES column: `+create ~update -delete`, or - when the
 // run has no preview (yet).
-func changeCounts(c *workflows.ChangeCounts) string {
+func changeCounts(c *runspec.ChangeCounts) string {
 	if c == nil {
 		return "-"
 	}
@@ -249,7 +249,7 @@ func printRunDetails(w io.Writer, d *client.RunDetails, now time.Time) {
 		duration := "-"
 		switch {
 		case r.Started.IsZero(): // no apply or delete (or a run older than these times)
-		case r.Result == workflows.NodeRunning:
+		case r.Result == runspec.NodeRunning:
 			duration = formatDuration(now.Sub(r.Started)) + " so far"
 		default:
 			duration = formatDuration(r.Duration)
@@ -305,7 +305,7 @@ func ended(ctx context.Context, run *client.Run, info *client.RunInfo) error {
 		return nil
 	}
 	code := exitFailed
-	if info.Status == string(workflows.StatusCancelled) || res.Status == workflows.StatusCancelled {
+	if info.Status == string(runspec.StatusCancelled) || res.Status == runspec.StatusCancelled {
 		code = exitCancelled
 	}
 	return &exitError{code: code, err: err}

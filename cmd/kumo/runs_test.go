@@ -7,7 +7,7 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/workflows"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 func TestFormatDuration(t *testing.T) {
@@ -32,7 +32,7 @@ func TestPrintRuns(t *testing.T) {
 	now := time.Date(2026, 1, 2, 3, 10, 0, 0, time.Local)
 	runs := []client.RunInfo{
 		{RunID: "run-2", Operation: "apply", Stack: "web", Status: "applying", Revision: 4, Started: now.Add(-90 * time.Second),
-			Changes: &workflows.ChangeCounts{Create: 3, Update: 1}},
+			Changes: &runspec.ChangeCounts{Create: 3, Update: 1}},
 		{RunID: "run-1", Operation: "generate", Status: "succeeded", Started: now.Add(-time.Hour), Closed: now.Add(-time.Hour + 1500*time.Millisecond)},
 	}
 	var b strings.Builder
@@ -68,14 +68,14 @@ func TestPrintRunDetails(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.Local)
 	d := &client.RunDetails{
 		RunInfo: client.RunInfo{RunID: "run-1", WorkflowID: "kumo/shop/prod", Operation: "apply", Project: "shop", Workspace: "prod",
-			Status: "cancelled", Revision: 2, Started: start, Closed: start.Add(3 * time.Second), Changes: &workflows.ChangeCounts{Create: 2, Unchanged: 1}},
+			Status: "cancelled", Revision: 2, Started: start, Closed: start.Add(3 * time.Second), Changes: &runspec.ChangeCounts{Create: 2, Unchanged: 1}},
 		Error:        "cancelled: maintenance window",
 		Compensation: &engine.Compensation{Resources: []string{"v1:ConfigMap:ns:a"}},
 		URL:          "http://ui/namespaces/default/workflows/kumo%2Fshop%2Fprod/run-1/history",
 		Resources: []client.ResourceOutcome{
-			{ID: "v1:ConfigMap:ns:a", Action: engine.Create, Result: workflows.NodeCompensated, Started: start, Duration: 250 * time.Millisecond},
-			{ID: "v1:ConfigMap:ns:b", Action: engine.Create, Result: workflows.NodeSkipped},
-			{ID: "v1:ConfigMap:ns:c", Action: engine.UnChanged, Result: workflows.NodeFailed, Started: start, Duration: 2 * time.Second, Error: "line one\nline two"},
+			{ID: "v1:ConfigMap:ns:a", Action: engine.Create, Result: runspec.NodeCompensated, Started: start, Duration: 250 * time.Millisecond},
+			{ID: "v1:ConfigMap:ns:b", Action: engine.Create, Result: runspec.NodeSkipped},
+			{ID: "v1:ConfigMap:ns:c", Action: engine.UnChanged, Result: runspec.NodeFailed, Started: start, Duration: 2 * time.Second, Error: "line one\nline two"},
 		},
 	}
 	var b strings.Builder

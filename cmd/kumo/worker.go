@@ -11,8 +11,8 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/codec"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/worker"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 func workerCommand() *cli.Command {
@@ -92,8 +92,8 @@ func runWorker(c *cli.Context) error {
 	wopts := worker.Options{StopTimeout: grace}
 	queue := c.String("task-queue")
 	var w sdkworker.Worker
-	if queue == "" || queue == workflows.TaskQueue {
-		queue, w = workflows.TaskQueue, worker.NewWithOptions(tc, b, wopts)
+	if queue == "" || queue == runspec.TaskQueue {
+		queue, w = runspec.TaskQueue, worker.NewWithOptions(tc, b, wopts)
 	} else {
 		w = worker.NewForQueue(tc, b, queue, wopts)
 	}

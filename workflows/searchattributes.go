@@ -8,33 +8,6 @@ import (
 	"github.com/kumoproj/kumo/runspec"
 )
 
-// TaskQueue is where every kumo workflow and activity runs.
-const TaskQueue = "kumo"
-
-// Workflow type names, as they appear in the Temporal Web UI.
-const (
-	GenerateWorkflow = "Generate"
-	PreviewWorkflow  = "Preview"
-	ApplyWorkflow    = "Apply"
-	DestroyWorkflow  = "Destroy"
-	RollbackWorkflow = "Rollback"
-	DriftWorkflow    = "DriftCheck"
-)
-
-// Signal and query names.
-const (
-	// ApprovalSignal carries an Approval: how runs older than ApproveUpdate
-	// (approval.go) took the go-ahead after preview. Kept for them.
-	ApprovalSignal = "approval"
-	// ProgressQuery returns a Progress.
-	ProgressQuery = "progress"
-	// CancelSignal carries a Cancel: the reason, sent just before Temporal's
-	// cancel request.
-	CancelSignal = "cancel"
-	// ChangesMemo is the memo field holding a run's ChangeCounts.
-	ChangesMemo = "kumoChanges"
-)
-
 // Search attributes set on every run, so runs are filterable in the Web UI:
 // the typed keys of runspec.SearchAttributes.
 var (
@@ -72,10 +45,4 @@ func mustHaveType(name string, want runspec.AttributeType) {
 	if a, ok := runspec.LookupSearchAttribute(name); !ok || a.Type != want {
 		panic(fmt.Sprintf("workflows: search attribute %s is not a %s in runspec.SearchAttributes", name, want))
 	}
-}
-
-// MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:
-// one ID, so Temporal itself refuses a second concurrent run.
-func MutatingWorkflowID(project, workspace string) string {
-	return fmt.Sprintf("kumo/%s/%s", project, workspace)
 }

@@ -1,0 +1,27 @@
+package runspec
+
+import (
+	"fmt"
+	"time"
+)
+
+// MutatingWorkflowID is the ID of the apply or destroy run of a project+workspace:
+// one ID, so Temporal itself refuses a second concurrent run.
+func MutatingWorkflowID(project, workspace string) string {
+	return fmt.Sprintf("kumo/%s/%s", project, workspace)
+}
+
+// DriftWorkflowID names one drift check of project+workspace: checks never
+// block applies, nor each other.
+func DriftWorkflowID(project, workspace string, at time.Time) string {
+	return fmt.Sprintf("kumo-drift/%s/%s/%d", project, workspace, at.UnixNano())
+}
+
+// DriftScheduleID is the ID of the Temporal Schedule that checks a stack;
+// Temporal appends each check's time to its action's workflow ID.
+func DriftScheduleID(project, workspace string) string {
+	return DriftSchedulePrefix + project + "/" + workspace
+}
+
+// DriftSchedulePrefix starts the ID of every drift schedule.
+const DriftSchedulePrefix = "kumo-drift/"

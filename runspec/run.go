@@ -1,0 +1,61 @@
+package runspec
+
+import (
+	"time"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// RunInput starts a Preview, Apply or Destroy.
+type RunInput struct {
+	Project   string `json:"project"`
+	Workspace string `json:"workspace"`
+	Stack     string `json:"stack,omitempty"`
+	// SpecHash names the desired spec in the backend (unused by Destroy).
+	SpecHash string `json:"specHash,omitempty"`
+	// Source, when SpecHash is empty, is the stack a Preview or Apply generates
+	// its spec from first.
+	Source *GenerateInput `json:"source,omitempty"`
+	// RollbackOf is the revision a Rollback restores (SpecHash is its spec).
+	RollbackOf int `json:"rollbackOf,omitempty"`
+	// Reason is recorded in the release: why a run no one typed was started.
+	Reason string `json:"reason,omitempty"`
+	// Parallelism bounds how many nodes run at once (default 10).
+	Parallelism int `json:"parallelism,omitempty"`
+	// AutoApprove skips waiting for an Approval after preview.
+	AutoApprove bool `json:"autoApprove,omitempty"`
+	// ApprovalTimeout is how long the run waits for approval (default 24 h).
+	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
+	// RollbackOnFailure undoes what a failed apply changed, in reverse order.
+	RollbackOnFailure bool            `json:"rollbackOnFailure,omitempty"`
+	Settings          RuntimeSettings `json:"settings"`
+	// Wait is when an applied node is done: engine.WaitHealthy (default) or
+	// engine.WaitApplied; a resource's extensions may say otherwise.
+	Wait string `json:"wait,omitempty"`
+	// Timeout bounds each resource's wait for health (default 5m).
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// Cancel carries the reason a run is being cancelled (CancelSignal). It comes
+// before Temporal's cancel request, which carries no reason to the workflow.
+type Cancel struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// Result is how a run ended.
+type Result struct {
+	Revision int          `json:"revision,omitempty"`
+	Phase    engine.Phase `json:"phase,omitempty"`
+	// Status is succeeded, failed or cancelled (a cancel request, or an apply
+	// whose preview was not approved). Empty from runs older than it.
+	Status Status `json:"status,omitempty"`
+	// Changes is the preview, one entry per node, unless there are too many
+	// to carry in one result: then it is nil, ChangesOmitted counts them and
+	// the run answers them page by page (ProgressPageQuery).
+	Changes        []engine.Change `json:"changes"`
+	ChangesOmitted int             `json:"changesOmitted,omitempty"`
+	// Digest is the preview's engine.PlanDigest.
+	Digest       string               `json:"digest,omitempty"`
+	Error        string               `json:"error,omitempty"`
+	Compensation *engine.Compensation `json:"compensation,omitempty"`
+}
