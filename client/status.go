@@ -29,7 +29,7 @@ func (c *Client) Statuses() *Statuses {
 // Read reads every resource of the latest release of project+workspace live,
 // with its health and the stack's (the worst); with tree, also the objects
 // each owns, StatusDepth levels down.
-func (s *Statuses) Read(ctx context.Context, project, workspace string, settings runspec.RuntimeSettings, tree bool) (release.StackStatus, error) {
+func (s *Statuses) Read(ctx context.Context, project, workspace string, settings runspec.RuntimeSettings, tree bool) (runspec.StackStatus, error) {
 	depth := 0
 	if tree {
 		depth = StatusDepth

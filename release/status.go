@@ -10,27 +10,17 @@ import (
 	"github.com/kumoproj/kumo/runspec"
 )
 
-// StackStatus is the live health of every resource of a stack's latest release.
-type StackStatus struct {
-	Project   string `json:"project"`
-	Workspace string `json:"workspace"`
-	Revision  int    `json:"revision"`
-	// Health is the worst of every node shown (owned objects included).
-	Health    health.Result        `json:"health"`
-	Resources []runtime.StatusNode `json:"resources"`
-}
-
 // Status reads every resource the latest release of project/workspace
 // recorded, live, with its health; with depth > 0 also the objects each owns,
 // down to depth levels. Runtimes that read many at once (runtime.StatusReader)
 // are asked once for all their resources; others are read one by one, a
 // resource that exists counting as Healthy.
-func (m *Manager) Status(ctx context.Context, project, workspace string, settings runspec.RuntimeSettings, depth int) (StackStatus, error) {
+func (m *Manager) Status(ctx context.Context, project, workspace string, settings runspec.RuntimeSettings, depth int) (runspec.StackStatus, error) {
 	rel, err := m.backend.LatestRelease(ctx, project, workspace)
 	if err != nil {
-		return StackStatus{}, err
+		return runspec.StackStatus{}, err
 	}
-	st := StackStatus{Project: project, Workspace: workspace, Revision: rel.Revision}
+	st := runspec.StackStatus{Project: project, Workspace: workspace, Revision: rel.Revision}
 	if rel.State == nil {
 		st.Health = health.Worst()
 		return st, nil
@@ -43,7 +33,7 @@ func (m *Manager) Status(ctx context.Context, project, workspace string, setting
 	for typ, idx := range byType {
 		rt, err := m.runtime(typ, settings)
 		if err != nil {
-			return StackStatus{}, err
+			return runspec.StackStatus{}, err
 		}
 		if sr, ok := rt.(runtime.StatusReader); ok {
 			res := make([]*engine.Resource, len(idx))
@@ -52,7 +42,7 @@ func (m *Manager) Status(ctx context.Context, project, workspace string, setting
 			}
 			nodes, err := sr.Status(ctx, res, depth)
 			if err != nil {
-				return StackStatus{}, err
+				return runspec.StackStatus{}, err
 			}
 			for k, i := range idx {
 				st.Resources[i] = nodes[k]
@@ -65,7 +55,7 @@ func (m *Manager) Status(ctx context.Context, project, workspace string, setting
 			if _, err := rt.Read(ctx, r); errors.Is(err, runtime.ErrNotFound) {
 				h = health.Result{Status: health.Missing, Message: "not found"}
 			} else if err != nil {
-				return StackStatus{}, err
+				return runspec.StackStatus{}, err
 			}
 			st.Resources[i] = runtime.StatusNode{ID: r.ID, Health: h}
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/engine/runtime"
-	"github.com/kumoproj/kumo/release"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // statusInterval is how often --watch reads the stack again.
@@ -37,7 +37,7 @@ func statusCommand() *cli.Command {
 					return err
 				}
 				reader := kc.Statuses()
-				read := func() (release.StackStatus, error) {
+				read := func() (runspec.StackStatus, error) {
 					return reader.Read(c.Context, t.Project, t.Workspace, s, c.Bool("tree"))
 				}
 				st, err := read()
@@ -48,7 +48,7 @@ func statusCommand() *cli.Command {
 					return err
 				}
 				if c.Bool("watch") {
-					st, err = watchStatus(c.Context, st, read, func(st release.StackStatus) error {
+					st, err = watchStatus(c.Context, st, read, func(st runspec.StackStatus) error {
 						if !jsonOutput(c) {
 							fmt.Print("\033[H\033[2J") // clear the terminal, like watch(1)
 						}
@@ -69,7 +69,7 @@ func statusCommand() *cli.Command {
 
 // watchStatus reads the stack every statusInterval and calls show when
 // anything changed, until ctx ends; it returns the last status read.
-func watchStatus(ctx context.Context, last release.StackStatus, read func() (release.StackStatus, error), show func(release.StackStatus) error) (release.StackStatus, error) {
+func watchStatus(ctx context.Context, last runspec.StackStatus, read func() (runspec.StackStatus, error), show func(runspec.StackStatus) error) (runspec.StackStatus, error) {
 	t := time.NewTicker(statusInterval)
 	defer t.Stop()
 	prev := statusText(last)
@@ -96,7 +96,7 @@ func watchStatus(ctx context.Context, last release.StackStatus, read func() (rel
 	}
 }
 
-func printStatus(c *cli.Context, st release.StackStatus) error {
+func printStatus(c *cli.Context, st runspec.StackStatus) error {
 	return printOutput(c, st, func() error {
 		_, err := io.WriteString(os.Stdout, statusText(st))
 		return err
@@ -105,7 +105,7 @@ func printStatus(c *cli.Context, st release.StackStatus) error {
 
 // statusText renders the status as a table: one row per resource (owned
 // objects indented under it), then the stack's health.
-func statusText(st release.StackStatus) string {
+func statusText(st runspec.StackStatus) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-12s %s\n", "HEALTH", "RESOURCE")
 	var rows func(nodes []runtime.StatusNode, indent string)

@@ -16,8 +16,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/internal/localcluster"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // deployment is a Deployment of replicas Pods in ns; podSpec and spec add
@@ -148,7 +148,7 @@ func TestKilledWorkerWaitResumes(t *testing.T) {
 				return false
 			}
 			for _, a := range desc.GetPendingActivities() {
-				if a.GetActivityType().GetName() == activities.WaitResourceActivity && a.GetAttempt() >= attempt && a.GetHeartbeatDetails() != nil {
+				if a.GetActivityType().GetName() == runspec.WaitResourceActivity && a.GetAttempt() >= attempt && a.GetHeartbeatDetails() != nil {
 					return true
 				}
 			}
