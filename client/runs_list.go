@@ -16,7 +16,6 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/kumoproj/kumo/runspec"
-	"github.com/kumoproj/kumo/workflows"
 )
 
 // RunInfo is one run as Temporal's visibility store lists it: kumo's search
@@ -205,15 +204,15 @@ func runInfo(e *workflowpb.WorkflowExecutionInfo, dc converter.DataConverter) Ru
 		return s
 	}
 	var revision int64
-	_ = decodePayload(attrs[workflows.RevisionAttr.GetName()], &revision)
+	_ = decodePayload(attrs[runspec.AttrRevision], &revision)
 	info := RunInfo{
 		RunID:      e.GetExecution().GetRunId(),
 		WorkflowID: e.GetExecution().GetWorkflowId(),
-		Operation:  keyword(workflows.OperationAttr.GetName()),
-		Project:    keyword(workflows.ProjectAttr.GetName()),
-		Workspace:  keyword(workflows.WorkspaceAttr.GetName()),
-		Stack:      keyword(workflows.StackAttr.GetName()),
-		Status:     runStatus(e.GetStatus(), keyword(workflows.StatusAttr.GetName())),
+		Operation:  keyword(runspec.AttrOperation),
+		Project:    keyword(runspec.AttrProject),
+		Workspace:  keyword(runspec.AttrWorkspace),
+		Stack:      keyword(runspec.AttrStack),
+		Status:     runStatus(e.GetStatus(), keyword(runspec.AttrStatus)),
 		Revision:   int(revision),
 		Started:    e.GetStartTime().AsTime(),
 	}
