@@ -10,6 +10,7 @@ import (
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 const (
@@ -22,7 +23,7 @@ const (
 // approvalGate is the workflow side of ApproveUpdate.
 type approvalGate struct {
 	// state is set while the run waits, and after; nil before.
-	state *ApprovalState
+	state *runspec.ApprovalState
 	// waiting: the run accepts an answer now.
 	waiting bool
 }
@@ -30,21 +31,21 @@ type approvalGate struct {
 // setApprovalHandler registers ApproveUpdate on every run, so a run that is
 // not (or no longer) waiting refuses with a reason instead of "unknown update".
 func (r *run) setApprovalHandler(ctx workflow.Context) error {
-	return workflow.SetUpdateHandlerWithOptions(ctx, ApproveUpdate,
-		func(ctx workflow.Context, req ApprovalRequest) (ApprovalAnswer, error) {
+	return workflow.SetUpdateHandlerWithOptions(ctx, runspec.ApproveUpdate,
+		func(ctx workflow.Context, req runspec.ApprovalRequest) (runspec.ApprovalAnswer, error) {
 			if err := r.validateApproval(req); err != nil { // a second answer in the same task
-				return ApprovalAnswer{}, err
+				return runspec.ApprovalAnswer{}, err
 			}
 			answer := req
 			r.gate.state.Answer = &answer
 			r.gate.waiting = false
-			return ApprovalAnswer{Revision: r.progress.Revision, Digest: r.gate.state.Digest}, nil
+			return runspec.ApprovalAnswer{Revision: r.progress.Revision, Digest: r.gate.state.Digest}, nil
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req ApprovalRequest) error { return r.validateApproval(req) }})
+		workflow.UpdateHandlerOptions{Validator: func(req runspec.ApprovalRequest) error { return r.validateApproval(req) }})
 }
 
 // validateApproval refuses an answer the run cannot take. It only reads.
-func (r *run) validateApproval(req ApprovalRequest) error {
+func (r *run) validateApproval(req runspec.ApprovalRequest) error {
 	if s := r.gate.state; s != nil && s.Answer != nil {
 		return fmt.Errorf("the run was already %s", answerVerb(s.Answer))
 	}
@@ -58,7 +59,7 @@ func (r *run) validateApproval(req ApprovalRequest) error {
 	return nil
 }
 
-func answerVerb(a *ApprovalRequest) string {
+func answerVerb(a *runspec.ApprovalRequest) string {
 	if a.Approve {
 		return "approved"
 	}
@@ -114,8 +115,8 @@ func (r *run) awaitApproval(ctx workflow.Context, key backend.ReleaseKey) error 
 // openGate starts accepting answers for the plan in r.progress, and says the
 // run awaits approval (KumoStatus, current details).
 func (r *run) openGate(timeout time.Duration) {
-	r.setStage(StageApproval, 0)
-	r.gate.state = &ApprovalState{Digest: r.progress.Digest, Deadline: workflow.Now(r.work).Add(timeout)}
+	r.setStage(runspec.StageApproval, 0)
+	r.gate.state = &runspec.ApprovalState{Digest: r.progress.Digest, Deadline: workflow.Now(r.work).Add(timeout)}
 	r.progress.Approval = r.gate.state
 	r.gate.waiting = true
 }
@@ -128,7 +129,7 @@ func (e rejectedError) Error() string        { return e.msg }
 func (e rejectedError) Is(target error) bool { return target == errRejected }
 
 // rejection is the error of a run whose plan was rejected.
-func rejection(a *ApprovalRequest) error {
+func rejection(a *runspec.ApprovalRequest) error {
 	msg := "rejected"
 	if a.By != "" {
 		msg += " by " + a.By
@@ -144,10 +145,10 @@ func rejection(a *ApprovalRequest) error {
 // ApproveUpdate.
 func (r *run) awaitApprovalSignal() error {
 	r.openGate(signalApprovalTimeout)
-	ch := workflow.GetSignalChannel(r.wait, ApprovalSignal)
+	ch := workflow.GetSignalChannel(r.wait, runspec.ApprovalSignal)
 	received, err := workflow.AwaitWithTimeout(r.wait, signalApprovalTimeout, func() bool { return ch.Len() > 0 || r.gate.state.Answer != nil })
 	r.gate.waiting = false
-	var a Approval
+	var a runspec.Approval
 	switch {
 	case err != nil || r.wait.Err() != nil:
 		return errors.New("cancelled while waiting for approval")

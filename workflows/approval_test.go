@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // approvalSpec is two resources, one after the other, that an apply creates.
@@ -22,7 +23,7 @@ func approvalSpec() *engine.Spec {
 // asBeforeApprovalUpdate makes the run take the version of runs started before
 // approvalChange: it waits for ApprovalSignal, an hour. Such runs may still be
 // waiting when a worker with this code picks them up.
-func asBeforeApprovalUpdate(env *testsuite.TestWorkflowEnvironment, in *RunInput) {
+func asBeforeApprovalUpdate(env *testsuite.TestWorkflowEnvironment, in *runspec.RunInput) {
 	in.AutoApprove = false
 	env.OnGetVersion(approvalChange, workflow.DefaultVersion, approvalVersion).Return(workflow.DefaultVersion)
 }
@@ -32,22 +33,22 @@ func asBeforeApprovalUpdate(env *testsuite.TestWorkflowEnvironment, in *RunInput
 // environment's clock only moves on while no activity runs, so a minute after
 // the start the run is waiting (the approval timeout is an hour). It fails the
 // test if the run is anywhere else by then.
-func whileAwaitingApproval(t *testing.T, act func(env *testsuite.TestWorkflowEnvironment)) func(*testsuite.TestWorkflowEnvironment, *RunInput) {
-	return func(env *testsuite.TestWorkflowEnvironment, in *RunInput) {
+func whileAwaitingApproval(t *testing.T, act func(env *testsuite.TestWorkflowEnvironment)) func(*testsuite.TestWorkflowEnvironment, *runspec.RunInput) {
+	return func(env *testsuite.TestWorkflowEnvironment, in *runspec.RunInput) {
 		asBeforeApprovalUpdate(env, in)
 		env.RegisterDelayedCallback(func() {
-			v, err := env.QueryWorkflow(ProgressQuery)
+			v, err := env.QueryWorkflow(runspec.ProgressQuery)
 			if err != nil {
 				t.Errorf("progress query: %v", err)
 				return
 			}
-			var p Progress
+			var p runspec.Progress
 			if err := v.Get(&p); err != nil {
 				t.Errorf("progress: %v", err)
 				return
 			}
-			if p.Stage != StageApproval {
-				t.Errorf("stage %q, want %q", p.Stage, StageApproval)
+			if p.Stage != runspec.StageApproval {
+				t.Errorf("stage %q, want %q", p.Stage, runspec.StageApproval)
 			}
 			act(env)
 		}, time.Minute)
@@ -56,7 +57,7 @@ func whileAwaitingApproval(t *testing.T, act func(env *testsuite.TestWorkflowEnv
 
 // assertFailedUnapplied checks that the run's release is finished as failed
 // with msg, and that nothing was applied.
-func (h *harness) assertFailedUnapplied(res Result, err error, msg string) {
+func (h *harness) assertFailedUnapplied(res runspec.Result, err error, msg string) {
 	h.t.Helper()
 	if err == nil || !strings.Contains(err.Error(), msg) {
 		h.t.Errorf("run error %v, want %q", err, msg)
@@ -87,9 +88,9 @@ func (h *harness) assertReleaseFailedUnapplied(msg string) {
 }
 
 // failedResult is the Result a failed run carries in its error's details.
-func failedResult(t *testing.T, err error) Result {
+func failedResult(t *testing.T, err error) runspec.Result {
 	t.Helper()
-	var res Result
+	var res runspec.Result
 	if err == nil {
 		return res
 	}
@@ -106,7 +107,7 @@ func failedResult(t *testing.T, err error) Result {
 func TestApplyWaitsForApprovalThenApplies(t *testing.T) {
 	h := newHarness(t)
 	res, err := h.runWith(Apply, approvalSpec(), whileAwaitingApproval(t, func(env *testsuite.TestWorkflowEnvironment) {
-		env.SignalWorkflow(ApprovalSignal, Approval{Approved: true})
+		env.SignalWorkflow(runspec.ApprovalSignal, runspec.Approval{Approved: true})
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -119,7 +120,7 @@ func TestApplyWaitsForApprovalThenApplies(t *testing.T) {
 func TestApplyRejectedAppliesNothing(t *testing.T) {
 	h := newHarness(t)
 	_, err := h.runWith(Apply, approvalSpec(), whileAwaitingApproval(t, func(env *testsuite.TestWorkflowEnvironment) {
-		env.SignalWorkflow(ApprovalSignal, Approval{Approved: false})
+		env.SignalWorkflow(runspec.ApprovalSignal, runspec.Approval{Approved: false})
 	}))
 	h.assertFailedUnapplied(failedResult(t, err), err, "cancelled: the preview was not approved")
 }
@@ -130,7 +131,7 @@ func TestApplyNotApprovedInTimeAppliesNothing(t *testing.T) {
 	h := newHarness(t)
 	var start time.Time
 	var env *testsuite.TestWorkflowEnvironment
-	_, err := h.runWith(Apply, approvalSpec(), func(e *testsuite.TestWorkflowEnvironment, in *RunInput) {
+	_, err := h.runWith(Apply, approvalSpec(), func(e *testsuite.TestWorkflowEnvironment, in *runspec.RunInput) {
 		asBeforeApprovalUpdate(e, in)
 		env, start = e, e.Now()
 	})

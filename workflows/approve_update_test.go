@@ -15,6 +15,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // The SDK computes an MD5 of the test binary (which links a Temporal server)
@@ -30,7 +31,7 @@ type waitingRun struct {
 	h   *harness
 	t   *testing.T
 	env *testsuite.TestWorkflowEnvironment
-	in  RunInput
+	in  runspec.RunInput
 	// sent and checked count answers, to make sure each was checked.
 	sent, checked int
 }
@@ -45,26 +46,26 @@ func newWaitingRun(h *harness, spec *engine.Spec) *waitingRun {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	return &waitingRun{h: h, t: h.t, env: env, in: RunInput{Project: "p", Workspace: "w", SpecHash: hash, Parallelism: 3}}
+	return &waitingRun{h: h, t: h.t, env: env, in: runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, Parallelism: 3}}
 }
 
 // whileWaiting calls act an hour into the run, when it must await approval.
-func (w *waitingRun) whileWaiting(act func(p Progress)) {
+func (w *waitingRun) whileWaiting(act func(p runspec.Progress)) {
 	w.env.RegisterDelayedCallback(func() {
 		p := w.progress()
-		if p.Stage != StageApproval {
-			w.t.Errorf("an hour in, the run is %s, want %s", p.Stage, StageApproval)
+		if p.Stage != runspec.StageApproval {
+			w.t.Errorf("an hour in, the run is %s, want %s", p.Stage, runspec.StageApproval)
 		}
 		act(p)
 	}, time.Hour)
 }
 
-func (w *waitingRun) progress() Progress {
-	v, err := w.env.QueryWorkflow(ProgressQuery)
+func (w *waitingRun) progress() runspec.Progress {
+	v, err := w.env.QueryWorkflow(runspec.ProgressQuery)
 	if err != nil {
 		w.t.Fatalf("progress query: %v", err)
 	}
-	var p Progress
+	var p runspec.Progress
 	if err := v.Get(&p); err != nil {
 		w.t.Fatal(err)
 	}
@@ -73,21 +74,21 @@ func (w *waitingRun) progress() Progress {
 
 // answer sends ApproveUpdate; check gets its answer, or the validator's or
 // handler's refusal, once the environment has processed it.
-func (w *waitingRun) answer(req ApprovalRequest, check func(ApprovalAnswer, error)) {
+func (w *waitingRun) answer(req runspec.ApprovalRequest, check func(runspec.ApprovalAnswer, error)) {
 	w.sent++
-	w.env.UpdateWorkflow(ApproveUpdate, fmt.Sprintf("answer-%d", w.sent), &testsuite.TestUpdateCallback{
+	w.env.UpdateWorkflow(runspec.ApproveUpdate, fmt.Sprintf("answer-%d", w.sent), &testsuite.TestUpdateCallback{
 		OnAccept: func() {},
-		OnReject: func(err error) { w.checked++; check(ApprovalAnswer{}, err) },
+		OnReject: func(err error) { w.checked++; check(runspec.ApprovalAnswer{}, err) },
 		OnComplete: func(v any, err error) {
 			w.checked++
-			answer, _ := v.(ApprovalAnswer)
+			answer, _ := v.(runspec.ApprovalAnswer)
 			check(answer, err)
 		},
 	}, req)
 }
 
 // finish runs the workflow to its end.
-func (w *waitingRun) finish() (Result, error) {
+func (w *waitingRun) finish() (runspec.Result, error) {
 	w.env.ExecuteWorkflow(Apply, w.in)
 	if !w.env.IsWorkflowCompleted() {
 		w.t.Fatal("workflow did not complete")
@@ -95,7 +96,7 @@ func (w *waitingRun) finish() (Result, error) {
 	if w.checked != w.sent {
 		w.t.Errorf("%d answers sent, %d came back", w.sent, w.checked)
 	}
-	var res Result
+	var res runspec.Result
 	err := w.env.GetWorkflowError()
 	if err == nil {
 		err = w.env.GetWorkflowResult(&res)
@@ -110,7 +111,7 @@ func (w *waitingRun) finish() (Result, error) {
 
 // failedUnapplied checks that the run failed with msg in its release, and
 // changed nothing.
-func (w *waitingRun) failedUnapplied(res Result, err error, msg string) {
+func (w *waitingRun) failedUnapplied(res runspec.Result, err error, msg string) {
 	w.t.Helper()
 	if err == nil || !strings.Contains(err.Error(), msg) || res.Phase != engine.PhaseFailed || !strings.Contains(res.Error, msg) {
 		w.t.Errorf("run ended %s %q (%v), want failed with %q", res.Phase, res.Error, err, msg)
@@ -138,7 +139,7 @@ func twoConfigMaps() *engine.Spec {
 func TestApproveUpdateIsBoundToThePlanDigest(t *testing.T) {
 	h := newHarness(t)
 	w := newWaitingRun(h, twoConfigMaps())
-	w.whileWaiting(func(p Progress) {
+	w.whileWaiting(func(p runspec.Progress) {
 		if want := engine.PlanDigest(p.Changes); p.Digest != want || p.Approval == nil || p.Approval.Digest != want {
 			t.Errorf("progress digest %q, approval %+v; want %s", p.Digest, p.Approval, want)
 		}
@@ -150,21 +151,21 @@ func TestApproveUpdateIsBoundToThePlanDigest(t *testing.T) {
 			t.Errorf("release while waiting: %v, %v; want %s", rel, err, engine.PhaseAwaitingApproval)
 		}
 		other := engine.PlanDigest(p.Changes[:1])
-		w.answer(ApprovalRequest{Approve: true, Digest: other}, func(_ ApprovalAnswer, err error) {
+		w.answer(runspec.ApprovalRequest{Approve: true, Digest: other}, func(_ runspec.ApprovalAnswer, err error) {
 			if err == nil || !strings.Contains(err.Error(), "does not match the plan awaiting approval") {
 				t.Errorf("approval of another plan: %v, want refused", err)
 			}
 		})
 		w.env.RegisterDelayedCallback(func() {
-			if p := w.progress(); p.Stage != StageApproval || p.Approval.Answer != nil {
+			if p := w.progress(); p.Stage != runspec.StageApproval || p.Approval.Answer != nil {
 				t.Errorf("after a refused approval the run is %s (answer %+v), want still waiting", p.Stage, p.Approval.Answer)
 			}
-			w.answer(ApprovalRequest{Approve: true, Digest: p.Digest[:len("sha256:")+12], By: "alice"}, func(answer ApprovalAnswer, err error) {
+			w.answer(runspec.ApprovalRequest{Approve: true, Digest: p.Digest[:len("sha256:")+12], By: "alice"}, func(answer runspec.ApprovalAnswer, err error) {
 				if err != nil || answer.Digest != p.Digest || answer.Revision != 1 {
 					t.Errorf("approval: %+v, %v", answer, err)
 				}
 			})
-			w.answer(ApprovalRequest{Reason: "too late"}, func(_ ApprovalAnswer, err error) {
+			w.answer(runspec.ApprovalRequest{Reason: "too late"}, func(_ runspec.ApprovalAnswer, err error) {
 				if err == nil || !strings.Contains(err.Error(), "already approved") {
 					t.Errorf("a second answer: %v, want refused", err)
 				}
@@ -183,13 +184,13 @@ func TestApproveUpdateIsBoundToThePlanDigest(t *testing.T) {
 func TestRejectedRunFailsWithTheReasonAndAppliesNothing(t *testing.T) {
 	h := newHarness(t)
 	w := newWaitingRun(h, twoConfigMaps())
-	w.whileWaiting(func(Progress) {
-		w.answer(ApprovalRequest{Reason: "not on a Friday", By: "bob"}, func(_ ApprovalAnswer, err error) {
+	w.whileWaiting(func(runspec.Progress) {
+		w.answer(runspec.ApprovalRequest{Reason: "not on a Friday", By: "bob"}, func(_ runspec.ApprovalAnswer, err error) {
 			if err != nil {
 				t.Errorf("rejection refused: %v", err)
 			}
 		})
-		w.answer(ApprovalRequest{Approve: true}, func(_ ApprovalAnswer, err error) {
+		w.answer(runspec.ApprovalRequest{Approve: true}, func(_ runspec.ApprovalAnswer, err error) {
 			if err == nil || !strings.Contains(err.Error(), "already rejected") {
 				t.Errorf("approval after the rejection: %v, want refused", err)
 			}
@@ -197,8 +198,8 @@ func TestRejectedRunFailsWithTheReasonAndAppliesNothing(t *testing.T) {
 	})
 	res, err := w.finish()
 	w.failedUnapplied(res, err, "rejected by bob: not on a Friday")
-	if res.Status != StatusCancelled {
-		t.Errorf("a rejected run ends %q, want %q (as a cancel by the user)", res.Status, StatusCancelled)
+	if res.Status != runspec.StatusCancelled {
+		t.Errorf("a rejected run ends %q, want %q (as a cancel by the user)", res.Status, runspec.StatusCancelled)
 	}
 }
 
@@ -221,11 +222,11 @@ func TestUnansweredRunFailsAtItsApprovalTimeout(t *testing.T) {
 func TestPlanChangedBeforeTheApprovalIsStale(t *testing.T) {
 	h := newHarness(t)
 	w := newWaitingRun(h, twoConfigMaps())
-	w.whileWaiting(func(Progress) {
+	w.whileWaiting(func(runspec.Progress) {
 		h.rt.mu.Lock()
 		h.rt.objects["v1:ConfigMap:ns:b"] = cm("b").Attributes
 		h.rt.mu.Unlock()
-		w.answer(ApprovalRequest{Approve: true}, func(_ ApprovalAnswer, err error) {
+		w.answer(runspec.ApprovalRequest{Approve: true}, func(_ runspec.ApprovalAnswer, err error) {
 			if err != nil {
 				t.Errorf("approval refused: %v", err)
 			}
@@ -263,10 +264,10 @@ func TestCancelWhileAwaitingApprovalStopsTheWait(t *testing.T) {
 	h := newHarness(t)
 	w := newWaitingRun(h, twoConfigMaps())
 	start := w.env.Now()
-	w.whileWaiting(func(Progress) {
-		w.env.SignalWorkflow(CancelSignal, Cancel{Reason: "wrong stack"})
+	w.whileWaiting(func(runspec.Progress) {
+		w.env.SignalWorkflow(runspec.CancelSignal, runspec.Cancel{Reason: "wrong stack"})
 		w.env.CancelWorkflow()
-		w.answer(ApprovalRequest{Approve: true}, func(_ ApprovalAnswer, err error) {
+		w.answer(runspec.ApprovalRequest{Approve: true}, func(_ runspec.ApprovalAnswer, err error) {
 			if err == nil || !strings.Contains(err.Error(), "not awaiting approval") {
 				t.Errorf("approval after the cancel: %v, want refused", err)
 			}

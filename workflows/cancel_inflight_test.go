@@ -20,6 +20,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // TestApplyCancelledWhileApplying: a run cancelled while two nodes are applying
@@ -82,8 +83,8 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 2})
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
+		runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,8 +288,8 @@ func TestApplyCancelledWhileAChainApplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
+		runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,12 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // cancelDuring runs an Apply of a chain a <- b <- c <- d (parallelism 1) and
 // cancels it, as `kumo run cancel` does, while b is being applied.
-func cancelDuring(t *testing.T, rollbackOnFailure, temporalCancel bool) (*harness, Result, error) {
+func cancelDuring(t *testing.T, rollbackOnFailure, temporalCancel bool) (*harness, runspec.Result, error) {
 	h := newHarness(t)
 	env := h.NewTestWorkflowEnvironment()
 	// The activities run inside the workflow's task here; on a loaded machine
@@ -30,7 +31,7 @@ func cancelDuring(t *testing.T, rollbackOnFailure, temporalCancel bool) (*harnes
 		if id != "v1:ConfigMap:ns:b" {
 			return
 		}
-		env.SignalWorkflow(CancelSignal, Cancel{Reason: "stop it"})
+		env.SignalWorkflow(runspec.CancelSignal, runspec.Cancel{Reason: "stop it"})
 		if temporalCancel {
 			env.CancelWorkflow()
 		}
@@ -40,12 +41,12 @@ func cancelDuring(t *testing.T, rollbackOnFailure, temporalCancel bool) (*harnes
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 1, RollbackOnFailure: rollbackOnFailure})
+	env.ExecuteWorkflow(Apply, runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 1, RollbackOnFailure: rollbackOnFailure})
 	if !env.IsWorkflowCompleted() {
 		t.Fatal("workflow did not complete")
 	}
 	err = env.GetWorkflowError()
-	var res Result
+	var res runspec.Result
 	var app *temporal.ApplicationError
 	var cancelled *temporal.CanceledError
 	switch {
@@ -77,7 +78,7 @@ func TestCancelLetsTheResourceInFlightFinishAndStartsNoOther(t *testing.T) {
 			if got := strings.Join(h.rt.applied, ","); got != "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b" {
 				t.Errorf("applied %s, want a and b (in flight when cancelled), not c or d", got)
 			}
-			if res.Status != StatusCancelled || res.Phase != engine.PhaseFailed || res.Error != "cancelled: stop it" {
+			if res.Status != runspec.StatusCancelled || res.Phase != engine.PhaseFailed || res.Error != "cancelled: stop it" {
 				t.Errorf("result status %q phase %q error %q", res.Status, res.Phase, res.Error)
 			}
 			rel, err := h.backend.GetRelease(context.Background(), "p", "w", 1)
@@ -109,7 +110,7 @@ func TestCancelWithRollbackOnFailureUndoesTheApply(t *testing.T) {
 	if res.Compensation == nil || len(res.Compensation.Resources) != 2 || len(res.Compensation.Errors) != 0 {
 		t.Errorf("compensation %+v, want a and b undone", res.Compensation)
 	}
-	if res.Status != StatusCancelled || res.Error != "cancelled: stop it" {
+	if res.Status != runspec.StatusCancelled || res.Error != "cancelled: stop it" {
 		t.Errorf("result status %q error %q", res.Status, res.Error)
 	}
 }

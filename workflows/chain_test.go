@@ -12,6 +12,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // TestLongChainsRunAsSteps: once a run's history is long (longHistory), a
@@ -43,13 +44,13 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 		}
 		return spec, order
 	}
-	run := func(h *harness, tc client.Client, workflow, spec string) (Result, []string, error) {
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, workflow,
-			RunInput{Project: "p", Workspace: "w", SpecHash: spec, AutoApprove: true, Parallelism: 10})
+	run := func(h *harness, tc client.Client, workflow, spec string) (runspec.Result, []string, error) {
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, workflow,
+			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: spec, AutoApprove: true, Parallelism: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res Result
+		var res runspec.Result
 		err = wr.Get(ctx, &res)
 		events := history(ctx, t, tc, wr)
 		t.Logf("%s of a chain of %d: %d history events", workflow, n+1, len(events))
@@ -67,8 +68,8 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 		workflow, spec, batch string
 		records               int
 	}{
-		{ApplyWorkflow, hash, activities.ApplyResourcesActivity, n + 1},
-		{DestroyWorkflow, "", activities.DeleteResourcesActivity, 0},
+		{runspec.ApplyWorkflow, hash, activities.ApplyResourcesActivity, n + 1},
+		{runspec.DestroyWorkflow, "", activities.DeleteResourcesActivity, 0},
 	} {
 		res, steps, err := run(h, tc, c.workflow, c.spec)
 		if err != nil {
@@ -98,7 +99,7 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 	h = newHarness(t)
 	h.rt.reject[order[0]] = true // order is reversed: the chain's last
 	tc = startWorker(t, h.acts)
-	wr := startApply(ctx, t, h, tc, spec, RunInput{Parallelism: 10, RollbackOnFailure: true})
+	wr := startApply(ctx, t, h, tc, spec, runspec.RunInput{Parallelism: 10, RollbackOnFailure: true})
 	res, err := runResult(ctx, wr)
 	if err == nil || !strings.Contains(err.Error(), "rejected") {
 		t.Fatalf("apply of a chain whose last resource is rejected: %v", err)
@@ -121,7 +122,7 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 	if hash, err = h.backend.PutSpec(ctx, spec); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := run(h, tc, ApplyWorkflow, hash); err == nil || !strings.Contains(err.Error(), "near Temporal's limit") {
+	if _, _, err := run(h, tc, runspec.ApplyWorkflow, hash); err == nil || !strings.Contains(err.Error(), "near Temporal's limit") {
 		t.Errorf("apply of a chain of widgets: %v, want stopped near the history limit", err)
 	}
 }

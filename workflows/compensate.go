@@ -9,6 +9,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // undoClass says which undos may share a batch step: the class (batchClass)
@@ -28,7 +29,7 @@ func undoClass(c engine.Change) string {
 // that still fails after its retries is reported and the others go on; the
 // original failure stays the release's error.
 func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.Change, nodeInput func(int) activities.NodeInput) {
-	r.setStage(StageCompensating, len(applied))
+	r.setStage(runspec.StageCompensating, len(applied))
 	r.compensation = &engine.Compensation{}
 	pos := make(map[int32]int32, len(applied))
 	for k, i := range applied {
@@ -60,7 +61,7 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 			r.compensation.Errors = append(r.compensation.Errors, node.ID+": "+rootMessage(err))
 			return nil
 		}
-		node.Status = NodeCompensated
+		node.Status = runspec.NodeCompensated
 		r.compensation.Resources = append(r.compensation.Resources, node.ID)
 		return nil
 	}

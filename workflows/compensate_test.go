@@ -15,6 +15,7 @@ import (
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // flatConfigMaps is n independent ConfigMaps c0…c(n-1), data set to
@@ -38,21 +39,21 @@ func flatConfigMaps(n int, version string, withBad bool) *engine.Spec {
 
 // runResult is the result of wr, also when it failed (its error's details).
 // queryProgress asks a run for its Progress.
-func queryProgress(ctx context.Context, t *testing.T, tc client.Client, wr client.WorkflowRun) Progress {
+func queryProgress(ctx context.Context, t *testing.T, tc client.Client, wr client.WorkflowRun) runspec.Progress {
 	t.Helper()
-	v, err := tc.QueryWorkflow(ctx, wr.GetID(), wr.GetRunID(), ProgressQuery)
+	v, err := tc.QueryWorkflow(ctx, wr.GetID(), wr.GetRunID(), runspec.ProgressQuery)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p Progress
+	var p runspec.Progress
 	if err := v.Get(&p); err != nil {
 		t.Fatal(err)
 	}
 	return p
 }
 
-func runResult(ctx context.Context, wr client.WorkflowRun) (Result, error) {
-	var res Result
+func runResult(ctx context.Context, wr client.WorkflowRun) (runspec.Result, error) {
+	var res runspec.Result
 	err := wr.Get(ctx, &res)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
@@ -101,14 +102,14 @@ func TestCompensationUndoesInBatches(t *testing.T) {
 	h := newHarness(t)
 	h.rt.reject["v1:ConfigMap:ns:bad"] = true
 	tc := startWorker(t, h.acts)
-	apply := func(spec *engine.Spec) (Result, Progress, []*historypb.HistoryEvent) {
+	apply := func(spec *engine.Spec) (runspec.Result, runspec.Progress, []*historypb.HistoryEvent) {
 		t.Helper()
 		hash, err := h.backend.PutSpec(ctx, spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-			RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 4, RollbackOnFailure: true})
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
+			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 4, RollbackOnFailure: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,10 +119,10 @@ func TestCompensationUndoesInBatches(t *testing.T) {
 		}
 		return res, queryProgress(ctx, t, tc, wr), history(ctx, t, tc, wr)
 	}
-	compensated := func(p Progress) int {
+	compensated := func(p runspec.Progress) int {
 		k := 0
 		for _, node := range p.Nodes {
-			if node.Status == NodeCompensated {
+			if node.Status == runspec.NodeCompensated {
 				k++
 			}
 		}
@@ -209,8 +210,8 @@ func TestCompensationInBatchesFitsWhereSingleStepsDoNot(t *testing.T) {
 	// The apply of n flat ConfigMaps (plan, preview, batches) takes fewer
 	// than 100 events before the undoing starts.
 	compensationBudget = 190
-	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-		RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 4, RollbackOnFailure: true})
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
+		runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 4, RollbackOnFailure: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,8 +253,8 @@ func BenchmarkCompensationHistory(b *testing.B) {
 			}
 			b.ResetTimer()
 			for range b.N {
-				wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-					RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, RollbackOnFailure: true})
+				wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
+					runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, RollbackOnFailure: true})
 				if err != nil {
 					b.Fatal(err)
 				}

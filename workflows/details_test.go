@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // currentDetails is what the Web UI shows as the run's current details.
@@ -32,12 +33,12 @@ func TestDetailsSummariseTheRun(t *testing.T) {
 	h.rt.objects["v1:ConfigMap:ns:b"] = cm("b").Attributes // taken over as it is
 	const want = "apply p/w rev 1: 1 to create, 0 to update, 0 to delete, 1 to adopt\n\n"
 	w := newWaitingRun(h, twoConfigMaps())
-	w.whileWaiting(func(p Progress) {
+	w.whileWaiting(func(p runspec.Progress) {
 		d := currentDetails(t, w.env)
 		if !strings.HasPrefix(d, want) || !strings.Contains(d, "awaiting-approval: +1 ~0 -0 adopt 1 to approve, plan "+engine.ShortDigest(p.Digest)) {
 			t.Errorf("details while awaiting approval:\n%s\nwant them to start with %q and name the plan", d, want)
 		}
-		w.answer(ApprovalRequest{Approve: true}, func(_ ApprovalAnswer, err error) {
+		w.answer(runspec.ApprovalRequest{Approve: true}, func(_ runspec.ApprovalAnswer, err error) {
 			if err != nil {
 				t.Errorf("approval: %v", err)
 			}

@@ -31,15 +31,15 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 	err := workflow.ExecuteActivity(heartbeatStep(ctx, driftTimeout, "check drift "+in.Project+"/"+in.Workspace), acts.CheckDrift, in).Get(ctx, &res)
 	if err != nil {
 		// The client filed the run as running; a failed check must not stay so.
-		if uerr := workflow.UpsertTypedSearchAttributes(ctx, StatusAttr.ValueSet(string(StatusFailed))); uerr != nil {
+		if uerr := workflow.UpsertTypedSearchAttributes(ctx, StatusAttr.ValueSet(string(runspec.StatusFailed))); uerr != nil {
 			return res, uerr
 		}
 		return res, err
 	}
 	version := workflow.GetVersion(ctx, driftRemediateChange, workflow.DefaultVersion, driftRemediateVersion)
-	status := StatusSucceeded
+	status := runspec.StatusSucceeded
 	if res.Remediation != nil && res.Remediation.State == drift.Stuck {
-		status = StatusDriftStuck
+		status = runspec.StatusDriftStuck
 	}
 	notInSync := int64(res.Counts.Resources - res.Counts.InSync)
 	if err := workflow.UpsertTypedSearchAttributes(ctx,

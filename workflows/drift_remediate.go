@@ -18,7 +18,7 @@ import (
 // drifted, recorded as a new revision with operation remediate and the
 // check's name as its reason: previewed against live, applied in dependency
 // order, under the stack's lock like any apply.
-func Remediate(ctx workflow.Context, in RunInput) (Result, error) {
+func Remediate(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
 	return mutate(ctx, in, engine.OperationRemediate)
 }
 
@@ -29,7 +29,7 @@ func Remediate(ctx workflow.Context, in RunInput) (Result, error) {
 // for an approval when the policy requires one.
 func remediate(ctx workflow.Context, in runspec.DriftInput, res runspec.DriftResult) runspec.RemediationRecord {
 	check := workflow.GetInfo(ctx).WorkflowExecution
-	id := MutatingWorkflowID(in.Project, in.Workspace)
+	id := runspec.MutatingWorkflowID(in.Project, in.Workspace)
 	reason := fmt.Sprintf("remediate drift found by check %s (run %s) in revision %d", check.ID, check.RunID, res.Revision)
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            id,
@@ -42,15 +42,15 @@ func remediate(ctx workflow.Context, in runspec.DriftInput, res runspec.DriftRes
 			StackAttr.ValueSet(res.Stack),
 			WorkspaceAttr.ValueSet(in.Workspace),
 			OperationAttr.ValueSet(string(engine.OperationRemediate)),
-			StatusAttr.ValueSet(string(StatusRunning)),
+			StatusAttr.ValueSet(string(runspec.StatusRunning)),
 		),
 	})
-	rin := RunInput{
+	rin := runspec.RunInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: res.Stack, SpecHash: res.SpecHash, Reason: reason,
 		Parallelism: in.Parallelism, AutoApprove: !in.Drift.Remediation.ApprovalRequired(), Settings: in.Settings,
 	}
 	rec := runspec.RemediationRecord{Project: in.Project, Workspace: in.Workspace, Check: res.RunID, Keep: in.Drift.KeepOrDefault(), WorkflowID: id}
-	f := workflow.ExecuteChildWorkflow(cctx, RemediateWorkflow, rin)
+	f := workflow.ExecuteChildWorkflow(cctx, runspec.RemediateWorkflow, rin)
 	var started *temporal.ChildWorkflowExecutionAlreadyStartedError
 	if err := f.GetChildWorkflowExecution().Get(ctx, nil); errors.As(err, &started) {
 		rec.Outcome, rec.Error = drift.OutcomeBusy, "another run holds "+id
@@ -59,7 +59,7 @@ func remediate(ctx workflow.Context, in runspec.DriftInput, res runspec.DriftRes
 		rec.Outcome, rec.Error = drift.OutcomeFailed, rootMessage(err)
 		return rec
 	}
-	var out Result
+	var out runspec.Result
 	err := f.Get(ctx, &out)
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.HasDetails() {

@@ -38,7 +38,7 @@ func TestDriftRemediateWithFailingWebhook(t *testing.T) {
 	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
 	activities.Register(env, h.acts)
 	Register(env)
-	env.ExecuteWorkflow(DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate, Drift: drift.Config{Webhook: hook.URL}})
+	env.ExecuteWorkflow(runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate, Drift: drift.Config{Webhook: hook.URL}})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("the check failed: %v", err)
 	}
@@ -92,14 +92,14 @@ func TestDriftRemediateBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apply, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue},
-		ApplyWorkflow, RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
+	apply, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue},
+		runspec.ApplyWorkflow, runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	<-holding
-	check, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/busy", TaskQueue: TaskQueue},
-		DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate})
+	check, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/busy", TaskQueue: runspec.TaskQueue},
+		runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,8 +36,8 @@ func TestRecordDriftHistories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apply, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue},
-		ApplyWorkflow, RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
+	apply, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue},
+		runspec.ApplyWorkflow, runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestRecordDriftHistories(t *testing.T) {
 		if run.webhook {
 			in.Drift.Webhook = hook.URL
 		}
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/" + run.name, TaskQueue: TaskQueue}, DriftWorkflow, in)
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/" + run.name, TaskQueue: runspec.TaskQueue}, runspec.DriftWorkflow, in)
 		if err != nil {
 			t.Fatal(err)
 		}

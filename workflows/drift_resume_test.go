@@ -63,7 +63,7 @@ func TestDriftCheckResumesAfterAWorkerDies(t *testing.T) {
 		runtime.Runtime
 		For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error)
 	}) worker.Worker {
-		w := worker.New(tc, TaskQueue, worker.Options{WorkerStopTimeout: time.Millisecond})
+		w := worker.New(tc, runspec.TaskQueue, worker.Options{WorkerStopTimeout: time.Millisecond})
 		Register(w)
 		activities.Register(w, activities.New(h.backend, rt, notRunning{}))
 		if err := w.Start(); err != nil {
@@ -77,7 +77,7 @@ func TestDriftCheckResumesAfterAWorkerDies(t *testing.T) {
 
 	tc := dial()
 	defer tc.Close()
-	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/resume", TaskQueue: TaskQueue}, DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w"})
+	run, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/resume", TaskQueue: runspec.TaskQueue}, runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestDriftCheck(t *testing.T) {
 	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
 	activities.Register(env, h.acts)
 	Register(env)
-	env.ExecuteWorkflow(DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w"})
+	env.ExecuteWorkflow(runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w"})
 	var res runspec.DriftResult
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)

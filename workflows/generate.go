@@ -29,7 +29,7 @@ func (r *run) generateSpec(ctx workflow.Context) error {
 	if r.in.SpecHash != "" || r.in.Source == nil {
 		return nil
 	}
-	r.setStage(StageGenerating, 0)
+	r.setStage(runspec.StageGenerating, 0)
 	var res runspec.GenerateResult
 	if err := workflow.ExecuteActivity(generateStep(ctx), acts.Generate, *r.in.Source).Get(ctx, &res); err != nil {
 		return err

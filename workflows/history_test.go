@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // TestHistoryNearItsLimitFailsTheRelease: a chain whose steps would take the
@@ -40,13 +41,13 @@ func TestHistoryNearItsLimitFailsTheRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apply := func() (Result, error) {
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow,
-			RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
+	apply := func() (runspec.Result, error) {
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
+			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res Result
+		var res runspec.Result
 		err = wr.Get(ctx, &res)
 		return res, err
 	}

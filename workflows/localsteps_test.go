@@ -16,6 +16,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // TestChainStepsAreLocal: a chain's nodes come one at a time, so none shares
@@ -46,14 +47,14 @@ func TestChainStepsAreLocal(t *testing.T) {
 		local    []string // the local steps' summaries, in order
 		steps    []string // the ordinary activities that changed a resource
 	}{
-		{ApplyWorkflow, hash,
+		{runspec.ApplyWorkflow, hash,
 			[]string{"apply v1:Namespace:ns", "apply v1:ConfigMap:ns:a", "apply v1:ConfigMap:ns:b", "apply v1:ConfigMap:ns:c"}, nil},
-		{DestroyWorkflow, "",
+		{runspec.DestroyWorkflow, "",
 			[]string{"delete v1:ConfigMap:ns:c", "delete v1:ConfigMap:ns:b", "delete v1:ConfigMap:ns:a"},
 			[]string{activities.DeleteResourceActivity}},
 	} {
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, run.workflow,
-			RunInput{Project: "p", Workspace: "w", SpecHash: run.spec, AutoApprove: true, Parallelism: 10})
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, run.workflow,
+			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: run.spec, AutoApprove: true, Parallelism: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +146,7 @@ func TestStoppingWorkerHandsLocalStepsOver(t *testing.T) {
 
 	ns := nsResource()
 	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", "v1:ConfigMap:ns:a"), cm("c", "v1:ConfigMap:ns:b"), cm("d", "v1:ConfigMap:ns:c")}}
-	wr := startApply(ctx, t, h, tc, spec, RunInput{Parallelism: 10})
+	wr := startApply(ctx, t, h, tc, spec, runspec.RunInput{Parallelism: 10})
 	select {
 	case <-reached:
 	case <-ctx.Done():
@@ -216,7 +217,7 @@ func TestLongChainOfLocalStepsYieldsOncePerBudget(t *testing.T) {
 	for i := 1; i < n; i++ {
 		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("c%03d", i), spec.Resources[i-1].ID))
 	}
-	wr := startApply(ctx, t, h, tc, spec, RunInput{Parallelism: 10})
+	wr := startApply(ctx, t, h, tc, spec, runspec.RunInput{Parallelism: 10})
 	if err := wr.Get(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -9,32 +9,33 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // Apply makes the workspace match the spec: create the release, preview every
 // resource, wait for approval, apply in dependency order (deleting what the spec
 // dropped), and finish the release as succeeded or failed.
-func Apply(ctx workflow.Context, in RunInput) (Result, error) {
+func Apply(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
 	return mutate(ctx, in, engine.OperationApply)
 }
 
 // Rollback is an apply of an earlier revision's spec, recorded as a new revision
 // with rollbackOf: the change is previewed against what is live and applied in
 // dependency order, deleting what that revision did not have.
-func Rollback(ctx workflow.Context, in RunInput) (Result, error) {
+func Rollback(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
 	return mutate(ctx, in, engine.OperationRollback)
 }
 
 // Destroy deletes everything the latest release recorded, dependents first.
-func Destroy(ctx workflow.Context, in RunInput) (Result, error) {
+func Destroy(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
 	in.SpecHash = ""
 	return mutate(ctx, in, engine.OperationDestroy)
 }
 
-func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, error) {
+func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (runspec.Result, error) {
 	r, err := newRun(ctx, in, string(op))
 	if err != nil {
-		return Result{}, err
+		return runspec.Result{}, err
 	}
 	// Activities run on r.work: a cancel stops the run between resources
 	// instead of abandoning the ones in flight.
@@ -42,10 +43,10 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	// Generating comes before the release: a stack that does not generate
 	// records nothing; neither does a run cancelled before it has a release.
 	if err := r.generateSpec(work); err != nil {
-		return r.end(ctx, Result{}, r.finalStatus(err), err)
+		return r.end(ctx, runspec.Result{}, r.finalStatus(err), err)
 	}
 	if err := r.checkStop(); err != nil {
-		return r.end(ctx, Result{}, StatusCancelled, err)
+		return r.end(ctx, runspec.Result{}, runspec.StatusCancelled, err)
 	}
 	in = r.in
 	info := workflow.GetInfo(ctx)
@@ -55,7 +56,7 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 		RollbackOf: in.RollbackOf, Reason: in.Reason, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
 	}).Get(work, &rel)
 	if err != nil {
-		return r.end(ctx, Result{}, r.finalStatus(err), err)
+		return r.end(ctx, runspec.Result{}, r.finalStatus(err), err)
 	}
 	r.progress.Revision = rel.Key.Revision
 
@@ -66,7 +67,7 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 		changes, runErr = r.change(work, rel, op)
 	}
 	status := r.finalStatus(runErr)
-	if status == StatusCancelled && r.stopped {
+	if status == runspec.StatusCancelled && r.stopped {
 		runErr = r.stopErr() // the reason, whichever step noticed the cancel
 	}
 	phase := engine.PhaseSucceeded
@@ -79,10 +80,10 @@ func mutate(ctx workflow.Context, in RunInput, op engine.Operation) (Result, err
 	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
 		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation,
 	}).Get(finishCtx, nil)
-	result := Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Error: msg, Compensation: r.compensation}
+	result := runspec.Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Error: msg, Compensation: r.compensation}
 	withChanges(&result, changes)
 	if err != nil {
-		return r.end(ctx, result, StatusFailed, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err))
+		return r.end(ctx, result, runspec.StatusFailed, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err))
 	}
 	if r.tracked {
 		result.Status = status
@@ -123,9 +124,9 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		return changes, err
 	}
 
-	phase, stage := engine.PhaseApplying, StageApplying
+	phase, stage := engine.PhaseApplying, runspec.StageApplying
 	if op == engine.OperationDestroy {
-		phase, stage = engine.PhaseDestroying, StageDestroying
+		phase, stage = engine.PhaseDestroying, runspec.StageDestroying
 	}
 	r.setStage(stage, len(r.plan.Nodes))
 	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase}).Get(ctx, nil); err != nil {
@@ -158,7 +159,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			return nil
 		}
 		node := r.node(i)
-		node.Status, node.Started = NodeRunning, workflow.Now(ctx)
+		node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
 		if changes[i].Action == engine.Delete {
 			return steps.start(ctx, changes[i], nodeInput(i))
 		}
@@ -169,12 +170,12 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		node := r.node(i)
 		defer r.stepDone()
 		if f == nil {
-			node.Status = NodeUnchanged
+			node.Status = runspec.NodeUnchanged
 			return nil
 		}
 		err := f.Get(ctx, nil)
 		if errors.Is(err, errNotRun) {
-			node.Status = NodeSkipped
+			node.Status = runspec.NodeSkipped
 			notRun++
 			return err // its dependents must not start either
 		}
@@ -182,14 +183,14 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			node.Finished = workflow.Now(ctx) // a batch's resource has its own (timeOutcomes)
 		}
 		if err != nil {
-			node.Status, node.Error = NodeFailed, rootMessage(err)
+			node.Status, node.Error = runspec.NodeFailed, rootMessage(err)
 			failures.add(node.ID, err)
 			if r.waitFailed[i] { // applied, but never healthy: undo it too
 				applied = append(applied, i)
 			}
 			return err
 		}
-		node.Status = NodeSucceeded
+		node.Status = runspec.NodeSucceeded
 		applied = append(applied, i) // its compensation, registered right after the step
 		return nil
 	}
@@ -205,7 +206,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 				}
 				for _, i := range nodes {
 					node := r.node(i)
-					node.Status, node.Started = NodeRunning, workflow.Now(ctx)
+					node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
 				}
 				return r.startBatch(ctx, nodes, changes, nodeInput, wait)
 			},
@@ -216,7 +217,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		notStarted = walk(ctx, deps, r.in.Parallelism, r.stopTest(ctx), start, done)
 	}
 	for _, i := range notStarted {
-		r.node(i).Status = NodeSkipped
+		r.node(i).Status = runspec.NodeSkipped
 	}
 	if err := failures.err(string(r.progress.Stage)); err != nil {
 		return applied, err

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // TestDeadWorkersCallsAreRetriedWithinSeconds: every activity of an apply that
@@ -24,7 +25,7 @@ func TestDeadWorkersCallsAreRetriedWithinSeconds(t *testing.T) {
 	h.rt.reject["v1:ConfigMap:ns:b"] = true // a failure, so compensation runs too
 	seen := map[string]bool{}
 	_, err := h.runWith(Apply, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}},
-		func(env *testsuite.TestWorkflowEnvironment, _ *RunInput) {
+		func(env *testsuite.TestWorkflowEnvironment, _ *runspec.RunInput) {
 			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 				seen[info.ActivityType.Name] = true
 				timeout := info.Deadline.Sub(info.StartedTime).Round(time.Second)

@@ -6,17 +6,18 @@ import (
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // Preview diffs the spec against what is live and the latest finished release,
 // changing nothing and recording no release, so it never blocks an apply.
-func Preview(ctx workflow.Context, in RunInput) (Result, error) {
+func Preview(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
 	r, err := newRun(ctx, in, "preview")
 	if err != nil {
-		return Result{}, err
+		return runspec.Result{}, err
 	}
 	changes, err := r.previewOnly(r.work)
-	res := Result{Digest: r.progress.Digest}
+	res := runspec.Result{Digest: r.progress.Digest}
 	withChanges(&res, changes)
 	if r.tracked {
 		res.Status = r.finalStatus(err)

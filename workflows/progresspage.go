@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // maxResultChanges bounds the changes a run's result carries, in bytes of
@@ -13,7 +14,7 @@ const maxResultChanges = 512 << 10
 
 // withChanges sets res.Changes to changes, or, when they are too large for
 // one payload, says how many there are.
-func withChanges(res *Result, changes []engine.Change) {
+func withChanges(res *runspec.Result, changes []engine.Change) {
 	res.Changes, res.ChangesOmitted = changes, 0
 	if data, err := json.Marshal(changes); err == nil && len(data) <= maxResultChanges {
 		return
@@ -22,15 +23,15 @@ func withChanges(res *Result, changes []engine.Change) {
 }
 
 // node returns node i's progress to change, and marks it changed now.
-func (r *run) node(i int) *Node {
+func (r *run) node(i int) *runspec.Node {
 	r.seq++
 	r.nodeSeq[i] = r.seq
 	return &r.progress.Nodes[i]
 }
 
 // progressPage answers ProgressPageQuery.
-func (r *run) progressPage(req ProgressRequest) ProgressPage {
-	p := ProgressPage{Progress: r.progress, Seq: r.seq, TotalNodes: len(r.progress.Nodes), TotalChanges: len(r.progress.Changes)}
+func (r *run) progressPage(req runspec.ProgressRequest) runspec.ProgressPage {
+	p := runspec.ProgressPage{Progress: r.progress, Seq: r.seq, TotalNodes: len(r.progress.Nodes), TotalChanges: len(r.progress.Changes)}
 	p.Nodes, p.Changes = nil, nil
 	for i := max(req.NodesFrom, 0); i < len(r.progress.Nodes) && req.MaxNodes > 0; i++ {
 		if r.nodeSeq[i] <= req.Since && req.Since > 0 {

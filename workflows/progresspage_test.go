@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // pagedRun is a run of n nodes, as planGraph leaves it, with a preview of n
@@ -16,7 +17,7 @@ func pagedRun(n int) *run {
 	r.seq = 1
 	for i := range n {
 		id := fmt.Sprintf("v1:ConfigMap:ns:cm-%d", i)
-		r.progress.Nodes = append(r.progress.Nodes, Node{ID: id, Status: NodePending})
+		r.progress.Nodes = append(r.progress.Nodes, runspec.Node{ID: id, Status: runspec.NodePending})
 		r.nodeSeq = append(r.nodeSeq, r.seq)
 		r.progress.Changes = append(r.progress.Changes, engine.Change{ID: id, Action: engine.Create})
 	}
@@ -27,7 +28,7 @@ func pagedRun(n int) *run {
 // client does.
 func pageAll(t *testing.T, r *run, since uint64, maxNodes int) (ids []string, seq uint64) {
 	t.Helper()
-	req := ProgressRequest{Since: since, MaxNodes: maxNodes}
+	req := runspec.ProgressRequest{Since: since, MaxNodes: maxNodes}
 	for first := true; ; first = false {
 		p := r.progressPage(req)
 		if first {
@@ -62,16 +63,16 @@ func TestProgressPageAnswersWhatChanged(t *testing.T) {
 	if got, _ := pageAll(t, r, seq, 3); len(got) != 0 {
 		t.Fatalf("nothing changed, yet answered %v", got)
 	}
-	r.node(7).Status = NodeRunning
-	r.node(2).Status = NodeSucceeded
+	r.node(7).Status = runspec.NodeRunning
+	r.node(2).Status = runspec.NodeSucceeded
 	got, seq2 := pageAll(t, r, seq, 1)
 	if want := []string{"v1:ConfigMap:ns:cm-2", "v1:ConfigMap:ns:cm-7"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("after two changes answered %v, want %v", got, want)
 	}
 	// A change between two pages of one look: cm-1 is before the page
 	// asked next, so that look misses it; the next look answers it.
-	p := r.progressPage(ProgressRequest{Since: seq2, MaxNodes: 1})
-	r.node(1).Status = NodeSucceeded
+	p := r.progressPage(runspec.ProgressRequest{Since: seq2, MaxNodes: 1})
+	r.node(1).Status = runspec.NodeSucceeded
 	if len(p.Nodes) != 0 {
 		t.Fatalf("answered %v before anything changed", p.Nodes)
 	}
@@ -84,11 +85,11 @@ func TestProgressPageAnswersWhatChanged(t *testing.T) {
 // for, with their total.
 func TestProgressPageChanges(t *testing.T) {
 	r := pagedRun(5)
-	p := r.progressPage(ProgressRequest{ChangesFrom: 3, MaxChanges: 4})
+	p := r.progressPage(runspec.ProgressRequest{ChangesFrom: 3, MaxChanges: 4})
 	if p.TotalChanges != 5 || len(p.Changes) != 2 || p.Changes[0].ID != "v1:ConfigMap:ns:cm-3" {
 		t.Fatalf("changes from 3: %d of %d, first %+v", len(p.Changes), p.TotalChanges, p.Changes)
 	}
-	if p := r.progressPage(ProgressRequest{}); p.Nodes != nil || p.Changes != nil || p.TotalNodes != 5 {
+	if p := r.progressPage(runspec.ProgressRequest{}); p.Nodes != nil || p.Changes != nil || p.TotalNodes != 5 {
 		t.Fatalf("a request for neither answered %d nodes, %d changes (total %d)", len(p.Nodes), len(p.Changes), p.TotalNodes)
 	}
 }
@@ -96,7 +97,7 @@ func TestProgressPageChanges(t *testing.T) {
 // TestLargeChangesLeaveTheResult: a preview too large for one payload is
 // not carried in the run's result, which counts it instead; a small one is.
 func TestLargeChangesLeaveTheResult(t *testing.T) {
-	var res Result
+	var res runspec.Result
 	small := pagedRun(3).progress.Changes
 	withChanges(&res, small)
 	if len(res.Changes) != 3 || res.ChangesOmitted != 0 {

@@ -59,16 +59,16 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, RollbackOnFailure: true,
+		in := runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, RollbackOnFailure: true,
 			Settings: runspec.RuntimeSettings{TaskQueue: "edge"}}
 		if i == 2 {
 			in.Parallelism = 1
 		}
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow, in)
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow, in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res Result
+		var res runspec.Result
 		err = wr.Get(ctx, &res)
 		if want := i >= 1; (err != nil) != want {
 			t.Fatalf("run %d: error %v, want one: %v", i+1, err, want)
@@ -84,7 +84,7 @@ func TestRuntimeStepsRunOnTheWorkspaceQueue(t *testing.T) {
 			}
 			typ, queue := a.GetActivityType().GetName(), a.GetTaskQueue().GetName()
 			kinds[typ] = true
-			want := TaskQueue
+			want := runspec.TaskQueue
 			switch typ {
 			case activities.PreviewResourceActivity, activities.PreviewNodeActivity, activities.RefreshResourcesActivity,
 				activities.ApplyResourceActivity, activities.WaitResourceActivity, activities.DeleteResourceActivity,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // staleSpec is a and b, where b now depends on a (a dependsOn-only change:
@@ -78,7 +79,7 @@ func TestRunNotApprovedRecordsNoRefresh(t *testing.T) {
 		msg string
 	}{
 		{"rejected", func(w *waitingRun) {
-			w.answer(ApprovalRequest{Reason: "no"}, func(_ ApprovalAnswer, err error) {
+			w.answer(runspec.ApprovalRequest{Reason: "no"}, func(_ runspec.ApprovalAnswer, err error) {
 				if err != nil {
 					w.t.Errorf("rejection refused: %v", err)
 				}
@@ -86,7 +87,7 @@ func TestRunNotApprovedRecordsNoRefresh(t *testing.T) {
 		}, "rejected: no"},
 		{"timed out", nil, "not approved within 2h0m0s"},
 		{"cancelled", func(w *waitingRun) {
-			w.env.SignalWorkflow(CancelSignal, Cancel{Reason: "wrong stack"})
+			w.env.SignalWorkflow(runspec.CancelSignal, runspec.Cancel{Reason: "wrong stack"})
 			w.env.CancelWorkflow()
 		}, "cancelled: wrong stack"},
 	} {
@@ -96,7 +97,7 @@ func TestRunNotApprovedRecordsNoRefresh(t *testing.T) {
 				before := h.stateOf(1)
 				w.in.ApprovalTimeout = 2 * time.Hour
 				if tc.end != nil {
-					w.whileWaiting(func(p Progress) {
+					w.whileWaiting(func(p runspec.Progress) {
 						if !slices.ContainsFunc(p.Changes, func(c engine.Change) bool { return c.ID == "v1:ConfigMap:ns:b" && c.Action == engine.UnChanged }) {
 							t.Errorf("changes %+v, want b unchanged", p.Changes)
 						}
@@ -135,11 +136,11 @@ func TestApprovedRunRecordsTheRefresh(t *testing.T) {
 		if before {
 			w.env.OnGetVersion(previewRefreshChange, workflow.DefaultVersion, previewRefreshVersion).Return(workflow.DefaultVersion)
 		}
-		w.whileWaiting(func(Progress) {
+		w.whileWaiting(func(runspec.Progress) {
 			if !before {
 				h.assertNoEntries("awaiting approval")
 			}
-			w.answer(ApprovalRequest{Approve: true}, func(_ ApprovalAnswer, err error) {
+			w.answer(runspec.ApprovalRequest{Approve: true}, func(_ runspec.ApprovalAnswer, err error) {
 				if err != nil {
 					t.Errorf("approval refused: %v", err)
 				}

@@ -2,6 +2,8 @@ package workflows
 
 import (
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // Register adds kumo's workflows to a worker (or a test environment) under their
@@ -9,11 +11,11 @@ import (
 func Register(r interface {
 	RegisterWorkflowWithOptions(w interface{}, options workflow.RegisterOptions)
 }) {
-	r.RegisterWorkflowWithOptions(Generate, workflow.RegisterOptions{Name: GenerateWorkflow})
-	r.RegisterWorkflowWithOptions(Preview, workflow.RegisterOptions{Name: PreviewWorkflow})
-	r.RegisterWorkflowWithOptions(Apply, workflow.RegisterOptions{Name: ApplyWorkflow})
-	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: DestroyWorkflow})
-	r.RegisterWorkflowWithOptions(Rollback, workflow.RegisterOptions{Name: RollbackWorkflow})
-	r.RegisterWorkflowWithOptions(DriftCheck, workflow.RegisterOptions{Name: DriftWorkflow})
-	r.RegisterWorkflowWithOptions(Remediate, workflow.RegisterOptions{Name: RemediateWorkflow})
+	r.RegisterWorkflowWithOptions(Generate, workflow.RegisterOptions{Name: runspec.GenerateWorkflow})
+	r.RegisterWorkflowWithOptions(Preview, workflow.RegisterOptions{Name: runspec.PreviewWorkflow})
+	r.RegisterWorkflowWithOptions(Apply, workflow.RegisterOptions{Name: runspec.ApplyWorkflow})
+	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: runspec.DestroyWorkflow})
+	r.RegisterWorkflowWithOptions(Rollback, workflow.RegisterOptions{Name: runspec.RollbackWorkflow})
+	r.RegisterWorkflowWithOptions(DriftCheck, workflow.RegisterOptions{Name: runspec.DriftWorkflow})
+	r.RegisterWorkflowWithOptions(Remediate, workflow.RegisterOptions{Name: runspec.RemediateWorkflow})
 }

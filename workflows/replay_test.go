@@ -103,7 +103,7 @@ func recordHistories(t *testing.T) {
 			return
 		}
 		wid := "kumo/p/w/v2-apply-cancel"
-		if err := tc.SignalWorkflow(ctx, wid, "", CancelSignal, Cancel{Reason: "recorded"}); err != nil {
+		if err := tc.SignalWorkflow(ctx, wid, "", runspec.CancelSignal, runspec.Cancel{Reason: "recorded"}); err != nil {
 			t.Error(err)
 		}
 		if err := tc.CancelWorkflow(ctx, wid, ""); err != nil {
@@ -113,7 +113,7 @@ func recordHistories(t *testing.T) {
 		// walk gives its workflow task back, after localStepBudget of steps.
 		time.Sleep(localStepBudget + 100*time.Millisecond)
 	}
-	w := worker.New(tc, TaskQueue, worker.Options{})
+	w := worker.New(tc, runspec.TaskQueue, worker.Options{})
 	Register(w)
 	activities.Register(w, activities.New(b, rt, notRunning{}))
 	if err := w.Start(); err != nil {
@@ -153,51 +153,51 @@ func recordHistories(t *testing.T) {
 		spec           *engine.Spec
 		// answer is the approval the run waits for; nil: auto-approved,
 		// unless approvalTimeout lets it wait in vain.
-		answer          *ApprovalRequest
+		answer          *runspec.ApprovalRequest
 		approvalTimeout time.Duration
 	}{
-		{"apply-create-and-fail", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}}, nil, 0},
-		{"apply-update-delete-ref", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), withRef}}, nil, 0},
-		{"preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a")}}, nil, 0},
-		{"destroy", DestroyWorkflow, nil, nil, 0},
-		{"rollback", RollbackWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}, nil, 0},
+		{"apply-create-and-fail", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}}, nil, 0},
+		{"apply-update-delete-ref", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), withRef}}, nil, 0},
+		{"preview", runspec.PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a")}}, nil, 0},
+		{"destroy", runspec.DestroyWorkflow, nil, nil, 0},
+		{"rollback", runspec.RollbackWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a")}}, nil, 0},
 		// Undone in batches (v9): bad comes after x, y and z, so a failed
 		// apply undoes at least three creates, which (parallelism 2) share
 		// CompensateResources steps.
-		{"apply-compensate", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+		{"apply-compensate", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			cm("a"), cm("x"), cm("y"), cm("z"), cm("bad", "v1:ConfigMap:ns:x", "v1:ConfigMap:ns:y", "v1:ConfigMap:ns:z"),
 		}}, nil, 0},
-		{"generate", GenerateWorkflow, nil, nil, 0},
-		{"apply-from-stack", ApplyWorkflow, nil, nil, 0},
-		{"v2-apply-approved", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}},
-			&ApprovalRequest{Approve: true, By: "recorder"}, 0},
-		{"v2-preview", PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("c")}}, nil, 0},
-		{"v2-apply-cancel", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+		{"generate", runspec.GenerateWorkflow, nil, nil, 0},
+		{"apply-from-stack", runspec.ApplyWorkflow, nil, nil, 0},
+		{"v2-apply-approved", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("bad", "v1:ConfigMap:ns:b")}},
+			&runspec.ApprovalRequest{Approve: true, By: "recorder"}, 0},
+		{"v2-preview", runspec.PreviewWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("c")}}, nil, 0},
+		{"v2-apply-cancel", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			cm("a"), cm("cancel-here", "v1:ConfigMap:ns:a"), cm("never", "v1:ConfigMap:ns:cancel-here"),
 		}}, nil, 0},
-		{"apply-wait", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
-		{"approval-rejected", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("r")}},
-			&ApprovalRequest{Reason: "recorded", By: "recorder"}, 0},
-		{"approval-stale", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("s")}}, &ApprovalRequest{Approve: true}, 0},
-		{"approval-timeout", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("t")}}, nil, time.Second},
+		{"apply-wait", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
+		{"approval-rejected", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("r")}},
+			&runspec.ApprovalRequest{Reason: "recorded", By: "recorder"}, 0},
+		{"approval-stale", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("s")}}, &runspec.ApprovalRequest{Approve: true}, 0},
+		{"approval-timeout", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("t")}}, nil, time.Second},
 		// Batches (v5): four independent resources in two batches of two,
 		// two of which wait for health, then one after them.
-		{"apply-batches", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+		{"apply-batches", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			notReady("b1"), cm("b2"), notReady("b3"), cm("b4"), cm("b5", "v1:ConfigMap:ns:b1", "v1:ConfigMap:ns:b4"),
 		}}, nil, 0},
-		{"apply-queue", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
+		{"apply-queue", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
 		// Previews that write nothing (v6): a and b, then an approved
 		// re-apply where b, unchanged, now depends on a (its record is
 		// refreshed once approved, RefreshResources) and c is new.
-		{"apply-refresh-base", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b")}}, nil, 0},
-		{"apply-refresh", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("c")}},
-			&ApprovalRequest{Approve: true, By: "recorder"}, 0},
+		{"apply-refresh-base", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b")}}, nil, 0},
+		{"apply-refresh", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("c")}},
+			&runspec.ApprovalRequest{Approve: true, By: "recorder"}, 0},
 		// Long histories (v12, longBudget): a chain of ConfigMaps applied as
 		// chain steps; the health waits after a batch in one WaitResources.
-		{"long-chain", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+		{"long-chain", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			cm("l1"), cm("l2", "v1:ConfigMap:ns:l1"), cm("l3", "v1:ConfigMap:ns:l2"), cm("l4", "v1:ConfigMap:ns:l3"),
 		}}, nil, 0},
-		{"long-waits", ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+		{"long-waits", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			notReady("w1"), notReady("w2"), notReady("w3"), notReady("w4"), cm("w5", "v1:ConfigMap:ns:w1"),
 		}}, nil, 0},
 	}
@@ -211,8 +211,8 @@ func recordHistories(t *testing.T) {
 		if *recordOnly != "" && !only[run.name] {
 			continue
 		}
-		in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 2}
-		if run.workflow == RollbackWorkflow {
+		in := runspec.RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 2}
+		if run.workflow == runspec.RollbackWorkflow {
 			in.RollbackOf = 1
 		}
 		in.RollbackOnFailure = run.name == "apply-compensate" || run.name == "v2-apply-cancel"
@@ -238,7 +238,7 @@ func recordHistories(t *testing.T) {
 		if strings.HasPrefix(run.name, longPrefix) {
 			historyBudget = longBudget
 		}
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo/p/w/" + run.name, TaskQueue: TaskQueue}, run.workflow, input)
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo/p/w/" + run.name, TaskQueue: runspec.TaskQueue}, run.workflow, input)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,9 +274,9 @@ func awaitApprovalStage(t *testing.T, tc client.Client, wr client.WorkflowRun) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		var p Progress
-		v, err := tc.QueryWorkflow(context.Background(), wr.GetID(), wr.GetRunID(), ProgressQuery)
-		if err == nil && v.Get(&p) == nil && p.Stage == StageApproval {
+		var p runspec.Progress
+		v, err := tc.QueryWorkflow(context.Background(), wr.GetID(), wr.GetRunID(), runspec.ProgressQuery)
+		if err == nil && v.Get(&p) == nil && p.Stage == runspec.StageApproval {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -287,13 +287,13 @@ func awaitApprovalStage(t *testing.T, tc client.Client, wr client.WorkflowRun) {
 }
 
 // sendApproval answers a run with ApproveUpdate, as `kumo approve` does.
-func sendApproval(tc client.Client, wr client.WorkflowRun, req ApprovalRequest) (ApprovalAnswer, error) {
+func sendApproval(tc client.Client, wr client.WorkflowRun, req runspec.ApprovalRequest) (runspec.ApprovalAnswer, error) {
 	ctx := context.Background()
 	h, err := tc.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: wr.GetID(), RunID: wr.GetRunID(), UpdateName: ApproveUpdate, Args: []any{req},
+		WorkflowID: wr.GetID(), RunID: wr.GetRunID(), UpdateName: runspec.ApproveUpdate, Args: []any{req},
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	})
-	var answer ApprovalAnswer
+	var answer runspec.ApprovalAnswer
 	if err == nil {
 		err = h.Get(ctx, &answer)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // acts is only used for method references: activities run on workers, never here.
@@ -16,11 +17,11 @@ var acts *activities.Activities
 
 // run is the state one workflow execution keeps and exposes through ProgressQuery.
 type run struct {
-	in RunInput
+	in runspec.RunInput
 	// op is the run's operation (apply, destroy, rollback, preview), for its
 	// summary line.
 	op       string
-	progress Progress
+	progress runspec.Progress
 	plan     activities.Plan
 	// compensation is set once a failed apply has been undone.
 	compensation *engine.Compensation
@@ -40,7 +41,7 @@ type run struct {
 	counted struct {
 		of     *engine.Change
 		n      int
-		counts ChangeCounts
+		counts runspec.ChangeCounts
 	}
 	// deferRefresh: previews write nothing (previewRefreshChange); stale are
 	// the nodes the latest preview found unchanged but recorded differently,
@@ -49,16 +50,16 @@ type run struct {
 	stale        []int
 }
 
-func newRun(ctx workflow.Context, in RunInput, op string) (*run, error) {
+func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) {
 	if in.Parallelism <= 0 {
 		in.Parallelism = defaultParallel
 	}
-	r := &run{in: in, op: op, progress: Progress{Stage: StagePlanning}}
+	r := &run{in: in, op: op, progress: runspec.Progress{Stage: runspec.StagePlanning}}
 	r.init(withRuntimeQueue(ctx, in.Settings.TaskQueue))
-	if err := workflow.SetQueryHandler(ctx, ProgressQuery, func() (Progress, error) { return r.progress, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, runspec.ProgressQuery, func() (runspec.Progress, error) { return r.progress, nil }); err != nil {
 		return nil, err
 	}
-	if err := workflow.SetQueryHandler(ctx, ProgressPageQuery, func(req ProgressRequest) (ProgressPage, error) { return r.progressPage(req), nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, runspec.ProgressPageQuery, func(req runspec.ProgressRequest) (runspec.ProgressPage, error) { return r.progressPage(req), nil }); err != nil {
 		return nil, err
 	}
 	return r, r.setApprovalHandler(ctx)
@@ -95,19 +96,19 @@ func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error 
 			}
 		}
 	}
-	r.progress.Nodes = make([]Node, len(r.plan.Nodes))
+	r.progress.Nodes = make([]runspec.Node, len(r.plan.Nodes))
 	r.seq++
 	r.nodeSeq = make([]uint64, len(r.plan.Nodes))
 	for i, n := range r.plan.Nodes {
 		r.nodeSeq[i] = r.seq
-		r.progress.Nodes[i] = Node{ID: n.ID, Status: NodePending}
+		r.progress.Nodes[i] = runspec.Node{ID: n.ID, Status: runspec.NodePending}
 	}
 	return nil
 }
 
 // preview diffs every node (they are independent reads, so no DAG order).
 func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInput) ([]engine.Change, error) {
-	r.setStage(StagePreview, len(r.plan.Nodes))
+	r.setStage(runspec.StagePreview, len(r.plan.Nodes))
 	changes := make([]engine.Change, len(r.plan.Nodes))
 	stale := make([]bool, len(r.plan.Nodes))
 	var failures nodeErrors

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server/embedded"
 )
 
@@ -50,7 +51,7 @@ func startServer(t testing.TB) client.Client {
 func startWorkerOn(t testing.TB, tc client.Client, acts *activities.Activities, opts worker.Options) worker.Worker {
 	t.Helper()
 	opts.MaxHeartbeatThrottleInterval = activities.HeartbeatThrottle
-	w := worker.New(tc, TaskQueue, opts)
+	w := worker.New(tc, runspec.TaskQueue, opts)
 	Register(w)
 	activities.Register(w, acts)
 	if err := w.Start(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // control is how a run reports where it is (KumoStatus, current details) and
@@ -17,7 +18,7 @@ type control struct {
 	// tracked: the run was started at statusChange or later.
 	tracked bool
 	// status is the KumoStatus last set; the client starts runs as running.
-	status Status
+	status runspec.Status
 	// work is the context activities run on. For tracked runs a cancel request
 	// does not reach it: a resource in flight finishes and is recorded, and the
 	// release is finished (and compensated) on it after a cancel.
@@ -33,7 +34,7 @@ type control struct {
 }
 
 func (c *control) init(ctx workflow.Context) {
-	c.work, c.wait, c.status = ctx, ctx, StatusRunning
+	c.work, c.wait, c.status = ctx, ctx, runspec.StatusRunning
 	if workflow.GetVersion(ctx, statusChange, workflow.DefaultVersion, statusVersion) == workflow.DefaultVersion {
 		return
 	}
@@ -41,9 +42,9 @@ func (c *control) init(ctx workflow.Context) {
 	c.work, _ = workflow.NewDisconnectedContext(ctx)
 	wait, stop := workflow.WithCancel(c.work)
 	c.wait = wait
-	signals := workflow.GetSignalChannel(ctx, CancelSignal)
+	signals := workflow.GetSignalChannel(ctx, runspec.CancelSignal)
 	workflow.Go(ctx, func(ctx workflow.Context) {
-		var cancel Cancel
+		var cancel runspec.Cancel
 		s := workflow.NewSelector(ctx)
 		s.AddReceive(signals, func(ch workflow.ReceiveChannel, _ bool) { ch.Receive(ctx, &cancel) })
 		s.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {
@@ -82,19 +83,19 @@ func (c *control) checkStop() error {
 var errRejected = errors.New("cancelled: the preview was not approved")
 
 // finalStatus says how a run that ended with err ended.
-func (c *control) finalStatus(err error) Status {
+func (c *control) finalStatus(err error) runspec.Status {
 	switch {
 	case err == nil:
-		return StatusSucceeded
+		return runspec.StatusSucceeded
 	case c.stopped || errors.Is(err, errRejected):
-		return StatusCancelled
+		return runspec.StatusCancelled
 	}
-	return StatusFailed
+	return runspec.StatusFailed
 }
 
 // setStatus keeps KumoStatus current; an upsert is one history event, so it is
 // only sent when the status changes.
-func (c *control) setStatus(s Status) {
+func (c *control) setStatus(s runspec.Status) {
 	if !c.tracked || s == "" || s == c.status {
 		return
 	}
@@ -106,15 +107,15 @@ func (c *control) setStatus(s Status) {
 
 // stageStatus is the KumoStatus of a run in a stage (none for StageDone: the
 // run's end sets it).
-var stageStatus = map[Stage]Status{
-	StageGenerating: StatusRunning, StagePlanning: StatusRunning, StagePreview: StatusRunning,
-	StageApproval: StatusAwaitingApproval, StageApplying: StatusApplying, StageDestroying: StatusDestroying,
-	StageCompensating: StatusCompensating,
+var stageStatus = map[runspec.Stage]runspec.Status{
+	runspec.StageGenerating: runspec.StatusRunning, runspec.StagePlanning: runspec.StatusRunning, runspec.StagePreview: runspec.StatusRunning,
+	runspec.StageApproval: runspec.StatusAwaitingApproval, runspec.StageApplying: runspec.StatusApplying, runspec.StageDestroying: runspec.StatusDestroying,
+	runspec.StageCompensating: runspec.StatusCompensating,
 }
 
 // setStage moves the run to stage s with total resources to go through, and
 // says so in KumoStatus and the current details.
-func (r *run) setStage(s Stage, total int) {
+func (r *run) setStage(s runspec.Stage, total int) {
 	r.progress.Stage = s
 	r.done, r.total = 0, total
 	r.setStatus(stageStatus[s])
@@ -137,9 +138,9 @@ func (r *run) showDetails() {
 	b.WriteString(r.summaryLine() + "\n\n")
 	b.WriteString(string(r.progress.Stage))
 	switch r.progress.Stage {
-	case StagePreview, StageApplying, StageDestroying, StageCompensating:
+	case runspec.StagePreview, runspec.StageApplying, runspec.StageDestroying, runspec.StageCompensating:
 		fmt.Fprintf(&b, ": %d of %d resources done", r.done, r.total)
-	case StageApproval:
+	case runspec.StageApproval:
 		fmt.Fprintf(&b, ": %s to approve, plan %s", r.changeCounts(), engine.ShortDigest(r.progress.Digest))
 	}
 	if r.stopped {
@@ -172,13 +173,13 @@ func (r *run) summaryLine() string {
 // changeCounts counts the preview's changes (r.progress.Changes) once per
 // preview: the details are shown again after every resource, and counting
 // 50,000 changes each time kept a workflow task busy for minutes.
-func (r *run) changeCounts() ChangeCounts {
+func (r *run) changeCounts() runspec.ChangeCounts {
 	ch := r.progress.Changes
 	if len(ch) == 0 {
-		return ChangeCounts{}
+		return runspec.ChangeCounts{}
 	}
 	if r.counted.of != &ch[0] || r.counted.n != len(ch) {
-		r.counted.of, r.counted.n, r.counted.counts = &ch[0], len(ch), CountChanges(ch)
+		r.counted.of, r.counted.n, r.counted.counts = &ch[0], len(ch), runspec.CountChanges(ch)
 	}
 	return r.counted.counts
 }
@@ -187,22 +188,22 @@ func (r *run) changeCounts() ChangeCounts {
 // runs reads them.
 func (r *run) recordChanges(changes []engine.Change) {
 	if r.tracked {
-		_ = workflow.UpsertMemo(r.work, map[string]any{ChangesMemo: CountChanges(changes)})
+		_ = workflow.UpsertMemo(r.work, map[string]any{runspec.ChangesMemo: runspec.CountChanges(changes)})
 	}
 }
 
 // end sets the final KumoStatus and the result's status, and turns the error of
 // a run cancelled through Temporal into a cancellation, so the Web UI shows the
 // run as cancelled. Untracked runs end as they always did.
-func (r *run) end(ctx workflow.Context, res Result, status Status, err error) (Result, error) {
-	r.progress.Stage = StageDone
+func (r *run) end(ctx workflow.Context, res runspec.Result, status runspec.Status, err error) (runspec.Result, error) {
+	r.progress.Stage = runspec.StageDone
 	if !r.tracked {
 		return res, err
 	}
 	res.Status = status
 	r.setStatus(status)
 	r.showDetails()
-	if status == StatusCancelled && ctx.Err() != nil {
+	if status == runspec.StatusCancelled && ctx.Err() != nil {
 		return res, temporal.NewCanceledError(res)
 	}
 	return res, err

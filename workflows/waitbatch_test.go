@@ -67,7 +67,7 @@ func TestHealthWaitsShareAStepOnceTheHistoryIsLong(t *testing.T) {
 		}
 		h.acts = activities.New(h.backend, rt, notRunning{})
 		tc := startWorker(t, h.acts)
-		wr := startApply(ctx, t, h, tc, spec, RunInput{Parallelism: 10})
+		wr := startApply(ctx, t, h, tc, spec, runspec.RunInput{Parallelism: 10})
 		res, err := runResult(ctx, wr)
 		events := history(ctx, t, tc, wr)
 		acts := startedActivities(events)
@@ -142,8 +142,8 @@ func BenchmarkHealthWaitHistory(b *testing.B) {
 			}
 			b.ResetTimer()
 			for k := range b.N {
-				wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("kumo/p/w%d", k), TaskQueue: TaskQueue}, ApplyWorkflow,
-					RunInput{Project: "p", Workspace: fmt.Sprintf("w%d", k), SpecHash: hash, AutoApprove: true})
+				wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: fmt.Sprintf("kumo/p/w%d", k), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
+					runspec.RunInput{Project: "p", Workspace: fmt.Sprintf("w%d", k), SpecHash: hash, AutoApprove: true})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // overlap counts how many calls are in at once. Every call waits until bound
@@ -132,7 +133,7 @@ func TestApplyRunsExactlyParallelismAtOnce(t *testing.T) {
 			for i := range tc.nodes {
 				spec.Resources = append(spec.Resources, cm(fmt.Sprintf("n%d", i)))
 			}
-			_, err := h.runWith(Apply, spec, func(_ *testsuite.TestWorkflowEnvironment, in *RunInput) {
+			_, err := h.runWith(Apply, spec, func(_ *testsuite.TestWorkflowEnvironment, in *runspec.RunInput) {
 				in.Parallelism = tc.parallelism
 			})
 			if err != nil {
@@ -159,17 +160,17 @@ func TestBatchedResourcesHaveTheirOwnTimes(t *testing.T) {
 		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("n%d", i)))
 	}
 	var env *testsuite.TestWorkflowEnvironment
-	_, err := h.runWith(Apply, spec, func(e *testsuite.TestWorkflowEnvironment, in *RunInput) {
+	_, err := h.runWith(Apply, spec, func(e *testsuite.TestWorkflowEnvironment, in *runspec.RunInput) {
 		env, in.Parallelism = e, 2 // two batches of three
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := env.QueryWorkflow(ProgressQuery)
+	v, err := env.QueryWorkflow(runspec.ProgressQuery)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p Progress
+	var p runspec.Progress
 	if err := v.Get(&p); err != nil {
 		t.Fatal(err)
 	}

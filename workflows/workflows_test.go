@@ -115,7 +115,7 @@ func newHarness(t *testing.T) *harness {
 }
 
 // run executes one workflow to its end in the test environment.
-func (h *harness) run(wf any, spec *engine.Spec) (Result, error) {
+func (h *harness) run(wf any, spec *engine.Spec) (runspec.Result, error) {
 	h.t.Helper()
 	return h.runWith(wf, spec, nil)
 }
@@ -123,7 +123,7 @@ func (h *harness) run(wf any, spec *engine.Spec) (Result, error) {
 // runWith is run with setup called on the environment and the input before the
 // workflow starts: to turn off auto-approval, or to register callbacks that
 // signal or cancel the run.
-func (h *harness) runWith(wf any, spec *engine.Spec, setup func(env *testsuite.TestWorkflowEnvironment, in *RunInput)) (Result, error) {
+func (h *harness) runWith(wf any, spec *engine.Spec, setup func(env *testsuite.TestWorkflowEnvironment, in *runspec.RunInput)) (runspec.Result, error) {
 	h.t.Helper()
 	h.runs++
 	env := h.NewTestWorkflowEnvironment()
@@ -131,7 +131,7 @@ func (h *harness) runWith(wf any, spec *engine.Spec, setup func(env *testsuite.T
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: fmt.Sprintf("kumo/p/w/%d", h.runs)})
 	activities.Register(env, h.acts)
 	Register(env)
-	in := RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 3, RollbackOnFailure: h.rollbackOnFailure}
+	in := runspec.RunInput{Project: "p", Workspace: "w", AutoApprove: true, Parallelism: 3, RollbackOnFailure: h.rollbackOnFailure}
 	if spec != nil {
 		hash, err := h.backend.PutSpec(context.Background(), spec)
 		if err != nil {
@@ -146,7 +146,7 @@ func (h *harness) runWith(wf any, spec *engine.Spec, setup func(env *testsuite.T
 	if !env.IsWorkflowCompleted() {
 		h.t.Fatal("workflow did not complete")
 	}
-	var res Result
+	var res runspec.Result
 	err := env.GetWorkflowError()
 	if err == nil {
 		err = env.GetWorkflowResult(&res)
@@ -163,14 +163,14 @@ func cm(name string, deps ...string) engine.Resource {
 
 // startApply stores spec in h's backend and starts an auto-approved apply
 // of it for p/w on tc, with in's other settings (parallelism, ...).
-func startApply(ctx context.Context, t *testing.T, h *harness, tc client.Client, spec *engine.Spec, in RunInput) client.WorkflowRun {
+func startApply(ctx context.Context, t *testing.T, h *harness, tc client.Client, spec *engine.Spec, in runspec.RunInput) client.WorkflowRun {
 	t.Helper()
 	hash, err := h.backend.PutSpec(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	in.Project, in.Workspace, in.SpecHash, in.AutoApprove = "p", "w", hash, true
-	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: MutatingWorkflowID("p", "w"), TaskQueue: TaskQueue}, ApplyWorkflow, in)
+	wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow, in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,9 +299,9 @@ func TestApplyGeneratesFromStack(t *testing.T) {
 	env := h.NewTestWorkflowEnvironment()
 	activities.Register(env, h.acts)
 	Register(env)
-	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
+	env.ExecuteWorkflow(Apply, runspec.RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
 		Source: &runspec.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
-	var res Result
+	var res runspec.Result
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestApplyGeneratesFromStack(t *testing.T) {
 	env = h.NewTestWorkflowEnvironment()
 	activities.Register(env, h.acts)
 	Register(env)
-	env.ExecuteWorkflow(Apply, RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
+	env.ExecuteWorkflow(Apply, runspec.RunInput{Project: "p", Workspace: engine.DefaultWorkspace, AutoApprove: true,
 		Source: &runspec.GenerateInput{StackDir: filepath.Join(project, "dev"), Project: "p", Workspace: engine.DefaultWorkspace}})
 	if err := env.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), `unknown workload type "daemon"`) {
 		t.Fatalf("apply of a bad stack: %v", err)
