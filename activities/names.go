@@ -32,6 +32,7 @@ const (
 	PreviewNodeActivity         = "PreviewNode"
 	RefreshResourcesActivity    = "RefreshResources"
 	CompensateResourcesActivity = "CompensateResources"
+	ReadStatusActivity          = "ReadStatus"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -71,5 +72,6 @@ func (a *Activities) byName() map[string]any {
 		PreviewNodeActivity:         a.PreviewNode,
 		RefreshResourcesActivity:    a.RefreshResources,
 		CompensateResourcesActivity: a.CompensateResources,
+		ReadStatusActivity:          a.ReadStatus,
 	}
 }

@@ -17,6 +17,12 @@ func DriftWorkflowID(project, workspace string, at time.Time) string {
 	return fmt.Sprintf("kumo-drift/%s/%s/%d", project, workspace, at.UnixNano())
 }
 
+// StatusWorkflowID names one status read of project+workspace: reads never
+// block applies, nor each other.
+func StatusWorkflowID(project, workspace string, at time.Time) string {
+	return fmt.Sprintf("kumo-status/%s/%s/%d", project, workspace, at.UnixNano())
+}
+
 // DriftScheduleID is the ID of the Temporal Schedule that checks a stack;
 // Temporal appends each check's time to its action's workflow ID.
 func DriftScheduleID(project, workspace string) string {

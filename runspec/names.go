@@ -13,6 +13,9 @@ const (
 	DriftWorkflow    = "DriftCheck"
 	// RemediateWorkflow is the workflow type of a remediation.
 	RemediateWorkflow = "Remediate"
+	// StatusWorkflow reads a stack's live status through its workspace's task
+	// queue (see StatusInput).
+	StatusWorkflow = "StackStatus"
 )
 
 // Signal, query and update names, and the memo key runs keep their counts in.

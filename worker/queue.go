@@ -29,6 +29,7 @@ var runtimeActivities = map[string]bool{
 	activities.CompensateResourceActivity:  true,
 	activities.CompensateResourcesActivity: true,
 	activities.CheckDriftActivity:          true,
+	activities.ReadStatusActivity:          true,
 }
 
 // NewForQueue returns a worker (not yet started) serving the runtime steps of

@@ -18,4 +18,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(Rollback, workflow.RegisterOptions{Name: runspec.RollbackWorkflow})
 	r.RegisterWorkflowWithOptions(DriftCheck, workflow.RegisterOptions{Name: runspec.DriftWorkflow})
 	r.RegisterWorkflowWithOptions(Remediate, workflow.RegisterOptions{Name: runspec.RemediateWorkflow})
+	r.RegisterWorkflowWithOptions(StackStatus, workflow.RegisterOptions{Name: runspec.StatusWorkflow})
 }

@@ -1,0 +1,25 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// A status read of a large stack with its tree of owned objects makes many
+// calls; its activity heartbeats, so a dead worker's read is retried soon.
+const statusReadTimeout = 10 * time.Minute
+
+// StackStatus reads the live status of a stack on its workspace's task queue
+// (on TaskQueue without one), so that `kumo status` of a workspace served by
+// workers inside its cluster's network needs no kubeconfig outside it. It
+// only reads: it takes no release lock and files no search attributes, so it
+// is not a run (`kumo run list` does not show it).
+func StackStatus(ctx workflow.Context, in runspec.StatusInput) (runspec.StackStatus, error) {
+	ctx = withRuntimeQueue(ctx, in.Settings.TaskQueue)
+	var st runspec.StackStatus
+	err := workflow.ExecuteActivity(heartbeatStep(ctx, statusReadTimeout, "read status "+in.Project+"/"+in.Workspace), acts.ReadStatus, in).Get(ctx, &st)
+	return st, err
+}
