@@ -52,8 +52,8 @@ func shortOptions(summary string) workflow.ActivityOptions {
 // A workspace may name a task queue (temporal.taskQueue) served by workers
 // inside its cluster's network: its runs' runtime steps (everything that
 // touches Kubernetes or runs Terraform: previews, applies, deletes, waits,
-// compensations, drift reads) go there, while orchestration and the release
-// lifecycle stay on TaskQueue. The step helpers below are the one place that
+// compensations, drift and status reads) go there, while orchestration and
+// the release lifecycle stay on TaskQueue. The step helpers below are the one place that
 // choice is made, from the queue withRuntimeQueue put in the run's context
 // under runtimeQueueKey.
 type runtimeQueueKey struct{}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -67,9 +70,14 @@ func TestWorkspaceTaskQueue(t *testing.T) {
 	if len(e.configMapNames()) != 0 {
 		t.Fatalf("ConfigMaps were applied with no worker on edge")
 	}
+	e.fails([]string{"status"}, "status of "+e.project+"/edge: waiting for a worker on queue edge")
 
+	// The edge worker finds the cluster in its own environment, which a
+	// status read without --kubeconfig relies on below.
 	edgeMetrics := freeAddress(t)
+	e.environ = []string{"KUBECONFIG=" + e.cluster.Kubeconfig}
 	e.background(nil, "worker", "--task-queue", "edge", "--metrics-address", edgeMetrics)
+	e.environ = nil
 	r := wait()
 	if r.code != 0 || !strings.Contains(r.stdout, "waiting for a worker on queue edge") {
 		t.Fatalf("apply: want success after printing that it waits for a worker on edge: %s", r)
@@ -84,7 +92,13 @@ func TestWorkspaceTaskQueue(t *testing.T) {
 		t.Errorf("run show of the finished run still says it waits:\n%s", show)
 	}
 
-	runtimeSteps := []string{"PreviewNode", "ApplyResource"}
+	runs := len(e.runList())
+	statusThroughQueue(t, e)
+	if n := len(e.runList()); n != runs {
+		t.Errorf("run list shows %d runs after kumo status, %d before: a status read is no run", n, runs)
+	}
+
+	runtimeSteps := []string{"PreviewNode", "ApplyResource", "ReadStatus"}
 	edgeRan, mainRan := activityTypes(t, edgeMetrics), activityTypes(t, mainMetrics)
 	for _, typ := range runtimeSteps {
 		if !edgeRan[typ] {
@@ -100,4 +114,34 @@ func TestWorkspaceTaskQueue(t *testing.T) {
 		}
 	}
 	t.Logf("edge worker ran %v; default worker ran %v", edgeRan, mainRan)
+}
+
+// statusThroughQueue runs `kumo status` of the edge workspace from a machine
+// that cannot reach the cluster (no --kubeconfig, a KUBECONFIG that does not
+// exist, no ~/.kube/config): it succeeds only because the edge worker reads.
+func statusThroughQueue(t *testing.T, e *env) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := e.commandNoCluster(ctx, "status", "-o", "json")
+	cmd.Env = append(cmd.Env, "KUBECONFIG="+filepath.Join(t.TempDir(), "none"), "HOME="+t.TempDir())
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("kumo status through queue edge: %v\n%s%s", err, out, stderr)
+	}
+	var st struct {
+		Revision  int                     `json:"revision"`
+		Health    struct{ Status string } `json:"health"`
+		Resources []struct{ ID string }   `json:"resources"`
+	}
+	if err := json.Unmarshal(out, &st); err != nil {
+		t.Fatalf("kumo status -o json: %v\n%s", err, out)
+	}
+	if st.Revision != 1 || st.Health.Status != "Healthy" || len(st.Resources) != 2 {
+		t.Errorf("kumo status through queue edge: %s", out)
+	}
 }

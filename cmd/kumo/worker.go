@@ -20,7 +20,7 @@ func workerCommand() *cli.Command {
 		Name:  "worker",
 		Usage: "run a kumo worker against an existing Temporal cluster (TEMPORAL_ADDRESS or --temporal-address)",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "task-queue", Usage: "serve only the runtime steps (previews, applies, deletes, waits, drift reads) of workspaces whose temporal.taskQueue is this queue, e.g. from inside their cluster; with no kubeconfig, the pod's service account (default: kumo's own queue, every workflow and activity)"},
+			&cli.StringFlag{Name: "task-queue", Usage: "serve only the runtime steps (previews, applies, deletes, waits, drift and status reads) of workspaces whose temporal.taskQueue is this queue, e.g. from inside their cluster; with no kubeconfig, the pod's service account (default: kumo's own queue, every workflow and activity)"},
 			&cli.StringFlag{Name: "health-address", Usage: "host:port serving /livez and /readyz for probes (default: none)"},
 			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: kumo's (kumo_runs_*, kumo_node_step*, kumo_drift*, kumo_runs_awaiting_approval) and the Temporal SDK's (default: none)"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
