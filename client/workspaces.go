@@ -142,6 +142,7 @@ func (c *Client) Settings(ctx context.Context, workspace string, flags runspec.R
 	}
 	s := runspec.RuntimeSettings{
 		Kubeconfig: ws.Runtimes.Kubernetes.Kubeconfig, Context: ws.Runtimes.Kubernetes.Context,
+		Kubeconfigs: ws.Runtimes.Kubernetes.Kubeconfigs, AllowExecPlugins: ws.Runtimes.Kubernetes.AllowExecPlugins,
 		TerraformBinary: ws.Runtimes.Terraform.Binary, TerraformPluginDir: ws.Runtimes.Terraform.PluginDir,
 		TaskQueue: ws.Temporal.TaskQueue,
 	}

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -24,8 +25,9 @@ func TestSettingsComeFromTheWorkspace(t *testing.T) {
 		}
 	})
 	ws := &engine.Workspace{Name: "prod", Runtimes: engine.Runtimes{
-		Kubernetes: engine.KubernetesRuntime{Kubeconfig: "/etc/prod.kubeconfig", Context: "prod"},
-		Terraform:  engine.TerraformRuntime{Binary: "tofu", PluginDir: "/mirror"},
+		Kubernetes: engine.KubernetesRuntime{Kubeconfig: "/etc/prod.kubeconfig", Context: "prod",
+			Kubeconfigs: map[string]string{"edge": "/etc/edge.kubeconfig"}, AllowExecPlugins: true},
+		Terraform: engine.TerraformRuntime{Binary: "tofu", PluginDir: "/mirror"},
 	}}
 	if err := c.CreateWorkspace(ctx, ws); err != nil {
 		t.Fatal(err)
@@ -34,11 +36,12 @@ func TestSettingsComeFromTheWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := runspec.RuntimeSettings{Kubeconfig: "/etc/prod.kubeconfig", Context: "override", TerraformBinary: "tofu", TerraformPluginDir: "/mirror"}
-	if got != want {
+	want := runspec.RuntimeSettings{Kubeconfig: "/etc/prod.kubeconfig", Context: "override", TerraformBinary: "tofu", TerraformPluginDir: "/mirror",
+		Kubeconfigs: map[string]string{"edge": "/etc/edge.kubeconfig"}, AllowExecPlugins: true}
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("settings %+v, want %+v", got, want)
 	}
-	if got, err := c.Settings(ctx, engine.DefaultWorkspace, runspec.RuntimeSettings{Kubeconfig: "/k"}); err != nil || got != (runspec.RuntimeSettings{Kubeconfig: "/k"}) {
+	if got, err := c.Settings(ctx, engine.DefaultWorkspace, runspec.RuntimeSettings{Kubeconfig: "/k"}); err != nil || !reflect.DeepEqual(got, runspec.RuntimeSettings{Kubeconfig: "/k"}) {
 		t.Errorf("default workspace settings %+v, %v", got, err)
 	}
 	if _, err := c.Settings(ctx, "qa", runspec.RuntimeSettings{}); err == nil || !strings.Contains(err.Error(), `workspace "qa" does not exist`) {

@@ -1,6 +1,10 @@
 package engine
 
-import "github.com/kumoproj/kumo/engine/drift"
+import (
+	"fmt"
+
+	"github.com/kumoproj/kumo/engine/drift"
+)
 
 // Workspace is a target environment (dev, prod): the platform team's defaults for
 // every project deployed into it. It is stored in the backend and edited with
@@ -55,6 +59,26 @@ type Runtimes struct {
 type KubernetesRuntime struct {
 	Kubeconfig string `json:"kubeconfig,omitempty"`
 	Context    string `json:"context,omitempty"`
+	// Kubeconfigs are the other clusters a resource may be sent to with its
+	// kubeConfig extension: a cluster name -> a kubeconfig file on the worker.
+	// The extension names one by name or by that path; anything else is
+	// refused, since a spec is untrusted and the worker holds every cluster's
+	// credentials.
+	Kubeconfigs map[string]string `json:"kubeconfigs,omitempty"`
+	// AllowExecPlugins lets a kubeconfig whose user has an exec credential
+	// plugin run that program on the worker (EKS, GKE, OIDC logins). Off, such
+	// a kubeconfig is refused when it is loaded, before the program runs.
+	AllowExecPlugins bool `json:"allowExecPlugins,omitempty"`
+}
+
+// CheckKubeconfigs reports an empty cluster name or path in k.Kubeconfigs.
+func (k KubernetesRuntime) CheckKubeconfigs() error {
+	for name, path := range k.Kubeconfigs {
+		if name == "" || path == "" {
+			return fmt.Errorf("runtimes.kubernetes.kubeconfigs: %q: %q: a cluster needs a name and a kubeconfig path", name, path)
+		}
+	}
+	return nil
 }
 
 // TerraformRuntime names the terraform-compatible binary and where providers come from.

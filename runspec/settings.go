@@ -5,6 +5,13 @@ package runspec
 type RuntimeSettings struct {
 	Kubeconfig string `json:"kubeconfig,omitempty"`
 	Context    string `json:"context,omitempty"`
+	// Kubeconfigs are the clusters a resource's kubeConfig extension may name
+	// (cluster name -> kubeconfig path), from the workspace's
+	// runtimes.kubernetes.kubeconfigs; the worker refuses any other.
+	Kubeconfigs map[string]string `json:"kubeconfigs,omitempty"`
+	// AllowExecPlugins lets kubeconfigs run exec credential plugins, from the
+	// workspace's runtimes.kubernetes.allowExecPlugins.
+	AllowExecPlugins bool `json:"allowExecPlugins,omitempty"`
 	// TerraformBinary is "terraform", "tofu" or a path (default: terraform on PATH).
 	TerraformBinary string `json:"terraformBinary,omitempty"`
 	// TerraformPluginDir is a provider filesystem mirror for offline installs.

@@ -29,6 +29,9 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 	if err := ws.Drift.Validate(source); err != nil {
 		return nil, err
 	}
+	if err := ws.Runtimes.Kubernetes.CheckKubeconfigs(); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	for module := range ws.Modules {
 		check := moduleCheck(module)
 		if check == nil {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/resid"
@@ -45,6 +47,13 @@ type Config struct {
 	// DeleteTimeout bounds how long Delete waits for an object to be gone
 	// (finalizers, namespace cleanup); default 2m.
 	DeleteTimeout time.Duration
+	// Kubeconfigs are the other clusters a resource's kubeConfig extension may
+	// name, by name or by path (the workspace's runtimes.kubernetes.kubeconfigs);
+	// any other value is refused before any connection.
+	Kubeconfigs map[string]string
+	// AllowExecPlugins lets a kubeconfig's exec credential plugin run on this
+	// machine; without it such a kubeconfig is refused when it is loaded.
+	AllowExecPlugins bool
 }
 
 // Runtime implements runtime.Runtime for Kubernetes objects. It is safe for
@@ -71,6 +80,10 @@ type Runtime struct {
 	// extension (kubeconfig path -> *Runtime), built on first use.
 	othersMu sync.Mutex
 	others   map[string]*Runtime
+	// kubeconfigs and allowExec are what Allow set (Config's Kubeconfigs and
+	// AllowExecPlugins).
+	kubeconfigs map[string]string
+	allowExec   bool
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
@@ -80,7 +93,19 @@ func New(cfg Config) (*Runtime, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = cfg.Kubeconfig
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: cfg.Context}
-	rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
+	if !cfg.AllowExecPlugins {
+		// client-go runs the plugin at the first request, not here, so
+		// refusing now keeps the program from ever running.
+		raw, err := cc.RawConfig()
+		if err != nil {
+			return nil, fmt.Errorf("kubernetes runtime: load kubeconfig: %w", err)
+		}
+		if err := checkExec(raw, cfg.Kubeconfig, cfg.Context); err != nil {
+			return nil, err
+		}
+	}
+	rc, err := cc.ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes runtime: load kubeconfig: %w", err)
 	}
@@ -89,7 +114,56 @@ func New(cfg Config) (*Runtime, error) {
 		return nil, err
 	}
 	r.kubeconfig = cfg.Kubeconfig
+	r.Allow(cfg.Kubeconfigs, cfg.AllowExecPlugins)
 	return r, nil
+}
+
+// checkExec refuses a kubeconfig whose user (of the context in use) has an
+// exec credential plugin: a program the kubeconfig's author chose, run on
+// the worker with its environment. file is the kubeconfig's path ("" for
+// kubectl's default files).
+func checkExec(raw clientcmdapi.Config, file, context string) error {
+	if context == "" {
+		context = raw.CurrentContext
+	}
+	c := raw.Contexts[context]
+	if c == nil {
+		return nil // ClientConfig reports the missing context
+	}
+	user := raw.AuthInfos[c.AuthInfo]
+	if user == nil || user.Exec == nil {
+		return nil
+	}
+	if file == "" {
+		file = "the default kubeconfig ($KUBECONFIG, else ~/.kube/config)"
+	}
+	return fmt.Errorf("kubernetes runtime: kubeconfig %s: user %q runs an exec credential plugin (%q); set runtimes.kubernetes.allowExecPlugins: true in the workspace to allow it", file, c.AuthInfo, user.Exec.Command)
+}
+
+// Allow sets the clusters resources may name with the kubeConfig extension
+// (name -> kubeconfig path) and whether their kubeconfigs may run exec
+// credential plugins. Call it before the runtime is used.
+func (r *Runtime) Allow(kubeconfigs map[string]string, execPlugins bool) {
+	r.kubeconfigs, r.allowExec = kubeconfigs, execPlugins
+}
+
+// allowedKubeconfig is the kubeconfig path v, a resource's kubeConfig
+// extension, stands for: a cluster name of r.kubeconfigs, one of its paths, or
+// r's own kubeconfig. ok is false for anything else: a spec must not reach
+// credentials the workspace did not hand it.
+func (r *Runtime) allowedKubeconfig(v string) (path string, ok bool) {
+	if p, ok := r.kubeconfigs[v]; ok {
+		return p, true
+	}
+	if v == r.kubeconfig {
+		return v, true
+	}
+	for _, p := range r.kubeconfigs {
+		if p == v || filepath.Clean(p) == filepath.Clean(v) {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 // forResource returns the runtime of the cluster res belongs to: r, or for a
@@ -97,8 +171,15 @@ func New(cfg Config) (*Runtime, error) {
 // it) names another kubeconfig file, a runtime for that file's current context,
 // kept for the next resources of that cluster. One spec can so span clusters.
 func (r *Runtime) forResource(res *engine.Resource) (*Runtime, error) {
-	path := engine.KubeConfig(res)
-	if path == "" || path == r.kubeconfig {
+	v := engine.KubeConfig(res)
+	if v == "" {
+		return r, nil
+	}
+	path, ok := r.allowedKubeconfig(v)
+	if !ok {
+		return nil, runtime.Permanent(fmt.Errorf("%s: extensions.%s %q is not a cluster of this workspace: list it in the workspace's runtimes.kubernetes.kubeconfigs (a name: kubeconfig path) to allow it", res.ID, engine.ExtKubeConfig, v))
+	}
+	if path == r.kubeconfig {
 		return r, nil
 	}
 	r.othersMu.Lock()
@@ -106,7 +187,7 @@ func (r *Runtime) forResource(res *engine.Resource) (*Runtime, error) {
 	if rt, ok := r.others[path]; ok {
 		return rt, nil
 	}
-	rt, err := New(Config{Kubeconfig: path, DeleteTimeout: r.deleteTimeout})
+	rt, err := New(Config{Kubeconfig: path, DeleteTimeout: r.deleteTimeout, Kubeconfigs: r.kubeconfigs, AllowExecPlugins: r.allowExec})
 	if err != nil {
 		return nil, runtime.Permanent(fmt.Errorf("%s: extensions.%s: %w", res.ID, engine.ExtKubeConfig, err))
 	}

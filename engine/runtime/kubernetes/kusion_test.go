@@ -99,27 +99,32 @@ func TestGeneratorNullsReapplyUnchanged(t *testing.T) {
 }
 
 // The kubeConfig extension sends a resource to another cluster than the
-// runtime's own: here the runtime's kubeconfig points at nothing, the
-// resource's at the test cluster.
+// runtime's own, one the workspace lists (runtimes.kubernetes.kubeconfigs), by
+// its name or its path: here the runtime's kubeconfig points at nothing, the
+// listed cluster's at the test cluster.
 func TestKubeConfigExtension(t *testing.T) {
 	c, _, ns := setup(t)
-	rt, err := New(Config{Kubeconfig: brokenKubeconfig(t, c)})
+	missing := filepath.Join(t.TempDir(), "missing")
+	rt, err := New(Config{Kubeconfig: brokenKubeconfig(t, c), Kubeconfigs: map[string]string{"test": c.Kubeconfig, "gone": missing}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cm := configMap(ns, "elsewhere", map[string]any{"k": "v"})
-	cm.Extensions = map[string]any{engine.ExtKubeConfig: c.Kubeconfig}
 	ctx := context.Background()
-	if _, err := rt.Apply(ctx, cm, runtime.ApplyOptions{}); err != nil {
-		t.Fatalf("apply through the kubeConfig extension: %v", err)
+	for _, v := range []string{"test", c.Kubeconfig} {
+		cm := configMap(ns, "elsewhere", map[string]any{"k": "v"})
+		cm.Extensions = map[string]any{engine.ExtKubeConfig: v}
+		if _, err := rt.Apply(ctx, cm, runtime.ApplyOptions{}); err != nil {
+			t.Fatalf("apply through the kubeConfig extension %q: %v", v, err)
+		}
+		if live, err := rt.Read(ctx, cm); err != nil || live == nil {
+			t.Fatalf("Read = %v, %v", live, err)
+		}
+		if err := rt.Delete(ctx, cm); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if live, err := rt.Read(ctx, cm); err != nil || live == nil {
-		t.Fatalf("Read = %v, %v", live, err)
-	}
-	if err := rt.Delete(ctx, cm); err != nil {
-		t.Fatal(err)
-	}
-	cm.Extensions[engine.ExtKubeConfig] = filepath.Join(t.TempDir(), "missing")
+	cm := configMap(ns, "elsewhere", map[string]any{"k": "v"})
+	cm.Extensions = map[string]any{engine.ExtKubeConfig: "gone"}
 	if _, err := rt.Apply(ctx, cm, runtime.ApplyOptions{}); err == nil || !runtime.IsPermanent(err) {
 		t.Fatalf("missing kubeconfig file: err = %v, want a permanent error", err)
 	}

@@ -20,7 +20,7 @@ import (
 // leaving it.
 func newKubernetes(s runspec.RuntimeSettings) (runtime.Runtime, error) {
 	if s.Kubeconfig != "" || os.Getenv(clientcmd.RecommendedConfigPathEnvVar) != "" || exists(homeKubeconfig) {
-		return kubernetes.New(kubernetes.Config{Kubeconfig: s.Kubeconfig, Context: s.Context})
+		return kubernetes.New(kubernetes.Config{Kubeconfig: s.Kubeconfig, Context: s.Context, Kubeconfigs: s.Kubeconfigs, AllowExecPlugins: s.AllowExecPlugins})
 	}
 	rc, err := rest.InClusterConfig()
 	if errors.Is(err, rest.ErrNotInCluster) {
@@ -29,7 +29,14 @@ func newKubernetes(s runspec.RuntimeSettings) (runtime.Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("in-cluster Kubernetes config (no kubeconfig given): %w", err)
 	}
-	return kubernetes.NewForConfig(rc, 0)
+	rt, err := kubernetes.NewForConfig(rc, 0)
+	if err != nil {
+		return nil, err
+	}
+	// The in-cluster config runs no plugin, but resources may still be sent to
+	// the workspace's other clusters, and only to those.
+	rt.Allow(s.Kubeconfigs, s.AllowExecPlugins)
+	return rt, nil
 }
 
 // homeKubeconfig is kubectl's default kubeconfig, ~/.kube/config.

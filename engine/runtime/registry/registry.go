@@ -9,6 +9,7 @@
 package registry
 
 import (
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -24,9 +25,15 @@ type Runtimes struct {
 	cache map[runtimeKey]runtime.Runtime
 }
 
+// runtimeKey is comparable: the settings' map of allowed kubeconfigs is kept
+// in it as its canonical JSON (encoding/json sorts map keys).
 type runtimeKey struct {
-	typ      engine.Type
-	settings runspec.RuntimeSettings
+	typ                engine.Type
+	kubeconfig, kctx   string
+	kubeconfigs        string
+	allowExecPlugins   bool
+	terraformBinary    string
+	terraformPluginDir string
 }
 
 // New returns an empty runtime cache.
@@ -38,13 +45,19 @@ func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runt
 	defer r.mu.Unlock()
 	// Each runtime reads only its own settings: sharing one among runs that
 	// differ in the others keeps one set of caches (discovery, terraform handles).
+	key := runtimeKey{typ: typ}
 	switch typ {
 	case engine.Kubernetes:
-		s = runspec.RuntimeSettings{Kubeconfig: s.Kubeconfig, Context: s.Context}
+		s = runspec.RuntimeSettings{Kubeconfig: s.Kubeconfig, Context: s.Context, Kubeconfigs: s.Kubeconfigs, AllowExecPlugins: s.AllowExecPlugins}
+		allowed, err := json.Marshal(s.Kubeconfigs)
+		if err != nil {
+			return nil, err
+		}
+		key.kubeconfig, key.kctx, key.kubeconfigs, key.allowExecPlugins = s.Kubeconfig, s.Context, string(allowed), s.AllowExecPlugins
 	case engine.Terraform:
 		s = runspec.RuntimeSettings{TerraformBinary: s.TerraformBinary, TerraformPluginDir: s.TerraformPluginDir}
+		key.terraformBinary, key.terraformPluginDir = s.TerraformBinary, s.TerraformPluginDir
 	}
-	key := runtimeKey{typ, s}
 	if rt, ok := r.cache[key]; ok {
 		return rt, nil
 	}
