@@ -334,7 +334,7 @@ modules:
 generators:
   redis: {command: [./gen/redis, --fast]}
 runtimes:
-  kubernetes: {kubeconfig: /k, context: prod}
+  kubernetes: {kubeconfig: /k, context: prod, kubeconfigs: {edge: /etc/edge.yaml}, allowExecPlugins: true}
   terraform: {binary: tofu}
 context: {tier: prod}
 `), "prod.yaml", "prod")
@@ -342,7 +342,7 @@ context: {tier: prod}
 		t.Fatal(err)
 	}
 	if ws.Name != "prod" || ws.Modules["service"].Config["replicas"] != int64(3) || ws.Generators["redis"].Command[1] != "--fast" ||
-		ws.Runtimes.Kubernetes.Context != "prod" || ws.Runtimes.Terraform.Binary != "tofu" || ws.Context["tier"] != "prod" {
+		ws.Runtimes.Kubernetes.Context != "prod" || ws.Runtimes.Kubernetes.Kubeconfigs["edge"] != "/etc/edge.yaml" || !ws.Runtimes.Kubernetes.AllowExecPlugins || ws.Runtimes.Terraform.Binary != "tofu" || ws.Context["tier"] != "prod" {
 		t.Fatalf("parsed %+v", ws)
 	}
 	for _, tc := range []struct{ file, want string }{
@@ -350,6 +350,7 @@ context: {tier: prod}
 		{"runtime: {}", `prod.yaml: unknown field "runtime"`},
 		{"runtimes: {kubernetes: {kubeConfig: x}}", `prod.yaml: runtimes.kubernetes: unknown field "kubeConfig"`},
 		{"name: dev", `the file is for workspace "dev"`},
+		{"runtimes: {kubernetes: {kubeconfigs: {edge: ''}}}", `prod.yaml: runtimes.kubernetes.kubeconfigs: "edge": "": a cluster needs a name and a kubeconfig path`},
 		{"generators: {redis: {command: []}}", "generators.redis.command: missing"},
 	} {
 		if _, err := ParseWorkspace([]byte(tc.file), "prod.yaml", "prod"); err == nil || !strings.Contains(err.Error(), tc.want) {
