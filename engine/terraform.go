@@ -152,3 +152,29 @@ func parseProvider(s string) (TerraformProvider, error) {
 	}
 	return p, nil
 }
+
+// terraformMetaArguments are the keys of a Terraform resource block that are not
+// the resource's own arguments but instructions to terraform itself: provisioner
+// and connection run commands on the worker (local-exec) or elsewhere,
+// lifecycle, count, for_each and depends_on change what is planned beyond the
+// one object the spec names, and provider picks another provider configuration.
+// Terraform reserves these names, so no provider has an argument so named and
+// refusing them loses nothing. moved, import, removed and check are top-level
+// blocks of a configuration, not keys of a resource block: attributes are written
+// inside the resource block only, where terraform rejects them as unsupported
+// arguments.
+var terraformMetaArguments = []string{"connection", "count", "depends_on", "for_each", "lifecycle", "provider", "provisioner"}
+
+// CheckTerraformArguments reports every key of a Terraform resource's attributes
+// that is a Terraform meta-argument, not an argument of the resource: a spec
+// carries the resource's arguments only. The worker runs what a resource block
+// says, so both validation and the Terraform runtime refuse these.
+func CheckTerraformArguments(attrs map[string]any) error {
+	var errs []error
+	for _, k := range terraformMetaArguments {
+		if _, ok := attrs[k]; ok {
+			errs = append(errs, fmt.Errorf("attribute %q is a Terraform meta-argument: a spec carries the resource's arguments only", k))
+		}
+	}
+	return errors.Join(errs...)
+}

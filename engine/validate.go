@@ -9,7 +9,8 @@ import (
 // the resource: an empty or duplicate ID, an unknown type, a dependsOn, $kumo_path or $kusion_path
 // reference to a resource not in s, a Kubernetes resource whose ID does not match its
 // object, a Terraform resource whose ID or extensions are malformed or disagree (see
-// ParseTerraform), Kusion extensions (GVK, kusion.io/is-workload, kubeConfig) that
+// ParseTerraform) or whose attributes hold a Terraform meta-argument (see
+// CheckTerraformArguments), Kusion extensions (GVK, kusion.io/is-workload, kubeConfig) that
 // are malformed or disagree with the object, one Kubernetes object under two IDs
 // (see sameObjects), and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
 // each depending on the next). It returns nil for a valid spec.
@@ -40,6 +41,9 @@ func (s *Spec) Validate() error {
 		case Terraform:
 			if _, err := parseTerraform(r, where(i, r.ID)); err != nil && r.ID != "" {
 				errs = append(errs, unjoin(err)...)
+			}
+			for _, err := range unjoin(CheckTerraformArguments(r.Attributes)) {
+				errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), err))
 			}
 		case "":
 			errs = append(errs, fmt.Errorf("%s: missing type (want %s or %s)", where(i, r.ID), Kubernetes, Terraform))

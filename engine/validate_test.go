@@ -70,6 +70,37 @@ func withAttr(r Resource, k string, v any) Resource {
 	return r
 }
 
+// TestValidateTerraformMetaArguments: a Terraform resource whose attributes hold a
+// meta-argument (a local-exec provisioner runs shell on the worker) is refused,
+// each key named with the resource.
+func TestValidateTerraformMetaArguments(t *testing.T) {
+	d := Resource{ID: "builtin:terraform:terraform_data:d", Type: Terraform,
+		Attributes: map[string]any{
+			"input":       "x",
+			"provisioner": []any{map[string]any{"local-exec": map[string]any{"command": "touch /tmp/kumo-pwned"}}},
+		},
+		Extensions: map[string]any{ExtProvider: "terraform.io/builtin/terraform", ExtResourceType: "terraform_data"}}
+	err := (&Spec{Resources: []Resource{d}}).Validate()
+	want := `resources[0] ("builtin:terraform:terraform_data:d"): attribute "provisioner" is a Terraform meta-argument: a spec carries the resource's arguments only`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+	for _, k := range []string{"connection", "count", "depends_on", "for_each", "lifecycle", "provider", "provisioner"} {
+		r := tfFile("f")
+		r.Attributes[k] = map[string]any{}
+		err := (&Spec{Resources: []Resource{r}}).Validate()
+		if err == nil || !strings.Contains(err.Error(), `resources[0] ("`+r.ID+`"): attribute "`+k+`" is a Terraform meta-argument`) {
+			t.Errorf("%s: error = %v, want the key refused naming the resource", k, err)
+		}
+	}
+	// Arguments whose names merely contain a meta-argument are the resource's own.
+	r := tfFile("f")
+	r.Attributes["provider_name"], r.Attributes["counter"] = "x", 1
+	if err := (&Spec{Resources: []Resource{r}}).Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestValidateTerraform: malformed Terraform IDs and extensions are reported, each
 // naming the resource.
 func TestValidateTerraform(t *testing.T) {

@@ -299,6 +299,33 @@ func TestTerraformImportAdoptsAnObject(t *testing.T) {
 	}
 }
 
+// TestTerraformProvisionerRefused: a spec whose terraform_data carries a
+// local-exec provisioner (shell on the worker) is refused by preview and apply
+// with the resource and key named, and the command never runs.
+func TestTerraformProvisionerRefused(t *testing.T) {
+	t.Parallel()
+	e, _ := terraformEnv(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	spec := e.writeSpec("provisioner.yaml", fmt.Sprintf(`resources:
+- id: builtin:terraform:terraform_data:d
+  type: Terraform
+  attributes:
+    input: x
+    provisioner:
+    - local-exec: {command: "touch %s"}
+  extensions: {provider: %s, resourceType: terraform_data}
+`, marker, terraformtest.BuiltinProvider))
+	want := `builtin:terraform:terraform_data:d"): attribute "provisioner" is a Terraform meta-argument: a spec carries the resource's arguments only`
+	e.fails([]string{"preview", "-f", spec}, want)
+	e.fails([]string{"apply", "--yes", "-f", spec}, want)
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("the provisioner ran: %s: %v", marker, err)
+	}
+	if rows := e.releases(); len(rows) != 0 {
+		t.Errorf("a refused spec made releases %+v", rows)
+	}
+}
+
 // TestTerraformErrorsNameTheResource: a provider error, a provider that cannot be
 // installed and a missing binary each fail the release with terraform's reason
 // and the resource's ID, on the CLI, in the release and in the run log, and the

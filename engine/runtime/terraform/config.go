@@ -32,6 +32,13 @@ func mainConfig(spec *engine.TerraformResource, attrs map[string]any, withResour
 		root["provider"] = map[string]any{local: meta}
 	}
 	if withResource {
+		// The last guard before the resource block is written: whatever called
+		// the runtime (a workflow started without validation, a recorded
+		// resource), a meta-argument would make terraform run commands on the
+		// worker.
+		if err := engine.CheckTerraformArguments(attrs); err != nil {
+			return nil, err
+		}
 		body := make(map[string]any, len(attrs)+1)
 		for k, v := range attrs {
 			body[k] = literal(v)

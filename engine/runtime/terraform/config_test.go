@@ -50,3 +50,19 @@ func TestWithUnknowns(t *testing.T) {
 		t.Errorf("got %#v", got)
 	}
 }
+
+// TestMainConfigRefusesMetaArguments: the resource block is never written with a
+// meta-argument in it, whoever called the runtime.
+func TestMainConfigRefusesMetaArguments(t *testing.T) {
+	builtin := &engine.TerraformResource{Provider: engine.TerraformProvider{Host: "terraform.io", Namespace: "builtin", Name: "terraform"}, Type: "terraform_data", Name: "d"}
+	attrs := map[string]any{"input": "x", "provisioner": []any{map[string]any{"local-exec": map[string]any{"command": "true"}}}}
+	b, err := mainConfig(builtin, attrs, true)
+	if err == nil || b != nil || err.Error() != `attribute "provisioner" is a Terraform meta-argument: a spec carries the resource's arguments only` {
+		t.Errorf("mainConfig = %s, %v; want the provisioner refused", b, err)
+	}
+	// Without the resource block the attributes are not written: refreshing and
+	// destroying a recorded resource need only the provider.
+	if _, err := mainConfig(builtin, attrs, false); err != nil {
+		t.Error(err)
+	}
+}

@@ -96,6 +96,9 @@ func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runt
 		_, planned, err := r.Preview(ctx, desired)
 		return planned, err
 	}
+	if err := arguments("apply", desired); err != nil {
+		return nil, err
+	}
 	s, err := r.open(ctx, "apply", desired)
 	if err != nil {
 		return nil, err
@@ -132,6 +135,9 @@ func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runt
 // it, with engine.KnownAfterApply for values known only after the apply.
 func (r *Runtime) Preview(ctx context.Context, desired *engine.Resource) (live, planned *engine.Resource, err error) {
 	if err := runtime.Interrupted(ctx, "preview", desired.ID); err != nil {
+		return nil, nil, err
+	}
+	if err := arguments("preview", desired); err != nil {
 		return nil, nil, err
 	}
 	s, err := r.open(ctx, "preview", desired)
@@ -194,6 +200,16 @@ func (r *Runtime) read(ctx context.Context, res *engine.Resource) (*engine.Resou
 		return nil, err
 	}
 	return s.result(ctx, false)
+}
+
+// arguments refuses a resource whose attributes hold a Terraform meta-argument,
+// before anything is written for it: the worker does not trust its caller to
+// have validated the spec. Its errors start with op and the ID.
+func arguments(op string, res *engine.Resource) error {
+	if err := engine.CheckTerraformArguments(res.Attributes); err != nil {
+		return runtime.Permanent(fmt.Errorf("%s %s: %w", op, res.ID, err))
+	}
+	return nil
 }
 
 // parse reads res's Terraform identity; its errors start with op and the ID.

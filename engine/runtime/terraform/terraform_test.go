@@ -373,6 +373,57 @@ func TestBuiltinTerraformData(t *testing.T) {
 	}
 }
 
+// TestMetaArgumentsRefused: a resource whose attributes carry a provisioner,
+// handed to the runtime directly (as a workflow started without validation
+// would), is refused before anything is written or terraform runs: the
+// local-exec command that would create a marker file never runs.
+func TestMetaArgumentsRefused(t *testing.T) {
+	tools := terraformtest.Ensure(t)
+	t.Setenv("TF_CLI_CONFIG_FILE", tools.CLIConfig)
+	work := t.TempDir()
+	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, Dir: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := filepath.Join(t.TempDir(), "ran")
+	res := &engine.Resource{
+		ID: engine.TerraformID("builtin", "terraform", "terraform_data", "d"), Type: engine.Terraform,
+		Attributes: map[string]any{
+			"input":       "x",
+			"provisioner": []any{map[string]any{"local-exec": map[string]any{"command": "touch " + marker}}},
+		},
+		Extensions: map[string]any{engine.ExtProvider: terraformtest.BuiltinProvider, engine.ExtResourceType: "terraform_data"},
+	}
+	want := `builtin:terraform:terraform_data:d: attribute "provisioner" is a Terraform meta-argument: a spec carries the resource's arguments only`
+	check := func(op string, err error) {
+		t.Helper()
+		if err == nil || !strings.Contains(err.Error(), want) || !runtime.IsPermanent(err) {
+			t.Errorf("%s: error = %v, want a permanent one containing %q", op, err, want)
+		}
+		if _, err := os.Stat(marker); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s: the provisioner ran (marker %s: %v)", op, marker, err)
+		}
+	}
+	_, _, err = rt.Preview(context.Background(), res)
+	check("preview", err)
+	_, err = rt.Apply(context.Background(), res, runtime.ApplyOptions{})
+	check("apply", err)
+	_, err = rt.Apply(context.Background(), res, runtime.ApplyOptions{DryRun: true})
+	check("dry-run apply", err)
+	// New makes the plugin cache and the directory of working directories.
+	if entries, err := os.ReadDir(filepath.Join(work, "work")); err != nil || len(entries) != 0 {
+		t.Errorf("the runtime wrote %v (%v) for a refused resource", entries, err)
+	}
+	// Adopting by import writes the resource block too: refused there as well.
+	imp := *res
+	imp.Extensions = map[string]any{engine.ExtImportID: "x"}
+	for k, v := range res.Extensions {
+		imp.Extensions[k] = v
+	}
+	_, err = rt.Read(context.Background(), &imp)
+	check("read by import", err)
+}
+
 // TestPreviewSeesDrift: an object changed outside kumo previews with its live
 // value, and the apply puts it back; Read sees the change too.
 func TestPreviewSeesDrift(t *testing.T) {
