@@ -20,7 +20,8 @@ import (
 const Masked = "(sensitive)"
 
 // ExtSensitiveAttributes lists, on a Terraform resource a runtime returned, the
-// top-level attributes its provider marks sensitive.
+// top-level attributes its provider marks sensitive, or that hold, at any depth
+// (a nested attribute or block), a value it marks sensitive: those are masked whole.
 const ExtSensitiveAttributes = "kumoproj.io/sensitive-attributes"
 
 // lastApplied is kubectl's copy of what it applied: for a Secret, its data.

@@ -9,7 +9,8 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// The attributes a provider's schema marks sensitive are listed on every
+// The attributes a provider's schema marks sensitive (or that hold one marked
+// sensitive, in a nested attribute or block, see sensitiveNames) are listed on every
 // resource the runtime returns (engine.ExtSensitiveAttributes), so previews,
 // logs and release files can mask and seal them. The schema is read once per
 // provider version and resource type, with `terraform providers schema -json`
@@ -38,22 +39,59 @@ func (s *session) loadSensitive(ctx context.Context) error {
 	}
 	names = []string{}
 	for _, ps := range schemas.Schemas {
-		rs, ok := ps.ResourceSchemas[s.spec.Type]
-		if !ok || rs.Block == nil {
-			continue
-		}
-		for name, a := range rs.Block.Attributes {
-			if a.Sensitive {
-				names = append(names, name)
-			}
+		if rs, ok := ps.ResourceSchemas[s.spec.Type]; ok {
+			names = append(names, sensitiveNames(rs.Block)...)
 		}
 	}
 	slices.Sort(names)
+	names = slices.Compact(names)
 	s.r.mu.Lock()
 	s.r.sensitive[key] = names
 	s.r.mu.Unlock()
 	s.sensitive = names
 	return nil
+}
+
+// sensitiveNames are the top-level attributes and blocks of b that are sensitive
+// or hold something sensitive at any depth (a nested attribute's attribute, a
+// nested block's attribute). kumo masks and seals whole top-level values, so a
+// value that holds a sensitive one is masked whole: a password in a nested
+// block is never shown, at the cost of its siblings being masked with it.
+func sensitiveNames(b *tfjson.SchemaBlock) []string {
+	if b == nil {
+		return nil
+	}
+	var names []string
+	for name, a := range b.Attributes {
+		if attributeSensitive(a) {
+			names = append(names, name)
+		}
+	}
+	for name, nb := range b.NestedBlocks {
+		if nb != nil && len(sensitiveNames(nb.Block)) > 0 {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// attributeSensitive reports whether a is sensitive or, as a nested attribute
+// (protocol 6: a single, list, set or map of objects), holds one that is.
+func attributeSensitive(a *tfjson.SchemaAttribute) bool {
+	if a == nil {
+		return false
+	}
+	if a.Sensitive {
+		return true
+	}
+	if n := a.AttributeNestedType; n != nil {
+		for _, na := range n.Attributes {
+			if attributeSensitive(na) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // markSensitive lists s.sensitive on res, a resource the session returns.

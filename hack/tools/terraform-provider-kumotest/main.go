@@ -8,7 +8,9 @@
 // tests can count duplicates. It can be told to fail (fail = "message") or to take a
 // while (delay = "30s"); while a create or update waits it keeps <dir>/<id>.pending,
 // so a test can tell that an apply is in flight. The wait ends early when the
-// request is cancelled (terraform interrupted, or gone).
+// request is cancelled (terraform interrupted, or gone). Its credentials, a nested
+// attribute whose token the schema marks sensitive, are only kept in the state:
+// they let tests see that sensitive values below the top level are masked.
 package main
 
 import (
@@ -84,6 +86,13 @@ type objectModel struct {
 	Content types.String `tfsdk:"content"`
 	Delay   types.String `tfsdk:"delay"`
 	Fail    types.String `tfsdk:"fail"`
+	// Credentials is nil when the configuration leaves it out.
+	Credentials *credentialsModel `tfsdk:"credentials"`
+}
+
+type credentialsModel struct {
+	User  types.String `tfsdk:"user"`
+	Token types.String `tfsdk:"token"`
 }
 
 func (o *object) Metadata(_ context.Context, _ resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -105,6 +114,14 @@ func (o *object) Schema(_ context.Context, _ resource.SchemaRequest, resp *resou
 			"content": schema.StringAttribute{Optional: true},
 			"delay":   schema.StringAttribute{Optional: true, Description: "how long a create or update takes (a Go duration)"},
 			"fail":    schema.StringAttribute{Optional: true, Description: "when set, creates and updates fail with this message"},
+			"credentials": schema.SingleNestedAttribute{
+				Optional:    true,
+				Description: "kept in the state only; token is sensitive",
+				Attributes: map[string]schema.Attribute{
+					"user":  schema.StringAttribute{Optional: true},
+					"token": schema.StringAttribute{Optional: true, Sensitive: true},
+				},
+			},
 		},
 	}
 }
