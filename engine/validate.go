@@ -12,7 +12,8 @@ import (
 // ParseTerraform) or whose attributes hold a Terraform meta-argument (see
 // CheckTerraformArguments), Kusion extensions (GVK, kusion.io/is-workload, kubeConfig) that
 // are malformed or disagree with the object, one Kubernetes object under two IDs
-// (see sameObjects), and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
+// (see sameObjects), a Secret value that refers to a Kusion secret store
+// (see SecretStoreRefs), and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
 // each depending on the next). It returns nil for a valid spec.
 func (s *Spec) Validate() error {
 	var errs []error
@@ -54,6 +55,7 @@ func (s *Spec) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), err))
 		}
 	}
+	errs = append(errs, s.SecretStoreRefs()...)
 	errs = append(errs, s.sameObjects()...)
 	g, graphErrs := s.buildGraph()
 	errs = append(errs, graphErrs...)

@@ -171,3 +171,34 @@ context: {}
 		t.Errorf("file after destroy: %v", err)
 	}
 }
+
+// A Kusion spec whose Secret refers to a secret store is refused by `kumo
+// preview -f`, naming the resource, the field and the secretStore, and nothing
+// reaches the cluster; applying it would write the reference as the password.
+func TestKusionSecretStoreRefused(t *testing.T) {
+	e := newEnv(t)
+	spec := e.writeSpec("spec.yaml", fmt.Sprintf(`resources:
+- id: v1:Secret:%[1]s:db
+  type: Kubernetes
+  attributes:
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: db, namespace: %[1]s}
+    stringData: {password: "ref://prod/db/password"}
+  extensions: {GVK: "/v1, Kind=Secret"}
+secretStore:
+  provider:
+    aws: {region: us-east-1}
+`, e.ns))
+	for _, args := range [][]string{{"preview", "-f", spec}, {"apply", "--yes", "-f", spec}} {
+		r := e.fails(args,
+			"v1:Secret:"+e.ns+":db: stringData.password",
+			"refers to a Kusion secret store (the spec's secretStore, provider aws)")
+		if strings.Contains(r.stderr+r.stdout, "prod/db/password") {
+			t.Errorf("kumo %s prints the reference: %s", args[0], r)
+		}
+	}
+	if _, err := e.kube.CoreV1().Secrets(e.ns).Get(context.Background(), "db", metav1.GetOptions{}); err == nil {
+		t.Error("the Secret was created")
+	}
+}

@@ -100,3 +100,63 @@ func mustGraph(t *testing.T, s *engine.Spec) interface{ TopoSort() ([]string, er
 	}
 	return g
 }
+
+// A Secret whose values are Kusion secret-store references is refused where the
+// spec is read, naming the resource, the field and the spec's secretStore, without
+// the reference; the same "ref://" text elsewhere (a ConfigMap, an annotation, a
+// Secret value that only contains it) is ordinary text and is read unchanged.
+func TestKusionSecretStoreRefused(t *testing.T) {
+	const spec = `resources:
+- id: v1:Secret:demo:db
+  type: Kubernetes
+  attributes:
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: db, namespace: demo, annotations: {note: "ref://not/resolved"}}
+    stringData:
+      password: ref://prod/db/password
+      user: admin
+      url: "postgres://x?see=ref://y"
+- id: v1:ConfigMap:demo:c
+  type: Kubernetes
+  attributes:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: c, namespace: demo}
+    data: {k: "ref://prod/db/password"}
+secretStore:
+  provider:
+    aws: {region: us-east-1}
+`
+	for name, read := range map[string]func() error{
+		"ParseSpec": func() error { _, err := ParseSpec([]byte(spec), "spec.yaml"); return err },
+		"ReadInputs": func() error {
+			_, _, err := ReadInputs([]File{{Name: "spec.yaml", Data: []byte(spec)}}, "")
+			return err
+		},
+	} {
+		err := read()
+		if err == nil {
+			t.Fatalf("%s: a spec with a ref:// Secret value was accepted", name)
+		}
+		want := `spec.yaml: v1:Secret:demo:db: stringData.password: "ref://..." refers to a Kusion secret store (the spec's secretStore, provider aws), which kumo does not support yet; put the value in a kumo secret instead`
+		if err.Error() != want {
+			t.Errorf("%s: error\n%s\nwant\n%s", name, err, want)
+		}
+		if strings.Contains(err.Error(), "prod/db") {
+			t.Errorf("%s: the error prints the reference: %v", name, err)
+		}
+	}
+	// Without the reference the same spec reads, and "ref://" inside other values stays.
+	ok := strings.Replace(spec, "password: ref://prod/db/password", "password: s3cret", 1)
+	s, err := ParseSpec([]byte(ok), "spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Resources[1].Attributes["data"].(map[string]any)["k"]; got != "ref://prod/db/password" {
+		t.Errorf("ConfigMap value = %v", got)
+	}
+}

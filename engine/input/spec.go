@@ -21,7 +21,8 @@ import (
 // Numbers in attributes, extensions, context and secretStore come out as int64 when
 // integral and float64 otherwise (see engine.Normalize), as Kubernetes unstructured
 // objects expect. An empty document is an error; "resources: []" is an empty Spec.
-// ParseSpec does not validate the Spec: see engine.Spec.Validate.
+// ParseSpec does not validate the Spec (see engine.Spec.Validate), except that it
+// refuses Secret values that refer to a Kusion secret store (engine.Spec.SecretStoreRefs).
 func ParseSpec(data []byte, source string) (*engine.Spec, error) {
 	docs, err := splitDocuments(data, source)
 	if err != nil {
@@ -73,6 +74,14 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 		r.Attributes = normalizeMap(r.Attributes)
 		r.Extensions = normalizeMap(r.Extensions)
 		s.Resources = append(s.Resources, r)
+	}
+	// A secret-store reference would otherwise be applied as the literal secret
+	// value; refuse it where the spec is read, before anything else sees it.
+	if errs := s.SecretStoreRefs(); len(errs) > 0 {
+		for i, err := range errs {
+			errs[i] = fmt.Errorf("%s: %w", source, err)
+		}
+		return nil, errors.Join(errs...)
 	}
 	return s, nil
 }
