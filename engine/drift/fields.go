@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ func Kubernetes(dryRun, live map[string]any, manager string) ([]Field, error) {
 	if err != nil {
 		return nil, err
 	}
+	set = foldWriteOnly(dryRun, set)
 	var leaves []leaf
 	walk(set, dryRun, live, true, "", "", &leaves)
 	if len(leaves) == 0 {
@@ -56,6 +58,38 @@ func appliedSet(obj map[string]any, manager string) (map[string]any, error) {
 		}
 	}
 	return nil, nil
+}
+
+// foldWriteOnly maps the fields of set that the apiserver never stores as they
+// were applied onto the fields it stores them in. A core Secret's stringData is
+// write-only: the apiserver folds each key into data (base64) and keeps no
+// stringData, so the dry run and live have none and the fields kumo owns under
+// f:stringData would be skipped, leaving a patched password unseen. Compared as
+// the same keys of data, the dry run's data (the applied value, encoded by the
+// apiserver) meets live data. stringData is the only write-only form kumo
+// applies: the other objects kumo writes are stored as applied. set is not
+// changed.
+func foldWriteOnly(obj, set map[string]any) map[string]any {
+	if obj["apiVersion"] != "v1" || obj["kind"] != "Secret" {
+		return set
+	}
+	sd, ok := set["f:stringData"].(map[string]any)
+	if !ok {
+		return set
+	}
+	out := maps.Clone(set)
+	delete(out, "f:stringData")
+	data := map[string]any{}
+	if d, ok := set["f:data"].(map[string]any); ok {
+		maps.Copy(data, d)
+	}
+	for k, v := range sd {
+		if k != "." {
+			data[k] = v // a key in both is one value: stringData's wins on write
+		}
+	}
+	out["f:data"] = data
+	return out
 }
 
 func managedFields(obj map[string]any) []map[string]any {

@@ -1,6 +1,7 @@
 package drift
 
 import (
+	"encoding/base64"
 	"reflect"
 	"testing"
 )
@@ -116,5 +117,50 @@ func TestValues(t *testing.T) {
 	}
 	if got := Values(rec, live); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %#v\nwant %#v", got, want)
+	}
+}
+
+// secret builds a Secret as the apiserver returns it: stringData folded into
+// data (base64), no stringData left.
+func secret(password string, managed ...any) map[string]any {
+	return map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+		"metadata": map[string]any{"name": "db", "namespace": "demo", "managedFields": managed},
+		"data":     map[string]any{"password": base64.StdEncoding.EncodeToString([]byte(password)), "user": "YWRtaW4="},
+	}
+}
+
+// A Secret applied with stringData is compared by live data: a value patched
+// out of band (kubectl patch -p '{"stringData":{...}}') is drift of
+// /data/<key>, owned by the patcher; unchanged values are in sync.
+func TestKubernetesSecretStringData(t *testing.T) {
+	applied := map[string]any{
+		"f:type":       map[string]any{},
+		"f:data":       map[string]any{"f:user": map[string]any{}},
+		"f:stringData": map[string]any{".": map[string]any{}, "f:password": map[string]any{}},
+	}
+	patched := map[string]any{"f:data": map[string]any{"f:password": map[string]any{}}}
+	dry := secret("s3cret", entry("kumo", "Apply", applied))
+
+	got, err := Kubernetes(dry, secret("s3cret", entry("kumo", "Apply", applied)), "kumo")
+	if err != nil || got != nil {
+		t.Errorf("in sync: %v, %v", got, err)
+	}
+	got, err = Kubernetes(dry, secret("changed", entry("kumo", "Apply", applied), entry("kubectl-patch", "Update", patched)), "kumo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Field{{Path: "/data/password", Recorded: "czNjcmV0", Live: "Y2hhbmdlZA==", Manager: "kubectl-patch"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("patched: got %+v\nwant %+v", got, want)
+	}
+	// The applied set itself is left as it was (it is the dry run's own object).
+	if _, ok := applied["f:stringData"]; !ok || len(applied["f:data"].(map[string]any)) != 1 {
+		t.Errorf("the applied set was changed: %v", applied)
+	}
+	// Only a core Secret is folded: a custom kind's stringData is its own field.
+	other := map[string]any{"apiVersion": "example.com/v1", "kind": "Secret"}
+	if got := foldWriteOnly(other, applied); !reflect.DeepEqual(got, applied) {
+		t.Errorf("foldWriteOnly(example.com/v1 Secret) = %v", got)
 	}
 }
