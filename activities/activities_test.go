@@ -84,7 +84,7 @@ func TestRegisteredNames(t *testing.T) {
 // (a mismatch would not compile); this checks the values survive the trip.
 func TestConversions(t *testing.T) {
 	in := NodeInput{Key: backend.ReleaseKey{Project: "p", Workspace: "w", Revision: 2}, SpecHash: "h", PriorRevision: 1, ID: "id", Delete: true}
-	if back := NodeInput(release.Node(in)); back != in {
+	if back := NodeInput(release.Node(in)); !reflect.DeepEqual(back, in) {
 		t.Fatalf("NodeInput round trip: %+v", back)
 	}
 }
