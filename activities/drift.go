@@ -2,6 +2,7 @@ package activities
 
 import (
 	"context"
+	"time"
 
 	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/release"
@@ -33,14 +34,19 @@ func (a *Activities) RecordRemediation(ctx context.Context, in runspec.Remediati
 	return e, temporalError(err)
 }
 
-// NotifyDrift POSTs one drift event to the workspace's webhook. A failure is
-// retried by Temporal; the check does not fail with it.
+// NotifyDrift signs and POSTs one drift event to the workspace's webhook. A
+// failure is retried by Temporal (a refused destination or secret is not);
+// the check does not fail with it.
 func (a *Activities) NotifyDrift(ctx context.Context, in runspec.DriftNotice) error {
-	w, err := release.DriftWebhookOf(in.URL, in.Event)
+	hook := in.Webhook
+	if hook.URL == "" {
+		hook.URL = in.URL // a notice scheduled by an older worker
+	}
+	w, err := release.DriftWebhookOf(hook, in.Event)
 	if err != nil {
 		return err
 	}
-	return postDriftWebhook(ctx, w)
+	return postDriftWebhook(ctx, w, time.Now())
 }
 
 // DriftResultOf summarises a report for workflow history.

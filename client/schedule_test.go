@@ -81,7 +81,9 @@ func newScheduleEnv(t *testing.T) *scheduleEnv {
 // workspaceDrift sets the default workspace's drift config, with the webhook.
 func (e *scheduleEnv) workspaceDrift(cfg drift.Config) {
 	e.t.Helper()
-	cfg.Webhook = e.hook.srv.URL
+	// A loopback receiver must be allowed explicitly; every POST is signed.
+	e.t.Setenv("KUMO_WEBHOOK_TEST_SECRET", "s3cret")
+	cfg.Webhook = drift.Webhook{URL: e.hook.srv.URL, AllowPrivate: true, SecretEnv: "KUMO_WEBHOOK_TEST_SECRET"}
 	if err := e.c.UpdateWorkspace(context.Background(), &engine.Workspace{Name: engine.DefaultWorkspace, Drift: cfg}); err != nil {
 		e.t.Fatal(err)
 	}

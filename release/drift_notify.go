@@ -1,9 +1,22 @@
 package release
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"strconv"
+	"time"
 
 	"github.com/kumoproj/kumo/engine/drift"
+)
+
+// Signature headers: a receiver recomputes HMAC-SHA256(secret, timestamp +
+// "." + body), compares it in constant time with the hex after "sha256=",
+// and refuses a timestamp outside its window (a replayed POST).
+const (
+	HeaderTimestamp = "X-Kumo-Timestamp"
+	HeaderSignature = "X-Kumo-Signature"
 )
 
 // DriftWebhook is what announces one drift event to a workspace's webhook:
@@ -11,22 +24,39 @@ import (
 // X-Kumo-Event-Id) so a receiver can route it and drop the repeat of a
 // retried POST. Sending it is the caller's (activities POSTs it).
 type DriftWebhook struct {
-	URL string
+	Hook drift.Webhook
 	// Event names the event, for the sender's errors.
 	Event  string
 	Header map[string]string
 	Body   []byte
 }
 
-// DriftWebhookOf is the announcement of e to the webhook at url.
-func DriftWebhookOf(url string, e drift.Event) (DriftWebhook, error) {
+// DriftWebhookOf is the announcement of e to hook, unsigned (see Sign).
+func DriftWebhookOf(hook drift.Webhook, e drift.Event) (DriftWebhook, error) {
 	body, err := json.Marshal(e)
 	if err != nil {
 		return DriftWebhook{}, err
 	}
-	return DriftWebhook{URL: url, Event: e.Event, Body: body, Header: map[string]string{
+	return DriftWebhook{Hook: hook, Event: e.Event, Body: body, Header: map[string]string{
 		"Content-Type":    "application/json",
 		"X-Kumo-Event":    e.Event,
 		"X-Kumo-Event-Id": e.ID(),
 	}}, nil
+}
+
+// Sign sets the timestamp (Unix seconds at now) and signature headers. It
+// is done per attempt, so a retried POST carries a fresh timestamp.
+func (w DriftWebhook) Sign(secret []byte, now time.Time) {
+	ts := strconv.FormatInt(now.Unix(), 10)
+	w.Header[HeaderTimestamp] = ts
+	w.Header[HeaderSignature] = "sha256=" + WebhookSignature(secret, ts, w.Body)
+}
+
+// WebhookSignature is the hex HMAC-SHA256 of timestamp + "." + body.
+func WebhookSignature(secret []byte, timestamp string, body []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(timestamp))
+	m.Write([]byte("."))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
 }

@@ -60,9 +60,13 @@ type RemediationRecord struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// DriftNotice is one webhook POST.
+// DriftNotice is one webhook POST: where to, what it may reach and which
+// secret signs it (by the name of the worker's variable, never the secret).
 type DriftNotice struct {
-	URL   string      `json:"url"`
+	Webhook drift.Webhook `json:"webhook,omitzero"`
+	// URL is where notices scheduled before Webhook existed POST to; such a
+	// notice carries no allowances and no secret, so it is refused.
+	URL   string      `json:"url,omitempty"`
 	Event drift.Event `json:"event"`
 }
 

@@ -77,10 +77,11 @@ func remediate(ctx workflow.Context, in runspec.DriftInput, res runspec.DriftRes
 const notifyAttempts = 5
 
 // notify POSTs the events to the webhook one after the other, in order (none
-// when url is empty). Temporal retries a failed POST; one that still fails is
-// logged, and the check goes on.
-func notify(ctx workflow.Context, url string, events []drift.Event) {
-	if url == "" {
+// when the hook has no URL). Temporal retries a failed POST; one that still
+// fails is logged (the activity's error names the host only), and the check
+// goes on.
+func notify(ctx workflow.Context, hook drift.Webhook, events []drift.Event) {
+	if hook.URL == "" {
 		return
 	}
 	for _, e := range events {
@@ -89,7 +90,7 @@ func notify(ctx workflow.Context, url string, events []drift.Event) {
 			RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: notifyAttempts},
 			Summary:             "notify " + e.Event,
 		})
-		if err := workflow.ExecuteActivity(actx, acts.NotifyDrift, runspec.DriftNotice{URL: url, Event: e}).Get(ctx, nil); err != nil {
+		if err := workflow.ExecuteActivity(actx, acts.NotifyDrift, runspec.DriftNotice{Webhook: hook, Event: e}).Get(ctx, nil); err != nil {
 			workflow.GetLogger(ctx).Warn("drift webhook failed", "event", e.Event, "error", err)
 		}
 	}

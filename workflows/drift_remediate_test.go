@@ -17,6 +17,13 @@ import (
 	"github.com/kumoproj/kumo/runspec"
 )
 
+// testHook is a webhook to a loopback test receiver: allowed explicitly and
+// signed with a secret from the worker's environment.
+func testHook(t *testing.T, url string) drift.Webhook {
+	t.Setenv("KUMO_WEBHOOK_TEST_SECRET", "s3cret")
+	return drift.Webhook{URL: url, AllowPrivate: true, SecretEnv: "KUMO_WEBHOOK_TEST_SECRET"}
+}
+
 // TestDriftRemediateWithFailingWebhook: a remediate-mode check repairs the
 // drift through a Remediate run (revision 2, operation remediate), and a
 // webhook that answers 500 is retried and never fails the check.
@@ -38,7 +45,7 @@ func TestDriftRemediateWithFailingWebhook(t *testing.T) {
 	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
 	activities.Register(env, h.acts)
 	Register(env)
-	env.ExecuteWorkflow(runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate, Drift: drift.Config{Webhook: hook.URL}})
+	env.ExecuteWorkflow(runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate, Drift: drift.Config{Webhook: testHook(t, hook.URL)}})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("the check failed: %v", err)
 	}

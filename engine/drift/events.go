@@ -1,8 +1,6 @@
 package drift
 
 import (
-	"errors"
-	"net/url"
 	"time"
 )
 
@@ -103,18 +101,4 @@ func (r *Report) event(typ string) Event {
 		Event: typ, Project: r.Project, Workspace: r.Workspace, Stack: r.Stack, Revision: r.Revision,
 		Check: r.RunID, CheckTime: r.CheckTime, Summary: r.Summary(), Counts: r.Counts, Remediation: r.Remediation,
 	}
-}
-
-func validWebhook(u string) error {
-	if u == "" {
-		return nil
-	}
-	p, err := url.Parse(u)
-	if err != nil {
-		return err
-	}
-	if (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return errors.New("want an http:// or https:// URL")
-	}
-	return nil
 }

@@ -21,9 +21,9 @@ type Config struct {
 	Keep int `json:"keep,omitempty"`
 	// Remediation bounds the remediations of remediate-mode checks.
 	Remediation Policy `json:"remediation,omitzero"`
-	// Webhook is a URL that receives a JSON POST (an Event) whenever the
-	// drift state of the stack changes.
-	Webhook string `json:"webhook,omitempty"`
+	// Webhook receives a signed JSON POST (an Event) whenever the drift
+	// state of the stack changes.
+	Webhook Webhook `json:"webhook,omitzero"`
 }
 
 // Rule ignores differences, Argo CD style: a resource selector (an ID glob, or
@@ -49,7 +49,7 @@ func (c Config) Validate(source string) error {
 	if err := c.Remediation.validate(); err != nil {
 		errs = append(errs, fmt.Errorf("%s: drift.remediation: %w", source, err))
 	}
-	if err := validWebhook(c.Webhook); err != nil {
+	if err := c.Webhook.validate(); err != nil {
 		errs = append(errs, fmt.Errorf("%s: drift.webhook: %w", source, err))
 	}
 	for i, r := range c.Ignore {
@@ -178,7 +178,9 @@ func (c Config) Apply(res *Result) {
 }
 
 // Merge returns the rules of c followed by those of more (a workspace's, then a
-// project's); Keep, the remediation policy and the webhook are more's when set.
+// project's); Keep, the remediation policy and the webhook's URL and secret are
+// more's when set. What the webhook may reach (allowedHosts, allowPrivate) is
+// always c's: a project cannot widen what its workspace allows.
 func (c Config) Merge(more Config) Config {
 	out := Config{Ignore: append(slices.Clip(c.Ignore), more.Ignore...), Keep: c.Keep, Remediation: c.Remediation, Webhook: c.Webhook}
 	if more.Keep > 0 {
@@ -187,8 +189,11 @@ func (c Config) Merge(more Config) Config {
 	if more.Remediation != (Policy{}) {
 		out.Remediation = more.Remediation
 	}
-	if more.Webhook != "" {
-		out.Webhook = more.Webhook
+	if more.Webhook.URL != "" {
+		out.Webhook.URL = more.Webhook.URL
+	}
+	if more.Webhook.SecretEnv != "" {
+		out.Webhook.SecretEnv = more.Webhook.SecretEnv
 	}
 	return out
 }

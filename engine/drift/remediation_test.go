@@ -71,7 +71,7 @@ func TestPolicyDefaultsAndDuration(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"remediation":{"backoff":300}}`), &c); err == nil {
 		t.Error("a number of nanoseconds was taken for a duration")
 	}
-	bad := Config{Webhook: "ftp://x", Remediation: Policy{Approval: "maybe"}}
+	bad := Config{Webhook: Webhook{URL: "ftp://x"}, Remediation: Policy{Approval: "maybe"}}
 	if err := bad.Validate("ws.yaml"); err == nil {
 		t.Error("bad webhook and approval accepted")
 	}

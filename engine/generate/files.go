@@ -120,6 +120,11 @@ func LoadProject(dir string) (*Project, error) {
 	if err := p.Drift.Validate(path); err != nil {
 		return nil, err
 	}
+	// What a webhook may reach is the workspace's to allow (its
+	// administrators'), not the stack authors'.
+	if h := p.Drift.Webhook; h.AllowPrivate || len(h.AllowedHosts) > 0 {
+		return nil, fmt.Errorf("%s: drift.webhook: allowPrivate and allowedHosts belong in the workspace, not the project", path)
+	}
 	return &p, nil
 }
 

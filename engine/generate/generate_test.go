@@ -310,6 +310,11 @@ func TestBadProjectAndWorkspace(t *testing.T) {
 	if _, err := Load(stack); err == nil || !strings.Contains(err.Error(), "built-in module") {
 		t.Errorf("generator replacing a built-in: %v", err)
 	}
+	// A project names its webhook; only the workspace allows where it may go.
+	stack = writeProject(t, "name: shop\ndrift: {webhook: {url: http://10.0.0.1/h, allowPrivate: true}}\n", webApp)
+	if _, err := Load(stack); err == nil || !strings.Contains(err.Error(), "project.yaml: drift.webhook: allowPrivate and allowedHosts belong in the workspace") {
+		t.Errorf("project allowing a private webhook: %v", err)
+	}
 	stack = writeProject(t, "name: shop\n", webApp)
 	_, err := generateStack(t, stack, &engine.Workspace{Name: "prod", Modules: map[string]engine.ModuleDefaults{
 		"service": {Config: map[string]any{"replica": int64(3)}},

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kumoproj/kumo/engine/drift"
 )
 
 // TestParseWorkspaceDrift: drift.ignore rules are read from the workspace file,
@@ -21,18 +23,35 @@ func TestParseWorkspaceDrift(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := ws.Drift.Remediation; time.Duration(p.Backoff) != 2*time.Minute || p.Limit != 5 || !p.ApprovalRequired() || ws.Drift.Webhook == "" {
+	if p := ws.Drift.Remediation; time.Duration(p.Backoff) != 2*time.Minute || p.Limit != 5 || !p.ApprovalRequired() || ws.Drift.Webhook.URL != "https://hooks.example.com/kumo" {
 		t.Errorf("remediation and webhook: %+v", ws.Drift)
 	}
+	ws, err = ParseWorkspace([]byte("drift:\n  webhook:\n    url: http://hooks.internal.example/kumo?token=t0k\n    secretEnv: KUMO_WEBHOOK_DEV\n    allowedHosts: [\"*.internal.example\"]\n    allowPrivate: true\n"), "dev.yaml", "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := ws.Drift.Webhook; h.SecretEnv != "KUMO_WEBHOOK_DEV" || !h.AllowPrivate || len(h.AllowedHosts) != 1 {
+		t.Errorf("webhook object: %+v", h)
+	}
+	// A project names its own URL and secret but keeps the workspace's allowances.
+	m := ws.Drift.Merge(drift.Config{Webhook: drift.Webhook{URL: "https://other.example/x", SecretEnv: "KUMO_WEBHOOK_P"}})
+	if h := m.Webhook; h.URL != "https://other.example/x" || h.SecretEnv != "KUMO_WEBHOOK_P" || !h.AllowPrivate || h.HostAllowed() == nil {
+		t.Errorf("merged webhook: %+v", h)
+	}
 	for doc, want := range map[string]string{
-		"drift:\n  webhook: hooks.example.com\n":                              "dev.yaml: drift.webhook",
-		"drift:\n  remediation: {backoff: 5}\n":                               "a duration is a string",
-		"drift:\n  remediation: {approval: sometimes}\n":                      "dev.yaml: drift.remediation: approval",
-		"drift:\n  ignore:\n  - kind: Deployment\n    jsonPointer: [/spec]\n": `unknown field "jsonPointer"`,
-		"drift:\n  ignore:\n  - kind: Deployment\n    jsonPointers: [spec]\n": "dev.yaml: drift.ignore[0]: jsonPointers[0]",
+		"drift:\n  webhook: hooks.example.com\n":                                          "dev.yaml: drift.webhook",
+		"drift:\n  webhook: {url: https://h.example, allowPrivat: true}\n":                `unknown field "allowPrivat"`,
+		"drift:\n  webhook: {url: https://h.example, secretEnv: AWS_SECRET_ACCESS_KEY}\n": "drift.webhook: secretEnv",
+		"drift:\n  webhook: {url: https://h.example, allowedHosts: [x.example]}\n":        "host h.example is not in drift.webhook.allowedHosts",
+		"drift:\n  webhook: {secretEnv: KUMO_WEBHOOK_X}\n":                                "drift.webhook: url: missing",
+		"drift:\n  webhook: \"http://h.example/%zz?token=t0k\"\n":                         "drift.webhook: url: not a valid URL",
+		"drift:\n  remediation: {backoff: 5}\n":                                           "a duration is a string",
+		"drift:\n  remediation: {approval: sometimes}\n":                                  "dev.yaml: drift.remediation: approval",
+		"drift:\n  ignore:\n  - kind: Deployment\n    jsonPointer: [/spec]\n":             `unknown field "jsonPointer"`,
+		"drift:\n  ignore:\n  - kind: Deployment\n    jsonPointers: [spec]\n":             "dev.yaml: drift.ignore[0]: jsonPointers[0]",
 	} {
 		_, err := ParseWorkspace([]byte(doc), "dev.yaml", "dev")
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "dev.yaml") {
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "dev.yaml") || strings.Contains(err.Error(), "t0k") {
 			t.Errorf("%q: error %v, want one with %q", doc, err, want)
 		}
 	}
