@@ -44,7 +44,7 @@ func TestRotationNewestEncryptsAllDecrypt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealedOld, err := old.Seal([]byte("before rotation"))
+	sealedOld, err := old.Seal([]byte("before rotation"), testAAD)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestRotationNewestEncryptsAllDecrypt(t *testing.T) {
 	if r.CurrentID() != newID || newID == old.CurrentID() || len(r.IDs()) != 2 {
 		t.Fatalf("after AddKey: current %s, ids %v; want new key %s last", r.CurrentID(), r.IDs(), newID)
 	}
-	sealedNew, err := r.Seal([]byte("after rotation"))
+	sealedNew, err := r.Seal([]byte("after rotation"), testAAD)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +67,13 @@ func TestRotationNewestEncryptsAllDecrypt(t *testing.T) {
 		t.Errorf("sealed with %s, want the newest key %s", id, newID)
 	}
 	for sealed, want := range map[string]string{sealedOld: "before rotation", sealedNew: "after rotation"} {
-		got, err := r.Open(sealed)
+		got, err := r.Open(sealed, testAAD)
 		if err != nil || string(got) != want {
 			t.Errorf("Open = %q, %v; want %q", got, err, want)
 		}
 	}
 	// The old ring lacks the new key: the error names it.
-	_, err = old.Open(sealedNew)
+	_, err = old.Open(sealedNew, testAAD)
 	var unknown *UnknownKeyError
 	if !errors.As(err, &unknown) || unknown.KeyID != newID || !strings.Contains(err.Error(), newID) {
 		t.Errorf("opening with a ring that lacks the key: %v", err)
@@ -100,11 +100,11 @@ func TestSameIDOtherKeyIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sealed, err := a.Seal([]byte("x"))
+	sealed, err := a.Seal([]byte("x"), testAAD)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Open(sealed); err == nil || !strings.Contains(err.Error(), a.CurrentID()) {
+	if _, err := b.Open(sealed, testAAD); err == nil || !strings.Contains(err.Error(), a.CurrentID()) {
 		t.Errorf("a different key under the same ID: %v", err)
 	}
 }
@@ -129,5 +129,47 @@ func TestMalformedKeyFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: %v, want an error naming %s with %q", name, err, path, c.want)
 		}
+	}
+}
+
+var testAAD = AAD("release", "p", "w", "v1:Secret:ns:db", "/data/password")
+
+// A value is bound to its place: other parts do not open it, whichever way
+// they could be joined into the same text.
+func TestSealedValueIsBoundToItsPlace(t *testing.T) {
+	r, err := LoadOrCreate(filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := r.Seal([]byte("pw"), AAD("release", "a/b", "c", "id", "/data/x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.Open(sealed, AAD("release", "a/b", "c", "id", "/data/x")); err != nil || string(got) != "pw" {
+		t.Fatalf("Open in its own place = %q, %v", got, err)
+	}
+	for _, other := range [][]byte{
+		AAD("release", "a", "b/c", "id", "/data/x"),
+		AAD("release", "a/b", "c", "id", "/data/y"),
+		AAD("release", "a/b", "c", "other", "/data/x"),
+		AAD("release", "a/bc", "", "id", "/data/x"),
+		legacyAAD,
+	} {
+		if _, err := r.Open(sealed, other); err == nil {
+			t.Errorf("opened under %s", other)
+		}
+		if _, err := r.OpenLegacy(sealed); err == nil {
+			t.Errorf("a bound value opened as a legacy one")
+		}
+	}
+	legacy, err := r.SealLegacy([]byte("old"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := r.OpenLegacy(legacy); err != nil || string(got) != "old" {
+		t.Errorf("OpenLegacy = %q, %v", got, err)
+	}
+	if _, err := r.Open(legacy, AAD("release", "a/b", "c", "id", "/data/x")); err == nil {
+		t.Error("a legacy value opened as a bound one")
 	}
 }

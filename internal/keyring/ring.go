@@ -5,6 +5,7 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -109,22 +110,44 @@ func (e *UnknownKeyError) Error() string {
 // ID>:<base64url of nonce and ciphertext>".
 const sealedPrefix = "kumo:sealed:v1:"
 
-// sealedAAD binds sealed values to their use, so a payload's ciphertext cannot
-// pass for a sealed value or the other way round.
-var sealedAAD = []byte("kumo sealed value")
+// legacyAAD is the associated data every sealed value had before values were
+// bound to their place: it only kept a payload's ciphertext from passing for a
+// sealed value. Values sealed with it open only through OpenLegacy, which the
+// backend uses for records it stored, never for values arriving in a spec.
+var legacyAAD = []byte("kumo sealed value")
 
-// Seal encrypts plaintext into one string that can stand in a YAML or JSON
-// document where the clear value was.
-func (r *Ring) Seal(plaintext []byte) (string, error) {
-	id, ct, err := r.Encrypt(plaintext, sealedAAD)
+// sealedDomain starts the associated data of a sealed value bound to its place
+// (see AAD), unlike any payload's or legacyAAD.
+const sealedDomain = "kumo sealed value v2"
+
+// AAD is the associated data binding a sealed value to where it is stored: the
+// parts (for a release: "release", project, workspace, resource ID, field path)
+// are encoded as a JSON array of strings, so no two lists of parts encode alike
+// ("a/b","c" and "a","b/c" differ). A value opened with other parts fails.
+func AAD(parts ...string) []byte {
+	data, err := json.Marshal(append([]string{sealedDomain}, parts...))
+	if err != nil {
+		panic(err) // strings always marshal
+	}
+	return data
+}
+
+// Seal encrypts plaintext, bound to aad (see AAD), into one string that can
+// stand in a YAML or JSON document where the clear value was.
+func (r *Ring) Seal(plaintext, aad []byte) (string, error) {
+	return r.seal(plaintext, aad)
+}
+
+func (r *Ring) seal(plaintext, aad []byte) (string, error) {
+	id, ct, err := r.Encrypt(plaintext, aad)
 	if err != nil {
 		return "", err
 	}
 	return sealedPrefix + id + ":" + base64.RawURLEncoding.EncodeToString(ct), nil
 }
 
-// Open decrypts a value Seal made.
-func (r *Ring) Open(sealed string) ([]byte, error) {
+// Open decrypts a value Seal made with the same aad.
+func (r *Ring) Open(sealed string, aad []byte) ([]byte, error) {
 	id, enc, ok := SplitSealed(sealed)
 	if !ok {
 		return nil, fmt.Errorf("not a sealed value")
@@ -133,7 +156,20 @@ func (r *Ring) Open(sealed string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("value sealed with key %s is not valid base64", id)
 	}
-	return r.Decrypt(id, ct, sealedAAD)
+	return r.Decrypt(id, ct, aad)
+}
+
+// OpenLegacy decrypts a value sealed before values were bound to their place.
+// Only stored records may be read this way (they are resealed bound on their
+// next write).
+func (r *Ring) OpenLegacy(sealed string) ([]byte, error) {
+	return r.Open(sealed, legacyAAD)
+}
+
+// SealLegacy seals as kumo did before values were bound to their place: for
+// tests proving such values still open.
+func (r *Ring) SealLegacy(plaintext []byte) (string, error) {
+	return r.seal(plaintext, legacyAAD)
 }
 
 // IsSealed reports whether s is a value Seal made.
