@@ -64,6 +64,13 @@ func HasSensitive(r *Resource) bool {
 // everything else with r (which it never changes). The first error of fn stops
 // it. A resource without sensitive values is returned as it is.
 func MapSensitive(r Resource, fn func(v any) (any, error)) (Resource, error) {
+	return MapSensitiveAt(r, func(_ string, v any) (any, error) { return fn(v) })
+}
+
+// MapSensitiveAt is MapSensitive telling fn where each value is: a JSON pointer
+// into the attributes ("/data/password"), or FieldTerraformState for the
+// terraform state extension.
+func MapSensitiveAt(r Resource, fn func(field string, v any) (any, error)) (Resource, error) {
 	if !HasSensitive(&r) {
 		return r, nil
 	}
@@ -77,7 +84,7 @@ func MapSensitive(r Resource, fn func(v any) (any, error)) (Resource, error) {
 			m = maps.Clone(m)
 			for k, v := range m {
 				var err error
-				if m[k], err = fn(v); err != nil {
+				if m[k], err = fn(Pointer(field, k), v); err != nil {
 					return r, err
 				}
 			}
@@ -87,7 +94,7 @@ func MapSensitive(r Resource, fn func(v any) (any, error)) (Resource, error) {
 			if ann, ok := meta["annotations"].(map[string]any); ok && ann[lastApplied] != nil {
 				meta, ann = maps.Clone(meta), maps.Clone(ann)
 				var err error
-				if ann[lastApplied], err = fn(ann[lastApplied]); err != nil {
+				if ann[lastApplied], err = fn(Pointer("metadata", "annotations", lastApplied), ann[lastApplied]); err != nil {
 					return r, err
 				}
 				meta["annotations"] = ann
@@ -99,7 +106,7 @@ func MapSensitive(r Resource, fn func(v any) (any, error)) (Resource, error) {
 	for _, name := range SensitiveAttributes(&r) {
 		if v, ok := r.Attributes[name]; ok && v != nil {
 			var err error
-			if r.Attributes[name], err = fn(v); err != nil {
+			if r.Attributes[name], err = fn(Pointer(name), v); err != nil {
 				return r, err
 			}
 		}
@@ -108,11 +115,24 @@ func MapSensitive(r Resource, fn func(v any) (any, error)) (Resource, error) {
 	if st, ok := r.Extensions[ExtTerraformState]; ok && st != nil {
 		r.Extensions = maps.Clone(r.Extensions)
 		var err error
-		if r.Extensions[ExtTerraformState], err = fn(st); err != nil {
+		if r.Extensions[ExtTerraformState], err = fn(FieldTerraformState, st); err != nil {
 			return r, err
 		}
 	}
 	return r, nil
+}
+
+// FieldTerraformState names, for MapSensitiveAt, a Terraform resource's state
+// extension (not an attribute, so not a JSON pointer).
+const FieldTerraformState = "extensions." + ExtTerraformState
+
+// Pointer is the JSON pointer (RFC 6901) of the attribute at keys.
+func Pointer(keys ...string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
 }
 
 // MaskSensitive returns r with every sensitive value shown as Masked.

@@ -13,7 +13,8 @@ import (
 // CheckTerraformArguments), Kusion extensions (GVK, kusion.io/is-workload, kubeConfig) that
 // are malformed or disagree with the object, one Kubernetes object under two IDs
 // (see sameObjects), a Secret value that refers to a Kusion secret store
-// (see SecretStoreRefs), and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
+// (see SecretStoreRefs), a sealed value anywhere in a resource (see
+// CheckNoSealed), and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
 // each depending on the next). It returns nil for a valid spec.
 func (s *Spec) Validate() error {
 	var errs []error
@@ -56,6 +57,7 @@ func (s *Spec) Validate() error {
 		}
 	}
 	errs = append(errs, s.SecretStoreRefs()...)
+	errs = append(errs, s.CheckNoSealed()...)
 	errs = append(errs, s.sameObjects()...)
 	g, graphErrs := s.buildGraph()
 	errs = append(errs, graphErrs...)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -146,5 +147,45 @@ func TestValidateTerraform(t *testing.T) {
 	}
 	if p, err := ParseTerraform(&builtin); err != nil || !p.Provider.Builtin() || p.Provider.Version != "" {
 		t.Errorf("builtin: %+v %v", p, err)
+	}
+}
+
+// A sealed value is never input: wherever it stands in a spec (a Secret's data,
+// a nested attribute, inside a longer string, an extension), Validate refuses
+// it naming the resource and field, without the value.
+func TestValidateRefusesSealedValues(t *testing.T) {
+	const sealed = "kumo:sealed:v1:k1:AAAAsecretciphertext"
+	secret := Resource{ID: "v1:Secret:b:db", Type: Kubernetes, Attributes: map[string]any{
+		"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "db", "namespace": "b"},
+		"data":       map[string]any{"password": sealed},
+		"stringData": map[string]any{"cfg": `{"nested":"` + sealed + `"}`},
+	}}
+	cm := Resource{ID: "v1:ConfigMap:b:c", Type: Kubernetes, Attributes: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "b"},
+		"data": map[string]any{"list": []any{"ok", sealed}},
+	}, Extensions: map[string]any{"note": sealed}}
+	err := (&Spec{Resources: []Resource{secret, cm}}).Validate()
+	if !errors.Is(err, ErrSealedCopied) {
+		t.Fatalf("Validate: %v, want ErrSealedCopied", err)
+	}
+	for _, want := range []string{
+		"v1:Secret:b:db", "attributes/data/password", "attributes/stringData/cfg",
+		"v1:ConfigMap:b:c", "attributes/data/list/1", "extensions/note",
+		"sealed values cannot be copied between resources",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not name %q: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "secretciphertext") {
+		t.Errorf("error shows the value: %v", err)
+	}
+	// The same spec with clear values is valid.
+	secret.Attributes["data"] = map[string]any{"password": "cGFzcw=="}
+	secret.Attributes["stringData"] = map[string]any{"cfg": "x"}
+	cm.Attributes["data"] = map[string]any{"list": []any{"ok"}}
+	cm.Extensions = nil
+	if err := (&Spec{Resources: []Resource{secret, cm}}).Validate(); err != nil {
+		t.Errorf("clear spec: %v", err)
 	}
 }
