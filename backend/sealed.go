@@ -2,6 +2,7 @@ package backend
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,10 +14,16 @@ import (
 // Sealer encrypts the sensitive values of the resources a Store keeps
 // (Kubernetes Secret data, see engine.MapSensitive; every attribute of a
 // Terraform resource and its terraform state, see mapSealed) into strings that
-// stand where the values were; keyring.Ring is one.
+// stand where the values were; keyring.Ring is one. Each value is bound by its
+// associated data (keyring.AAD) to where it is stored: project, workspace,
+// resource ID and field (see sealScope).
 type Sealer interface {
-	Seal(plaintext []byte) (string, error)
-	Open(sealed string) ([]byte, error)
+	Seal(plaintext, aad []byte) (string, error)
+	Open(sealed string, aad []byte) ([]byte, error)
+	// OpenLegacy opens a value sealed before values were bound to their
+	// place. The store uses it only for its own records, which it then
+	// reseals bound on their next write.
+	OpenLegacy(sealed string) ([]byte, error)
 }
 
 // SetSealer makes s keep sensitive values encrypted: in release files, specs
@@ -25,13 +32,31 @@ type Sealer interface {
 // Call it before s is used.
 func (s *Store) SetSealer(k Sealer) { s.sealer = k }
 
-// mapSealed is engine.MapSensitive for storage: a Terraform resource has every
-// attribute sealed, not only those its provider marks sensitive, because a spec
-// stored before its first apply cannot know which those are (the provider's
-// schema is read by the runtime). Its terraform state is sealed whole.
-func mapSealed(r engine.Resource, fn func(v any) (any, error)) (engine.Resource, error) {
+// sealScope is where a record lives, the first parts of the associated data of
+// its sealed values (the resource ID and field follow): a release and its state
+// entries are ("release", project, workspace); a spec, stored by the hash of its
+// clear content and shared by whoever stores the same content, is ("spec",
+// hash).
+type sealScope []string
+
+func releaseScope(project, workspace string) sealScope {
+	return sealScope{"release", project, workspace}
+}
+
+func specScope(hash string) sealScope { return sealScope{"spec", hash} }
+
+func (sc sealScope) aad(id, field string) []byte {
+	return keyring.AAD(append(slices.Clone(sc), id, field)...)
+}
+
+// mapSealed is engine.MapSensitiveAt for storage: a Terraform resource has
+// every attribute sealed, not only those its provider marks sensitive, because
+// a spec stored before its first apply cannot know which those are (the
+// provider's schema is read by the runtime). Its terraform state is sealed
+// whole.
+func mapSealed(r engine.Resource, fn func(field string, v any) (any, error)) (engine.Resource, error) {
 	if r.Type != engine.Terraform {
-		return engine.MapSensitive(r, fn)
+		return engine.MapSensitiveAt(r, fn)
 	}
 	attrs := make(map[string]any, len(r.Attributes))
 	for k, v := range r.Attributes {
@@ -40,7 +65,7 @@ func mapSealed(r engine.Resource, fn func(v any) (any, error)) (engine.Resource,
 			continue
 		}
 		var err error
-		if attrs[k], err = fn(v); err != nil {
+		if attrs[k], err = fn(engine.Pointer(k), v); err != nil {
 			return r, err
 		}
 	}
@@ -50,66 +75,79 @@ func mapSealed(r engine.Resource, fn func(v any) (any, error)) (engine.Resource,
 	if st, ok := r.Extensions[engine.ExtTerraformState]; ok && st != nil {
 		r.Extensions = maps.Clone(r.Extensions)
 		var err error
-		if r.Extensions[engine.ExtTerraformState], err = fn(st); err != nil {
+		if r.Extensions[engine.ExtTerraformState], err = fn(engine.FieldTerraformState, st); err != nil {
 			return r, err
 		}
 	}
 	return r, nil
 }
 
-// sealResource returns r with its sensitive values sealed (r itself unchanged).
-func (s *Store) sealResource(r engine.Resource) (engine.Resource, error) {
+// sealResource returns r with its sensitive values sealed for sc (r itself
+// unchanged). A value that is already sealed is refused: values the store
+// reads are opened, so a sealed one here came from input (a spec, a runtime's
+// result) and was sealed for somewhere else; keeping it as it is would let the
+// store open it here.
+func (s *Store) sealResource(r engine.Resource, sc sealScope) (engine.Resource, error) {
 	if s.sealer == nil {
 		return r, nil
 	}
-	return mapSealed(r, func(v any) (any, error) {
+	return mapSealed(r, func(field string, v any) (any, error) {
 		if str, ok := v.(string); ok && keyring.IsSealed(str) {
-			return v, nil // never seal twice
+			return nil, fmt.Errorf("field %s: %w", field, engine.ErrSealedCopied)
 		}
 		data, err := json.Marshal(v)
 		if err != nil {
 			return nil, err
 		}
-		return s.sealer.Seal(data)
+		return s.sealer.Seal(data, sc.aad(r.ID, field))
 	})
 }
 
-func (s *Store) sealResources(rs []engine.Resource) ([]engine.Resource, error) {
+func (s *Store) sealResources(rs []engine.Resource, sc sealScope) ([]engine.Resource, error) {
 	if s.sealer == nil {
 		return rs, nil
 	}
 	out := slices.Clone(rs)
 	for i := range out {
 		var err error
-		if out[i], err = s.sealResource(out[i]); err != nil {
+		if out[i], err = s.sealResource(out[i], sc); err != nil {
 			return nil, fmt.Errorf("%s: encrypt sensitive values: %w", out[i].ID, err)
 		}
 	}
 	return out, nil
 }
 
-// openResource decrypts the sealed values of r in place; where names the file
-// or object read.
-func (s *Store) openResource(r *engine.Resource, where string) error {
+// openResource decrypts the sealed values of r (stored for sc) in place; where
+// names the file or object read. A value sealed before values were bound to
+// their place opens as such (it is resealed bound when the record is next
+// written); one sealed for another place does not open, and the error names
+// the resource and field.
+func (s *Store) openResource(r *engine.Resource, where string, sc sealScope) error {
 	if r == nil {
 		return nil
 	}
-	opened, err := mapSealed(*r, func(v any) (any, error) {
+	opened, err := mapSealed(*r, func(field string, v any) (any, error) {
 		str, ok := v.(string)
 		if !ok || !keyring.IsSealed(str) {
 			return v, nil
 		}
+		id, _, _ := keyring.SplitSealed(str)
 		if s.sealer == nil {
-			id, _, _ := keyring.SplitSealed(str)
 			return nil, fmt.Errorf("it holds values encrypted with codec key %s, and this kumo has no codec key (KUMO_CODEC_KEY_FILE, --codec-key-file)", id)
 		}
-		data, err := s.sealer.Open(str)
+		data, err := s.sealer.Open(str, sc.aad(r.ID, field))
+		var unknown *keyring.UnknownKeyError
+		if errors.As(err, &unknown) {
+			return nil, fmt.Errorf("field %s: %w", field, err)
+		}
 		if err != nil {
-			return nil, err
+			if data, err = s.sealer.OpenLegacy(str); err != nil {
+				return nil, fmt.Errorf("field %s: the value sealed with key %s does not open here: it was sealed for another project, workspace, resource or field (%s), or altered", field, id, engine.ErrSealedCopied)
+			}
 		}
 		var out any
 		if err := decodeJSON(data, &out); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("field %s: %w", field, err)
 		}
 		return engine.Normalize(out), nil
 	})
@@ -120,9 +158,9 @@ func (s *Store) openResource(r *engine.Resource, where string) error {
 	return nil
 }
 
-func (s *Store) openResources(rs []engine.Resource, where string) error {
+func (s *Store) openResources(rs []engine.Resource, where string, sc sealScope) error {
 	for i := range rs {
-		if err := s.openResource(&rs[i], where); err != nil {
+		if err := s.openResource(&rs[i], where, sc); err != nil {
 			return err
 		}
 	}
@@ -135,15 +173,18 @@ func (s *Store) sealRelease(r *engine.Release) (*engine.Release, error) {
 		return r, nil
 	}
 	c := *r
+	sc := releaseScope(r.Project, r.Workspace)
 	if r.Spec != nil {
-		spec, err := s.sealSpec(r.Spec)
+		spec, err := s.sealResources(r.Spec.Resources, sc)
 		if err != nil {
 			return nil, err
 		}
-		c.Spec = spec
+		specCopy := *r.Spec
+		specCopy.Resources = spec
+		c.Spec = &specCopy
 	}
 	if r.State != nil {
-		rs, err := s.sealResources(r.State.Resources)
+		rs, err := s.sealResources(r.State.Resources, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -152,11 +193,11 @@ func (s *Store) sealRelease(r *engine.Release) (*engine.Release, error) {
 	return &c, nil
 }
 
-func (s *Store) sealSpec(spec *engine.Spec) (*engine.Spec, error) {
+func (s *Store) sealSpec(spec *engine.Spec, hash string) (*engine.Spec, error) {
 	if s.sealer == nil || spec == nil {
 		return spec, nil
 	}
-	rs, err := s.sealResources(spec.Resources)
+	rs, err := s.sealResources(spec.Resources, specScope(hash))
 	if err != nil {
 		return nil, err
 	}
@@ -166,13 +207,14 @@ func (s *Store) sealSpec(spec *engine.Spec) (*engine.Spec, error) {
 }
 
 func (s *Store) openRelease(r *engine.Release, where string) error {
+	sc := releaseScope(r.Project, r.Workspace)
 	if r.Spec != nil {
-		if err := s.openResources(r.Spec.Resources, where); err != nil {
+		if err := s.openResources(r.Spec.Resources, where, sc); err != nil {
 			return err
 		}
 	}
 	if r.State != nil {
-		return s.openResources(r.State.Resources, where)
+		return s.openResources(r.State.Resources, where, sc)
 	}
 	return nil
 }

@@ -77,7 +77,7 @@ func (s *Store) PutStateEntries(ctx context.Context, key ReleaseKey, entries []S
 	sealed := make([]StateEntry, len(entries))
 	for i, e := range entries {
 		if e.Resource != nil {
-			r, err := s.sealResource(*e.Resource)
+			r, err := s.sealResource(*e.Resource, releaseScope(key.Project, key.Workspace))
 			if err != nil {
 				return fmt.Errorf("put %s: encrypt sensitive values of %s: %w", what, e.ID, err)
 			}
@@ -97,13 +97,13 @@ func (s *Store) PutStateEntries(ctx context.Context, key ReleaseKey, entries []S
 
 // readBatches reads the batch objects among names (in dir) and returns, per
 // resource, the entry of the newest batch holding it.
-func (s *Store) readBatches(ctx context.Context, dir string, names []string) (map[string]StateEntry, error) {
-	return s.readBatchesOf(ctx, dir, names, nil)
+func (s *Store) readBatches(ctx context.Context, dir string, names []string, sc sealScope) (map[string]StateEntry, error) {
+	return s.readBatchesOf(ctx, dir, names, sc, nil)
 }
 
 // readBatchesOf is readBatches keeping only the entries of the resources
 // want (nil: all) reports true for: the others are neither opened nor kept.
-func (s *Store) readBatchesOf(ctx context.Context, dir string, names []string, want func(id string) bool) (map[string]StateEntry, error) {
+func (s *Store) readBatchesOf(ctx context.Context, dir string, names []string, sc sealScope, want func(id string) bool) (map[string]StateEntry, error) {
 	type found struct {
 		seq int64
 		e   StateEntry
@@ -120,7 +120,7 @@ func (s *Store) readBatchesOf(ctx context.Context, dir string, names []string, w
 			b.Entries = slices.DeleteFunc(b.Entries, func(e StateEntry) bool { return !want(e.ID) })
 		}
 		for _, e := range b.Entries {
-			if err := s.openResource(e.Resource, s.d.Where(objKey)); err != nil {
+			if err := s.openResource(e.Resource, s.d.Where(objKey), sc); err != nil {
 				return err
 			}
 		}

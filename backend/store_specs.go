@@ -27,7 +27,7 @@ func (s *Store) PutSpec(ctx context.Context, spec *engine.Spec) (string, error) 
 	if ok {
 		return hash, nil
 	}
-	sealed, err := s.sealSpec(spec)
+	sealed, err := s.sealSpec(spec, hash)
 	if err != nil {
 		return "", fmt.Errorf("put spec %s: %w", hash, err)
 	}
@@ -59,7 +59,7 @@ func (s *Store) GetSpec(ctx context.Context, hash string) (*engine.Spec, error) 
 	if err != nil {
 		return nil, err
 	}
-	if err := s.openResources(spec.Resources, s.d.Where(key)); err != nil {
+	if err := s.openResources(spec.Resources, s.d.Where(key), specScope(hash)); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", hash, err)
 	}
 	return spec, nil

@@ -31,7 +31,7 @@ func (s *Store) PutStateEntry(ctx context.Context, key ReleaseKey, entry StateEn
 		return fmt.Errorf("put state entry %s of %s: release %w", entry.ID, key, ErrNotFound)
 	}
 	if entry.Resource != nil {
-		sealed, err := s.sealResource(*entry.Resource)
+		sealed, err := s.sealResource(*entry.Resource, releaseScope(key.Project, key.Workspace))
 		if err != nil {
 			return fmt.Errorf("put state entry %s of %s: encrypt sensitive values: %w", entry.ID, key, err)
 		}
@@ -56,7 +56,7 @@ func (s *Store) GetStateEntry(ctx context.Context, key ReleaseKey, id string) (S
 		return StateEntry{}, false, fmt.Errorf("get state entry: %w", err)
 	}
 	objKey := entryKey(key, id)
-	e, err := s.readEntry(ctx, objKey)
+	e, err := s.readEntry(ctx, objKey, key)
 	if errors.Is(err, ErrNotFound) {
 		// Recorded with others, or not at all.
 		dir := stateDir(key)
@@ -64,7 +64,7 @@ func (s *Store) GetStateEntry(ctx context.Context, key ReleaseKey, id string) (S
 		if err == nil && len(names) > 0 {
 			if names, err = s.batchesHolding(ctx, dir, names, id); err == nil {
 				var batched map[string]StateEntry
-				if batched, err = s.readBatchesOf(ctx, dir, names, func(e string) bool { return e == id }); err == nil {
+				if batched, err = s.readBatchesOf(ctx, dir, names, releaseScope(key.Project, key.Workspace), func(e string) bool { return e == id }); err == nil {
 					e, ok := batched[id]
 					return e, ok, nil
 				}
@@ -84,7 +84,7 @@ func (s *Store) GetStateEntry(ctx context.Context, key ReleaseKey, id string) (S
 	return e, true, nil
 }
 
-func (s *Store) readEntry(ctx context.Context, objKey string) (StateEntry, error) {
+func (s *Store) readEntry(ctx context.Context, objKey string, key ReleaseKey) (StateEntry, error) {
 	data, _, err := s.d.Read(ctx, objKey)
 	if err != nil {
 		return StateEntry{}, err
@@ -93,7 +93,7 @@ func (s *Store) readEntry(ctx context.Context, objKey string) (StateEntry, error
 	if err != nil {
 		return e, err
 	}
-	return e, s.openResource(e.Resource, s.d.Where(objKey))
+	return e, s.openResource(e.Resource, s.d.Where(objKey), releaseScope(key.Project, key.Workspace))
 }
 
 // ListStateEntries returns every entry of the release by resource ID, those
@@ -121,13 +121,13 @@ func (s *Store) ListStateEntries(ctx context.Context, key ReleaseKey) (map[strin
 			batches = append(batches, e.Name)
 		}
 	}
-	out, err := s.readBatches(ctx, dir, batches)
+	out, err := s.readBatches(ctx, dir, batches, releaseScope(key.Project, key.Workspace))
 	if err != nil {
 		return nil, fmt.Errorf("list state entries of %s: %w", key, err)
 	}
 	var mu sync.Mutex
 	err = forEach(ctx, len(names), func(ctx context.Context, i int) error {
-		e, err := s.readEntry(ctx, dir+"/"+names[i])
+		e, err := s.readEntry(ctx, dir+"/"+names[i], key)
 		if errors.Is(err, ErrNotFound) {
 			return nil // cleared meanwhile
 		}

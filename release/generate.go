@@ -56,6 +56,11 @@ func (m *Manager) generate(ctx context.Context, in runspec.GenerateInput, log *b
 	if err != nil {
 		return runspec.GenerateResult{}, err
 	}
+	// A generator's output is input like a spec file: it may not carry a
+	// sealed value copied from a release file.
+	if errs := spec.CheckNoSealed(); len(errs) > 0 {
+		return runspec.GenerateResult{}, kindErr(ErrInvalid, errors.Join(errs...))
+	}
 	hash, err := m.backend.PutSpec(ctx, spec)
 	if err != nil {
 		return runspec.GenerateResult{}, kindf(ErrBackend, "store spec: %v", err)

@@ -101,6 +101,12 @@ func (m *Manager) spec(ctx context.Context, hash string) (*specIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load spec %s: %w", shortHash(hash), err)
 	}
+	// Every activity reads its spec here, so a spec stored by any client (or
+	// started by a raw Temporal client, bypassing the CLI's validation) holding
+	// a sealed value is refused before the value is used anywhere.
+	if errs := s.CheckNoSealed(); len(errs) > 0 {
+		return nil, kindErr(ErrInvalid, fmt.Errorf("spec %s: %w", shortHash(hash), errors.Join(errs...)))
+	}
 	x := newSpecIndex(s)
 	m.specs.put(hash, x)
 	return x, nil
