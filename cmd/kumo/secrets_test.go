@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -316,4 +317,62 @@ func decodeThrough(t *testing.T, url string, payloads []*commonpb.Payload) []byt
 		data = append(data, p.Data...)
 	}
 	return data
+}
+
+// TestSealedValueCopiedBetweenResourcesIsRefused is issue 27's: a sealed value
+// copied from project A's release file into a Secret of project B, or into
+// another resource of A, is refused before anything is applied, naming the
+// resource and field; A's release still reveals its value.
+func TestSealedValueCopiedBetweenResourcesIsRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	secret := marker(t, "sealed-secret")
+	e.ok("apply", "--yes", "-f", e.writeSpec("a.yaml", secretSpec(e.ns, secret, "v")))
+
+	sealedRE := regexp.MustCompile(`kumo:sealed:v1:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+`)
+	var stolen string
+	_ = filepath.WalkDir(e.home, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || stolen != "" {
+			return err
+		}
+		if data, err := os.ReadFile(path); err == nil {
+			stolen = string(sealedRE.Find(data))
+		}
+		return nil
+	})
+	if stolen == "" {
+		t.Fatal("no sealed value under KUMO_HOME")
+	}
+	copySpec := func(ns, name string) string {
+		return "resources:\n" + namespace(ns) + fmt.Sprintf(`- id: v1:Secret:%[1]s:%[2]s
+  type: Kubernetes
+  dependsOn: [v1:Namespace:%[1]s]
+  attributes:
+    apiVersion: v1
+    kind: Secret
+    metadata: {name: %[2]s, namespace: %[1]s}
+    data: {password: "%[3]s"}
+`, ns, name, stolen)
+	}
+	b := *e
+	b.project = e.project + "-b"
+	b.ns = e.ns + "-b"
+	for _, c := range []struct {
+		who  *env
+		name string
+	}{{&b, "db"}, {e, "copy"}} {
+		spec := c.who.writeSpec("copy.yaml", copySpec(c.who.ns, c.name))
+		for _, cmd := range [][]string{{"preview", "-f", spec}, {"apply", "--yes", "-f", spec}} {
+			r := c.who.fails(cmd, "sealed values cannot be copied between resources", "v1:Secret:"+c.who.ns+":"+c.name, "data/password")
+			if strings.Contains(r.stderr, stolen) {
+				t.Errorf("kumo %v shows the sealed value: %s", cmd, r.stderr)
+			}
+		}
+	}
+	if _, err := e.kube.CoreV1().Secrets(e.ns).Get(context.Background(), "copy", metav1.GetOptions{}); err == nil {
+		t.Error("the copied Secret was applied")
+	}
+	if r := e.ok("release", "show", "--reveal"); !strings.Contains(r.stdout, secret) {
+		t.Errorf("release show --reveal lacks the Secret's value:\n%s", r.stdout)
+	}
 }
