@@ -49,16 +49,7 @@ func grepTree(t *testing.T, root, marker string) {
 }
 
 func TestSealedStoreKeepsSecretsEncrypted(t *testing.T) {
-	root := t.TempDir()
-	keys, err := keyring.LoadOrCreate(filepath.Join(t.TempDir(), keyring.FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := local.New(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.SetSealer(keys)
+	b, keys, root := sealedStore(t)
 
 	res := secretResource(sealedMarker)
 	// A Terraform resource in a spec does not say which attributes its
