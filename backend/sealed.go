@@ -174,15 +174,11 @@ func (s *Store) sealRelease(r *engine.Release) (*engine.Release, error) {
 	}
 	c := *r
 	sc := releaseScope(r.Project, r.Workspace)
-	if r.Spec != nil {
-		spec, err := s.sealResources(r.Spec.Resources, sc)
-		if err != nil {
-			return nil, err
-		}
-		specCopy := *r.Spec
-		specCopy.Resources = spec
-		c.Spec = &specCopy
+	spec, err := s.sealSpec(r.Spec, sc)
+	if err != nil {
+		return nil, err
 	}
+	c.Spec = spec
 	if r.State != nil {
 		rs, err := s.sealResources(r.State.Resources, sc)
 		if err != nil {
@@ -193,11 +189,12 @@ func (s *Store) sealRelease(r *engine.Release) (*engine.Release, error) {
 	return &c, nil
 }
 
-func (s *Store) sealSpec(spec *engine.Spec, hash string) (*engine.Spec, error) {
+// sealSpec returns a copy of spec whose resources hold values sealed for sc.
+func (s *Store) sealSpec(spec *engine.Spec, sc sealScope) (*engine.Spec, error) {
 	if s.sealer == nil || spec == nil {
 		return spec, nil
 	}
-	rs, err := s.sealResources(spec.Resources, specScope(hash))
+	rs, err := s.sealResources(spec.Resources, sc)
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func (s *Store) PutSpec(ctx context.Context, spec *engine.Spec) (string, error) 
 	if ok {
 		return hash, nil
 	}
-	sealed, err := s.sealSpec(spec, hash)
+	sealed, err := s.sealSpec(spec, specScope(hash))
 	if err != nil {
 		return "", fmt.Errorf("put spec %s: %w", hash, err)
 	}
