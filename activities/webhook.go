@@ -80,7 +80,7 @@ func sendDriftWebhook(ctx context.Context, w release.DriftWebhook, now time.Time
 		return fmt.Errorf("%s: %w", w.Event, err)
 	}
 	defer resp.Body.Close()
-	// Read (a bounded part of) the answer so the connection can be reused.
+	// Read (a bounded part of) the answer before closing the connection.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 != 2 {
 		return fmt.Errorf("answered %s to %s", resp.Status, w.Event)
@@ -109,7 +109,8 @@ func webhookSecret(h drift.Webhook) ([]byte, error) {
 // signature, elsewhere) and dials no proxy; without allowPrivate it refuses to
 // connect to a loopback, private or link-local address. The check is on the
 // address actually dialled, after DNS, so a name that resolves (or rebinds)
-// to an internal address is caught.
+// to an internal address is caught. Its transport serves one POST and keeps
+// no connection: an idle one would outlive the client, held open forever.
 func webhookClient(host string, allowPrivate bool) *http.Client {
 	dialer := &net.Dialer{Timeout: webhookTimeout, Control: func(_, address string, _ syscall.RawConn) error {
 		if allowPrivate {
@@ -125,7 +126,7 @@ func webhookClient(host string, allowPrivate bool) *http.Client {
 		return nil
 	}}
 	return &http.Client{
-		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext, ForceAttemptHTTP2: true,
+		Transport: &http.Transport{Proxy: nil, DialContext: dialer.DialContext, ForceAttemptHTTP2: true, DisableKeepAlives: true,
 			TLSHandshakeTimeout: webhookTimeout, ResponseHeaderTimeout: webhookTimeout},
 		CheckRedirect: func(r *http.Request, _ []*http.Request) error {
 			return fmt.Errorf("%w: %s redirected the POST to %s; kumo follows no redirect", errWebhookRefused, host, r.URL.Hostname())
