@@ -135,10 +135,6 @@ func AAD(parts ...string) []byte {
 // Seal encrypts plaintext, bound to aad (see AAD), into one string that can
 // stand in a YAML or JSON document where the clear value was.
 func (r *Ring) Seal(plaintext, aad []byte) (string, error) {
-	return r.seal(plaintext, aad)
-}
-
-func (r *Ring) seal(plaintext, aad []byte) (string, error) {
 	id, ct, err := r.Encrypt(plaintext, aad)
 	if err != nil {
 		return "", err
@@ -169,7 +165,7 @@ func (r *Ring) OpenLegacy(sealed string) ([]byte, error) {
 // SealLegacy seals as kumo did before values were bound to their place: for
 // tests proving such values still open.
 func (r *Ring) SealLegacy(plaintext []byte) (string, error) {
-	return r.seal(plaintext, legacyAAD)
+	return r.Seal(plaintext, legacyAAD)
 }
 
 // IsSealed reports whether s is a value Seal made.
