@@ -215,13 +215,8 @@ func TestDriftSecretStringData(t *testing.T) {
 		}
 	}
 
-	r = e.run("drift", "check", "--workspace", "dev", "--mode", "remediate", "-o", "json")
-	rep = drift.Report{}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 2 {
-		t.Fatalf("remediate: exit %d, %v\n%s", r.code, err, r)
-	}
-	if st := rep.Remediation; st == nil || st.Outcome != drift.OutcomeSucceeded {
-		t.Fatalf("remediation: %+v\n%s", rep.Remediation, r)
+	if st := e.driftCheck(2, "--mode", "remediate").Remediation; st == nil || st.Outcome != drift.OutcomeSucceeded {
+		t.Fatalf("remediation: %+v", st)
 	}
 	s, err := e.kube.CoreV1().Secrets(ns).Get(ctx, "db", metav1.GetOptions{})
 	if err != nil || string(s.Data["password"]) != "applied-pw-7f3a" || string(s.Data["user"]) != "admin" {
