@@ -29,5 +29,5 @@ func ParseYAML(data []byte, source string) (any, error) {
 	if err := docs[0].checkValues(v); err != nil {
 		return nil, err
 	}
-	return engine.Normalize(v), nil
+	return engine.NormalizeDecoded(v), nil
 }

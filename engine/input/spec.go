@@ -56,7 +56,7 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 	}
 	s := &engine.Spec{
 		Resources:   make([]engine.Resource, 0, len(top.Resources)),
-		SecretStore: engine.Normalize(top.SecretStore),
+		SecretStore: engine.NormalizeDecoded(top.SecretStore),
 		Context:     normalizeMap(top.Context),
 	}
 	for i, raw := range top.Resources {
@@ -151,9 +151,11 @@ func jsonTypeName(goType string) string {
 	return goType
 }
 
+// normalizeMap normalizes a map just decoded, in place
+// (engine.NormalizeDecoded): nothing else holds it, so it is not copied.
 func normalizeMap(m map[string]any) map[string]any {
 	if m == nil {
 		return nil
 	}
-	return engine.Normalize(m).(map[string]any)
+	return engine.NormalizeDecoded(m).(map[string]any)
 }
