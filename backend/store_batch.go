@@ -75,9 +75,10 @@ func (s *Store) PutStateEntries(ctx context.Context, key ReleaseKey, entries []S
 	}
 	// Sealed copies: the caller's entries keep their values in clear.
 	sealed := make([]StateEntry, len(entries))
+	sc := releaseScope(key.Project, key.Workspace)
 	for i, e := range entries {
 		if e.Resource != nil {
-			r, err := s.sealResource(*e.Resource, releaseScope(key.Project, key.Workspace))
+			r, err := s.sealResource(*e.Resource, sc)
 			if err != nil {
 				return fmt.Errorf("put %s: encrypt sensitive values of %s: %w", what, e.ID, err)
 			}
