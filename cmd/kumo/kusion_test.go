@@ -176,6 +176,7 @@ context: {}
 // preview -f`, naming the resource, the field and the secretStore, and nothing
 // reaches the cluster; applying it would write the reference as the password.
 func TestKusionSecretStoreRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	spec := e.writeSpec("spec.yaml", fmt.Sprintf(`resources:
 - id: v1:Secret:%[1]s:db
