@@ -18,7 +18,10 @@ const statusReadTimeout = 10 * time.Minute
 // only reads: it takes no release lock and files no search attributes, so it
 // is not a run (`kumo run list` does not show it).
 func StackStatus(ctx workflow.Context, in runspec.StatusInput) (runspec.StackStatus, error) {
-	ctx = withRuntimeQueue(ctx, in.Settings.TaskQueue)
+	// Not withRuntimeQueue: this workflow is newer than runtimeQueueChange,
+	// so it has no history without a queue to replay, and needs no marker
+	// (nor the TemporalChangeVersion upsert that comes with it).
+	ctx = workflow.WithValue(ctx, runtimeQueueKey{}, in.Settings.TaskQueue)
 	var st runspec.StackStatus
 	err := workflow.ExecuteActivity(heartbeatStep(ctx, statusReadTimeout, "read status "+in.Project+"/"+in.Workspace), acts.ReadStatus, in).Get(ctx, &st)
 	return st, err
