@@ -9,8 +9,10 @@
 package registry
 
 import (
-	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/kumoproj/kumo/engine"
@@ -26,7 +28,7 @@ type Runtimes struct {
 }
 
 // runtimeKey is comparable: the settings' map of allowed kubeconfigs is kept
-// in it as its canonical JSON (encoding/json sorts map keys).
+// in it as its pairs in key order (see pairs).
 type runtimeKey struct {
 	typ                engine.Type
 	kubeconfig, kctx   string
@@ -49,11 +51,7 @@ func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runt
 	switch typ {
 	case engine.Kubernetes:
 		s = runspec.RuntimeSettings{Kubeconfig: s.Kubeconfig, Context: s.Context, Kubeconfigs: s.Kubeconfigs, AllowExecPlugins: s.AllowExecPlugins}
-		allowed, err := json.Marshal(s.Kubeconfigs)
-		if err != nil {
-			return nil, err
-		}
-		key.kubeconfig, key.kctx, key.kubeconfigs, key.allowExecPlugins = s.Kubeconfig, s.Context, string(allowed), s.AllowExecPlugins
+		key.kubeconfig, key.kctx, key.kubeconfigs, key.allowExecPlugins = s.Kubeconfig, s.Context, pairs(s.Kubeconfigs), s.AllowExecPlugins
 	case engine.Terraform:
 		s = runspec.RuntimeSettings{TerraformBinary: s.TerraformBinary, TerraformPluginDir: s.TerraformPluginDir}
 		key.terraformBinary, key.terraformPluginDir = s.TerraformBinary, s.TerraformPluginDir
@@ -78,4 +76,14 @@ func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runt
 	}
 	r.cache[key] = rt
 	return rt, nil
+}
+
+// pairs writes m's keys and values in key order, each quoted so that no two
+// maps give one string (a name or path may hold any byte).
+func pairs(m map[string]string) string {
+	var b []byte
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		b = strconv.AppendQuote(strconv.AppendQuote(b, k), m[k])
+	}
+	return string(b)
 }
