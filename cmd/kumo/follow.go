@@ -75,11 +75,7 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 		if o.err == nil {
 			return nil
 		}
-		err := runEnded(ctx, run, endedAs(o.res), o.err)
-		if ee, ok := err.(*exitError); ok && o.res.Status == runspec.StatusCancelled {
-			ee.code = exitCancelled // cancelled, or the preview was not approved
-		}
-		return err
+		return runEnded(ctx, run, endedAs(o.res), o.err)
 	}
 	ticker := time.NewTicker(pollInterval)
 	defer ticker.Stop()

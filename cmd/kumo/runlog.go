@@ -96,14 +96,19 @@ func runFailed(ctx context.Context, run *client.Run, err error) error {
 }
 
 // runEnded is runFailed for a run that ended as outcome says: failed, or
-// cancelled, the word `kumo run list` shows for it.
+// cancelled (or its preview not approved), the word `kumo run list` shows for
+// it; a cancelled run exits exitCancelled.
 func runEnded(ctx context.Context, run *client.Run, outcome string, err error) error {
+	code := exitFailed
+	if outcome == string(runspec.StatusCancelled) {
+		code = exitCancelled
+	}
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	log, lerr := run.Log(qctx)
 	if lerr != nil || len(log) == 0 {
 		fmt.Fprintf(os.Stderr, "Run %s %s.\n", run.RunID, outcome)
-		return &exitError{code: exitFailed, err: err}
+		return &exitError{code: code, err: err}
 	}
 	lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
 	if len(lines) > logTailLines {
@@ -111,5 +116,5 @@ func runEnded(ctx context.Context, run *client.Run, outcome string, err error) e
 	}
 	fmt.Fprintf(os.Stderr, "Run log (last %d lines):\n  %s\n", len(lines), strings.Join(lines, "\n  "))
 	fmt.Fprintf(os.Stderr, "Run %s %s; the whole log: kumo run logs %s\n", run.RunID, outcome, run.RunID)
-	return &exitError{code: exitFailed, err: err}
+	return &exitError{code: code, err: err}
 }
