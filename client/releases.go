@@ -21,6 +21,10 @@ func (c *Client) Release(ctx context.Context, project, workspace string, revisio
 	return c.backend.GetRelease(ctx, project, workspace, revision)
 }
 
+// ErrNotLocked is wrapped by Unlock's error when the latest release is final:
+// there is nothing to unlock.
+var ErrNotLocked = release.ErrNotLocked
+
 // Unlock closes the latest release as failed when it was left unfinished by a run
 // that is no longer running. It refuses, naming the run, while that run is alive.
 func (c *Client) Unlock(ctx context.Context, project, workspace string) (*engine.Release, error) {

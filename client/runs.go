@@ -136,6 +136,9 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 	}, workflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
+		if s, serr := squatter(ctx, tc, req.Project, req.Workspace); serr == nil && s != nil {
+			return nil, s
+		}
 		return nil, fmt.Errorf("%w on %s/%s: locked by run %s (workflow %s), which has not finished; wait for it, or run `kumo resume` if the kumo that started it was killed",
 			ErrBusy, req.Project, req.Workspace, started.RunId, id)
 	}
@@ -202,6 +205,16 @@ func (c *Client) Unfinished(ctx context.Context, project, workspace string) (*Ru
 	info := d.GetWorkflowExecutionInfo()
 	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
 		return nil, nil
+	}
+	if !mutatingTypes[info.GetType().GetName()] {
+		s, err := squatter(ctx, tc, project, workspace)
+		if err != nil {
+			return nil, err
+		}
+		if s != nil {
+			return nil, s
+		}
+		return nil, nil // it ended between the two looks
 	}
 	operation := operations[info.GetType().GetName()]
 	return &Run{c: c, Operation: operation, WorkflowID: id, RunID: info.GetExecution().GetRunId()}, nil

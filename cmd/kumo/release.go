@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -229,7 +230,17 @@ func humanBytes(n int) string {
 
 func releaseUnlock(c *cli.Context) error {
 	return withClient(c, func(kc *client.Client, t target) error {
+		s, err := kc.ClearSquatter(c.Context, t.Project, t.Workspace)
+		if err != nil {
+			return err
+		}
+		if s != nil {
+			fmt.Printf("Terminated workflow %s (run %s, type %q), which held %s/%s and was not a kumo run.\n", s.WorkflowID, s.RunID, s.Type, t.Project, t.Workspace)
+		}
 		r, err := kc.Unlock(c.Context, t.Project, t.Workspace)
+		if s != nil && errors.Is(err, client.ErrNotLocked) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
