@@ -35,6 +35,10 @@ type Info struct {
 	CodecKeyFile string `json:"codecKeyFile,omitempty"`
 	// CodecURL is the codec endpoint (POST /decode, /encode) the Web UI uses.
 	CodecURL string `json:"codecURL,omitempty"`
+	// LoginURL logs the home's owner in to the Web UI (a browser without the
+	// session it sets can call nothing); the file is readable by the owner
+	// only.
+	LoginURL string `json:"loginURL,omitempty"`
 }
 
 // WorkflowsURL is the UI's list of runs, filtered by a visibility query if

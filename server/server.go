@@ -54,7 +54,10 @@ type Config struct {
 	// StartWorker (required) starts the worker once Temporal listens at address, before
 	// the server records itself: a command that attaches finds its runs
 	// served. Stop calls the stop it returns before stopping Temporal.
-	StartWorker func(ctx context.Context, address string) (stop func(), err error)
+	// BearerVerifiers accept bearer credentials (OIDC tokens, tokens kumo
+	// issued) at the codec endpoint; none: only the owner's browser session.
+	BearerVerifiers []BearerVerifier
+	StartWorker     func(ctx context.Context, address string) (stop func(), err error)
 }
 
 // Options say where the server listens and what its Web UI may do.
@@ -83,7 +86,7 @@ type Server struct {
 
 	temporal   *embedded.Server
 	ui         *embedded.UI
-	codec      *codecServer
+	web        *webEndpoint
 	stopWorker func()
 }
 
@@ -137,15 +140,10 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	s.info = Info{
 		PID: os.Getpid(), Address: s.temporal.Address(), Namespace: cfg.Namespace, Backend: cfg.Backend, Started: time.Now().UTC(),
 	}
-	if cfg.CodecKeys != nil {
-		s.info.CodecKeyFile = cfg.CodecKeys.Path()
-		if opts.CodecAddress == "" {
-			opts.CodecAddress = "127.0.0.1:0"
-		}
-		if s.codec, err = startCodecServer(opts.CodecAddress, cfg.CodecKeys); err != nil {
+	if cfg.CodecKeys != nil || !opts.Headless {
+		if s.web, err = s.startWeb(cfg, opts); err != nil {
 			return nil, err
 		}
-		s.info.CodecURL = s.codec.url
 	}
 	if !opts.Headless {
 		uiAddress, err := uiAddress(opts.UIAddress, host, port, s.temporal.Address())
@@ -155,14 +153,16 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 		s.ui, err = embedded.StartUI(ctx, embedded.UIOptions{
 			Address: uiAddress, TemporalAddress: s.temporal.Address(), Namespace: cfg.Namespace, Write: opts.UIWrite,
 			CodecEndpoint: s.info.CodecURL,
+			// The browser's session cookie goes to the frontend with every
+			// call the UI makes for it, and to the codec endpoint.
+			ForwardHeaders: []string{"cookie"},
 		})
 		if err != nil {
 			return nil, err
 		}
 		s.info.UIURL = s.ui.URL()
-		if s.codec != nil {
-			s.codec.allowUI(s.ui.URL())
-		}
+		s.web.allowUI(s.ui.URL())
+		s.info.LoginURL = s.web.sessions.LoginURL(s.web.url, s.info.WorkflowsURL(""))
 	}
 	if err := writeInfo(home, s.info); err != nil {
 		return nil, fmt.Errorf("record the server: %w", err)
@@ -185,13 +185,38 @@ func (s *Server) Stop() error {
 	if s.ui != nil {
 		s.ui.Stop()
 	}
-	if s.codec != nil {
-		s.codec.stop()
+	if s.web != nil {
+		s.web.stop()
 	}
 	if s.temporal != nil {
 		errs = append(errs, s.temporal.Stop())
 	}
 	return errors.Join(errs...)
+}
+
+// startWeb starts the web endpoint: the UI's login and, with codec keys, the
+// codec.
+func (s *Server) startWeb(cfg Config, opts Options) (*webEndpoint, error) {
+	owner, err := OwnerSubject()
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := NewSessions(owner)
+	if err != nil {
+		return nil, err
+	}
+	if opts.CodecAddress == "" {
+		opts.CodecAddress = "127.0.0.1:0"
+	}
+	web, err := startWebEndpoint(opts.CodecAddress, sessions, cfg.CodecKeys, cfg.BearerVerifiers)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.CodecKeys != nil {
+		s.info.CodecKeyFile = cfg.CodecKeys.Path()
+		s.info.CodecURL = web.url
+	}
+	return web, nil
 }
 
 // uiAddress is the UI's address: the one given, else the frontend's host and

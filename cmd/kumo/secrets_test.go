@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kumoproj/kumo/codec"
+	"github.com/kumoproj/kumo/server"
 )
 
 func marker(t *testing.T, what string) string {
@@ -168,7 +170,10 @@ func TestSecretsNeverReachHistoryFilesOrOutputInClear(t *testing.T) {
 	}
 	// The codec endpoint decodes them: the ConfigMap's value is there, the
 	// Secret's is not (it never entered a payload).
-	decoded := decodeThrough(t, srv.info.CodecURL+"/default/decode", payloads)
+	if code := decodeStatus(t, http.DefaultClient, srv.info.CodecURL+"/default/decode", payloads); code != http.StatusUnauthorized {
+		t.Errorf("the codec endpoint answered a caller that did not log in: %d, want 401", code)
+	}
+	decoded := decodeThrough(t, loggedIn(t, srv.info), srv.info.CodecURL+"/default/decode", payloads)
 	if !bytes.Contains(decoded, []byte(visible2)) {
 		t.Error("the codec endpoint's decoded payloads lack the ConfigMap's value")
 	}
@@ -288,18 +293,9 @@ func payloadsIn(m protoreflect.Message) []*commonpb.Payload {
 
 // decodeThrough posts payloads to a codec endpoint and returns the decoded
 // payloads' data, concatenated.
-func decodeThrough(t *testing.T, url string, payloads []*commonpb.Payload) []byte {
+func decodeThrough(t *testing.T, c *http.Client, url string, payloads []*commonpb.Payload) []byte {
 	t.Helper()
-	body, err := protojson.Marshal(&commonpb.Payloads{Payloads: payloads})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postPayloads(t, c, url, payloads)
 	defer resp.Body.Close()
 	answer, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK {
@@ -375,4 +371,47 @@ func TestSealedValueCopiedBetweenResourcesIsRefused(t *testing.T) {
 	if r := e.ok("release", "show", "--reveal"); !strings.Contains(r.stdout, secret) {
 		t.Errorf("release show --reveal lacks the Secret's value:\n%s", r.stdout)
 	}
+}
+
+// decodeStatus is the codec endpoint's answer to c's decode request.
+func decodeStatus(t *testing.T, c *http.Client, url string, payloads []*commonpb.Payload) int {
+	t.Helper()
+	resp := postPayloads(t, c, url, payloads)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func postPayloads(t *testing.T, c *http.Client, url string, payloads []*commonpb.Payload) *http.Response {
+	t.Helper()
+	body, err := protojson.Marshal(&commonpb.Payloads{Payloads: payloads})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// loggedIn is an HTTP client that opened the server's login URL, as the
+// owner's browser does.
+func loggedIn(t *testing.T, info server.Info) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(info.LoginURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("log in at %s: %s", info.LoginURL, resp.Status)
+	}
+	return c
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -71,6 +72,7 @@ func runServer(c *cli.Context) error {
 			mode = "with write actions"
 		}
 		fmt.Printf("Web UI:   %s (%s)\n", info.WorkflowsURL(""), mode)
+		fmt.Printf("Log in:   %s\n          (only you can read this URL: it is also in %s; a browser without it sees no runs)\n", info.LoginURL, filepath.Join(opts.Home, server.FileName))
 	}
 	if info.CodecURL != "" {
 		fmt.Printf("Codec:    %s (payloads are encrypted with %s; the Web UI decodes them here)\n", info.CodecURL, info.CodecKeyFile)

@@ -108,6 +108,11 @@ func TestWebUI(t *testing.T) {
 
 		summary := "apply shop/dev"
 		start := time.Now()
+		// The owner's browser logs in with the URL the server printed; the
+		// login sends it to the runs.
+		if err := chromedp.Do(ctx, chromedp.Navigate(srv.info.LoginURL)); err != nil {
+			t.Fatalf("log in: %v", err)
+		}
 		if err := chromedp.Do(ctx,
 			chromedp.Navigate(srv.info.WorkflowsURL(query)),
 			chromedp.WaitVisible(chromedp.Search(fmt.Sprintf(`//a[contains(., %q)]`, workflowID))),

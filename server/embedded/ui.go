@@ -28,6 +28,10 @@ type UIOptions struct {
 	// CodecEndpoint is the codec server the UI sends payloads to for decoding
 	// (from the browser); empty: payloads show as stored.
 	CodecEndpoint string
+	// ForwardHeaders are the browser's request headers the UI server passes
+	// on to the frontend as gRPC metadata with every call (kumo's session
+	// cookie, by which the frontend knows whose call it is).
+	ForwardHeaders []string
 }
 
 // UI is the Temporal Web UI (the ui-server module, whose assets are compiled
@@ -80,6 +84,10 @@ func StartUI(ctx context.Context, opts UIOptions) (*UI, error) {
 		DisableWriteActions: !opts.Write,
 	}
 	cfg.Codec.Endpoint = opts.CodecEndpoint
+	// The browser sends its session cookie to the codec endpoint, which
+	// answers nobody without one.
+	cfg.Codec.IncludeCredentials = opts.CodecEndpoint != ""
+	cfg.ForwardHeaders = opts.ForwardHeaders
 	if !opts.Write {
 		cfg.WorkflowTerminateDisabled, cfg.WorkflowCancelDisabled, cfg.WorkflowSignalDisabled = true, true, true
 		cfg.WorkflowUpdateDisabled, cfg.WorkflowResetDisabled, cfg.WorkflowPauseDisabled = true, true, true

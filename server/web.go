@@ -1,0 +1,149 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kumoproj/kumo/codec"
+	"github.com/kumoproj/kumo/internal/keyring"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// webEndpoint is kumo server's own HTTP listener beside the Web UI: /login,
+// which logs the home's owner in to the UI (session.go), and the Temporal
+// codec server protocol (/decode, /encode, also under /<namespace>/), through
+// which the UI shows payloads decrypted. Whoever may call the codec can read
+// every payload, so it answers only callers that authenticate: a browser with
+// a session, or a bearer credential the server's verifiers accept.
+type webEndpoint struct {
+	url      string
+	sessions *Sessions
+	codec    *codec.Handler // nil: the codec is off
+	bearers  []BearerVerifier
+	srv      *http.Server
+	done     chan struct{}
+
+	mu        sync.RWMutex
+	uiOrigins map[string]bool
+}
+
+// BearerVerifier checks a bearer credential (an OIDC token, a token kumo
+// issued) and returns whose it is.
+type BearerVerifier interface {
+	Verify(ctx context.Context, token string) (runspec.Subject, error)
+}
+
+// startWebEndpoint listens on address (host:port, port 0 for any free one).
+// keys nil: no codec.
+func startWebEndpoint(address string, sessions *Sessions, keys *keyring.Ring, bearers []BearerVerifier) (*webEndpoint, error) {
+	l, err := net.Listen("tcp", address)
+	if err != nil {
+		return nil, fmt.Errorf("codec endpoint address %s is not available (in use by another program?): %w", address, err)
+	}
+	we := &webEndpoint{
+		url: "http://" + l.Addr().String(), sessions: sessions, bearers: bearers,
+		done: make(chan struct{}), uiOrigins: map[string]bool{},
+	}
+	if keys != nil {
+		we.codec = codec.NewHandler(keys)
+	}
+	we.srv = &http.Server{Handler: we, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		defer close(we.done)
+		if err := we.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = err // the listener is gone: requests fail, the server goes on
+		}
+	}()
+	return we, nil
+}
+
+func (we *webEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/login" {
+		we.sessions.serveLogin(w, r, we.uiPage)
+		return
+	}
+	if we.codec == nil {
+		http.NotFound(w, r)
+		return
+	}
+	// A browser's preflight carries no credentials: the codec handler answers
+	// it for allowed origins only.
+	if r.Method != http.MethodOptions {
+		if _, err := we.authenticate(r); err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="kumo"`)
+			http.Error(w, "kumo codec endpoint: "+err.Error(), http.StatusUnauthorized)
+			return
+		}
+	}
+	we.codec.ServeHTTP(w, r)
+}
+
+// authenticate accepts a session cookie or a bearer credential.
+func (we *webEndpoint) authenticate(r *http.Request) (runspec.Subject, error) {
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		token, ok := strings.CutPrefix(auth, "Bearer ")
+		if !ok || token == "" {
+			return runspec.Subject{}, errors.New("the Authorization header is not a bearer credential")
+		}
+		if len(we.bearers) == 0 {
+			return runspec.Subject{}, errors.New("this server accepts no bearer credentials (no OIDC issuer, no kumo tokens)")
+		}
+		var errs []error
+		for _, v := range we.bearers {
+			s, err := v.Verify(r.Context(), token)
+			if err == nil {
+				return s, nil
+			}
+			errs = append(errs, err)
+		}
+		return runspec.Subject{}, fmt.Errorf("bearer credential refused: %w", errors.Join(errs...))
+	}
+	s, err := we.sessions.Verify(r.Header.Get("Cookie"))
+	if errors.Is(err, ErrNoSession) {
+		return s, errors.New("authentication required: log in to the Web UI with the URL kumo server printed, or send a bearer credential")
+	}
+	return s, err
+}
+
+// uiPage reports whether u is a page of the Web UI this endpoint serves.
+func (we *webEndpoint) uiPage(u *url.URL) bool {
+	we.mu.RLock()
+	defer we.mu.RUnlock()
+	return u.Scheme != "" && we.uiOrigins[u.Scheme+"://"+u.Host]
+}
+
+func (we *webEndpoint) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = we.srv.Shutdown(ctx)
+	<-we.done
+}
+
+// allowUI lets the Web UI at uiURL call the codec from the browser, and login
+// send browsers to it, under any of the loopback names it may be opened by
+// when it listens on loopback.
+func (we *webEndpoint) allowUI(uiURL string) {
+	origins := []string{uiURL}
+	if u, err := url.Parse(uiURL); err == nil {
+		if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsLoopback() {
+			for _, h := range []string{"localhost", "127.0.0.1", "[::1]"} {
+				origins = append(origins, u.Scheme+"://"+h+":"+u.Port())
+			}
+		}
+	}
+	we.mu.Lock()
+	defer we.mu.Unlock()
+	for _, o := range origins {
+		we.uiOrigins[o] = true
+		if we.codec != nil {
+			we.codec.AllowOrigin(o)
+		}
+	}
+}
