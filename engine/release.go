@@ -24,6 +24,9 @@ type Release struct {
 	Error string `json:"error,omitempty"`
 	// Compensation is what was undone after a failed apply, if anything was.
 	Compensation *Compensation `json:"compensation,omitempty"`
+	// People are who started the run, approved or rejected its plan, or
+	// cancelled it.
+	People
 	CreateTime   time.Time     `json:"createTime"`
 	ModifyTime   time.Time     `json:"modifyTime"`
 	// WorkflowID and RunID name the Temporal run that owns the release.

@@ -24,6 +24,8 @@ type Workspace struct {
 	Drift drift.Config `json:"drift,omitzero"`
 	// Temporal says where this workspace's runs execute.
 	Temporal TemporalSettings `json:"temporal,omitzero"`
+	// Approval says who must approve a run's plan here.
+	Approval ApprovalPolicy `json:"approval,omitzero"`
 }
 
 // TemporalSettings are a workspace's Temporal settings.

@@ -16,7 +16,10 @@ type ApprovalRequest struct {
 	Digest string `json:"digest,omitempty"`
 	// Reason says why; a rejected run's release fails with it.
 	Reason string `json:"reason,omitempty"`
-	// By names who answered (user@host), for the run's record.
+	// By is the name the client says answers (user@host). The run records
+	// the subject of SubjectHeader instead; this name is recorded, marked
+	// unverified, only when the request carried none. In an ApprovalState's
+	// Answer, By is the recorded subject as shown (engine.Actor.String).
 	By string `json:"by,omitempty"`
 }
 
@@ -35,4 +38,9 @@ type ApprovalState struct {
 	Deadline time.Time `json:"deadline"`
 	// Answer is set once the run was approved or rejected.
 	Answer *ApprovalRequest `json:"answer,omitempty"`
+	// Required is how many distinct approvals the plan needs (the
+	// workspace's approval policy; 0: one, from anyone).
+	Required int `json:"required,omitempty"`
+	// Approvals are the approvals accepted so far (see Progress.People).
+	Approvals int `json:"approvals,omitempty"`
 }

@@ -45,6 +45,9 @@ type Progress struct {
 	Digest string `json:"digest,omitempty"`
 	// Approval is set once the run waits for approval.
 	Approval *ApprovalState `json:"approval,omitempty"`
+	// People are who started the run and who approved, rejected or
+	// cancelled it, with when (runs older than this record leave it nil).
+	People *engine.People `json:"people,omitempty"`
 	// Waiting says why the run stands still, e.g. "waiting for a worker on
 	// queue edge". The client fills it in from Temporal (the workflow cannot
 	// know who polls its queues).

@@ -34,12 +34,19 @@ type RunInput struct {
 	Wait string `json:"wait,omitempty"`
 	// Timeout bounds each resource's wait for health (default 5m).
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// StartedBy is the name the client says started the run (user@host).
+	// The run records the subject of SubjectHeader instead; this name is
+	// recorded, marked unverified, only when the start carried none.
+	StartedBy string `json:"startedBy,omitempty"`
 }
 
 // Cancel carries the reason a run is being cancelled (CancelSignal). It comes
 // before Temporal's cancel request, which carries no reason to the workflow.
 type Cancel struct {
 	Reason string `json:"reason,omitempty"`
+	// By is the name the client says cancels (user@host): recorded, marked
+	// unverified, only when the signal carried no SubjectHeader.
+	By string `json:"by,omitempty"`
 }
 
 // Result is how a run ended.

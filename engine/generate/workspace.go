@@ -29,6 +29,9 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 	if err := ws.Drift.Validate(source); err != nil {
 		return nil, err
 	}
+	if err := ws.Approval.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	if err := ws.Runtimes.Kubernetes.CheckKubeconfigs(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}

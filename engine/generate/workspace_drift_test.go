@@ -56,3 +56,28 @@ func TestParseWorkspaceDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestParseWorkspaceApproval: the approval section is read, and a policy that
+// cannot be meant (rules without a required count, a negative count) is an
+// error naming the file and the field.
+func TestParseWorkspaceApproval(t *testing.T) {
+	ws, err := ParseWorkspace([]byte("approval:\n  required: 2\n  groups: [sre]\n  fourEyes: true\n"), "prod.yaml", "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := ws.Approval; p.Required != 2 || len(p.Groups) != 1 || p.Groups[0] != "sre" || !p.FourEyes || !p.Enforced() {
+		t.Errorf("approval %+v", p)
+	}
+	for doc, want := range map[string]string{
+		"approval:\n  required: -1\n":                  "approval.required",
+		"approval:\n  fourEyes: true\n":                "need approval.required",
+		"approval:\n  groups: [sre]\n":                 "need approval.required",
+		"approval:\n  required: 1\n  groups: [\"\"]\n": "approval.groups[0]",
+		"approval:\n  requird: 1\n":                    `unknown field "requird"`,
+	} {
+		_, err := ParseWorkspace([]byte(doc), "prod.yaml", "prod")
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "prod.yaml") {
+			t.Errorf("%q: error %v, want one with %q", doc, err, want)
+		}
+	}
+}
