@@ -106,6 +106,13 @@ type Backend interface {
 	DriftReport(ctx context.Context, project, workspace, runID string) (*drift.Report, error)
 	// DriftReports returns a stack's stored reports, oldest first.
 	DriftReports(ctx context.Context, project, workspace string) ([]*drift.Report, error)
+
+	// AppendAudit appends one entry to the audit log: never replaced, never
+	// lost to a concurrent append by another server. An entry appended
+	// again with the same ID and Time is kept once.
+	AppendAudit(ctx context.Context, e AuditEntry) error
+	// ListAudit returns the entries f selects, oldest first.
+	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 }
 
 // ReleaseKey names one revision.

@@ -15,6 +15,7 @@ import "strconv"
 //	workspaces/<name>.yaml                                    one engine.Workspace
 //	runs/<run ID>/<part>.log                                  the parts of a run's log
 //	drift/<project>/<workspace>/<time>_<run ID>.json          one drift check's report
+//	audit/<day>/<time>_<entry ID>.json                        one audit log entry
 //
 // Every name is checked with ValidateName (or is a hex hash) before it becomes a
 // key segment, so no caller-supplied value adds a '/' or reaches outside.

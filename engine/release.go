@@ -27,8 +27,8 @@ type Release struct {
 	// People are who started the run, approved or rejected its plan, or
 	// cancelled it.
 	People
-	CreateTime   time.Time     `json:"createTime"`
-	ModifyTime   time.Time     `json:"modifyTime"`
+	CreateTime time.Time `json:"createTime"`
+	ModifyTime time.Time `json:"modifyTime"`
 	// WorkflowID and RunID name the Temporal run that owns the release.
 	WorkflowID string `json:"workflowID,omitempty"`
 	RunID      string `json:"runID,omitempty"`

@@ -49,6 +49,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"ListProjects", testListProjects},
 		{"RunLogs", testRunLogs},
 		{"DriftReports", testDriftReports},
+		{"Audit", testAudit},
 		{"InvalidNames", testInvalidNames},
 		{"NilArguments", testNilArguments},
 		{"CanceledContext", testCanceledContext},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
@@ -37,6 +38,9 @@ func testCanceledContext(t *testing.T, b backend.Backend) {
 		if err != nil {
 			t.Errorf("%s after canceled calls: %v", what, err)
 		}
+	}
+	if es, err := b.ListAudit(ctx, backend.AuditFilter{}); err != nil || len(es) != 0 {
+		t.Errorf("audit entries after a canceled append: %v, %v", es, err)
 	}
 	if m, err := b.ListStateEntries(ctx, key); err != nil || len(m) != 0 {
 		t.Errorf("state entries after a canceled put: %v, %v", m, err)
@@ -80,5 +84,9 @@ func everyCall(ctx context.Context, b backend.Backend, key backend.ReleaseKey, r
 		"DeleteWorkspace":   func() error { return b.DeleteWorkspace(ctx, "dev") },
 		"PutRunLog":         func() error { return b.PutRunLog(ctx, "run-7", "000003", []byte("x")) },
 		"RunLog":            func() error { _, err := b.RunLog(ctx, "run-7"); return err },
+		"AppendAudit": func() error {
+			return b.AppendAudit(ctx, backend.AuditEntry{Time: time.Unix(1, 0), Subject: "s", Action: "a", Result: backend.AuditAllowed})
+		},
+		"ListAudit": func() error { _, err := b.ListAudit(ctx, backend.AuditFilter{}); return err },
 	}
 }

@@ -213,6 +213,8 @@ func testDriverErrorsNameTheRecord(t *testing.T, d *recorder, b backend.Backend)
 		"DeleteWorkspace":   {"workspace dev"},
 		"PutRunLog":         {"run-7", "000003"},
 		"RunLog":            {"run-7"},
+		"AppendAudit":       {"append audit entry a", "by s"},
+		"ListAudit":         {"list audit"},
 	}
 	calls := everyCall(ctx, b, key, r)
 	if len(calls) != len(names) {
