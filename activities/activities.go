@@ -68,16 +68,23 @@ func (a *Activities) CreateRelease(ctx context.Context, in CreateReleaseInput) (
 	return ReleaseInfo(info), temporalError(err)
 }
 
-// SetReleasePhase records that a release moved on (e.g. previewing -> applying).
+// SetReleasePhase records that a release moved on (e.g. previewing -> applying),
+// with who approved it, and appends what they did to the audit log.
 func (a *Activities) SetReleasePhase(ctx context.Context, in SetPhaseInput) error {
-	return temporalError(a.m.SetPhase(ctx, in.Key, in.Phase))
+	if err := a.m.SetPhase(ctx, in.Key, in.Phase, in.People); err != nil {
+		return temporalError(err)
+	}
+	return temporalError(a.m.Audit(ctx, in.Audit))
 }
 
 // FinishRelease folds the run's per-resource state entries into the release and
 // marks it succeeded or failed. Running it again after it finished changes nothing.
 func (a *Activities) FinishRelease(ctx context.Context, in FinishInput) (FinishResult, error) {
 	defer heartbeat(ctx)()
-	n, err := a.m.Finish(ctx, release.FinishInput(in))
+	if err := a.m.Audit(ctx, in.Audit); err != nil {
+		return FinishResult{}, temporalError(err)
+	}
+	n, err := a.m.Finish(ctx, release.FinishInput{Key: in.Key, Phase: in.Phase, Error: in.Error, Compensation: in.Compensation, People: in.People})
 	return FinishResult{Resources: n}, temporalError(err)
 }
 

@@ -24,6 +24,8 @@ type CreateReleaseInput struct {
 	Reason     string           `json:"reason,omitempty"`
 	WorkflowID string           `json:"workflowID"`
 	RunID      string           `json:"runID"`
+	// StartedBy is who started the run, as the run recorded them.
+	StartedBy *engine.Actor `json:"startedBy,omitempty"`
 }
 
 // ReleaseInfo is what a run needs to know about its release.
@@ -32,12 +34,19 @@ type ReleaseInfo struct {
 	SpecHash string             `json:"specHash"`
 	// PriorRevision is the release whose state the run starts from (0: none).
 	PriorRevision int `json:"priorRevision"`
+	// Approval is the workspace's approval policy, read from the backend
+	// when the release was made (zero in histories older than it).
+	Approval engine.ApprovalPolicy `json:"approval,omitzero"`
 }
 
 // SetPhaseInput moves a running release to another non-final phase.
 type SetPhaseInput struct {
 	Key   backend.ReleaseKey `json:"key"`
 	Phase engine.Phase       `json:"phase"`
+	// People are who the run recorded so far; Audit the entries of what
+	// they did, appended to the audit log (again on a retry: kept once).
+	People engine.People        `json:"people,omitzero"`
+	Audit  []backend.AuditEntry `json:"audit,omitempty"`
 }
 
 // FinishInput ends a release.
@@ -46,6 +55,9 @@ type FinishInput struct {
 	Phase        engine.Phase         `json:"phase"`
 	Error        string               `json:"error,omitempty"`
 	Compensation *engine.Compensation `json:"compensation,omitempty"`
+	// People and Audit, as in SetPhaseInput.
+	People engine.People        `json:"people,omitzero"`
+	Audit  []backend.AuditEntry `json:"audit,omitempty"`
 }
 
 // FinishResult summarises the recorded release.

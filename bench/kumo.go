@@ -11,6 +11,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/proto"
 
@@ -65,7 +66,8 @@ func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
 		return nil, err
 	}
 	if null {
-		k.w = sdkworker.New(k.tc, runspec.TaskQueue, sdkworker.Options{MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
+		k.w = sdkworker.New(k.tc, runspec.TaskQueue, sdkworker.Options{MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle,
+			Interceptors: []interceptor.WorkerInterceptor{workflows.Interceptor}})
 		workflows.Register(k.w)
 		activities.Register(k.w, activities.New(k.c.Backend(), nullRuntimes{memory.New()}, worker.RunChecker(k.tc)))
 	} else {

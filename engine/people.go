@@ -63,3 +63,29 @@ func (p People) Merge(q People) People {
 	}
 	return p
 }
+
+// Lines say who did what and when, one line each, in the order it happened:
+// "started by local:alice at 2026-11-25T18:00:00Z".
+func (p People) Lines() []string {
+	var out []string
+	add := func(verb string, a *Actor) {
+		if a == nil {
+			return
+		}
+		line := verb + " by " + a.String()
+		if !a.Time.IsZero() {
+			line += " at " + a.Time.UTC().Format(time.RFC3339)
+		}
+		if a.Reason != "" {
+			line += ": " + a.Reason
+		}
+		out = append(out, line)
+	}
+	add("started", p.StartedBy)
+	for i := range p.Approvals {
+		add("approved", &p.Approvals[i])
+	}
+	add("rejected", p.RejectedBy)
+	add("cancelled", p.CancelledBy)
+	return out
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/kumoproj/kumo/backend"
@@ -21,6 +22,8 @@ type BeginInput struct {
 	Reason     string
 	WorkflowID string
 	RunID      string
+	// StartedBy is who started the run, as the run recorded them.
+	StartedBy *engine.Actor
 }
 
 // Info is what a run needs to know about its release.
@@ -29,6 +32,10 @@ type Info struct {
 	SpecHash string
 	// PriorRevision is the release whose state the run starts from (0: none).
 	PriorRevision int
+	// Approval is the workspace's approval policy as the release was made:
+	// the rules the run's approvals answer to, read from the backend, where
+	// only the workspace's administrators write it.
+	Approval engine.ApprovalPolicy
 }
 
 // Begin makes revision latest+1 for this run, or returns the one this run
@@ -49,6 +56,31 @@ func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
 		}
 		specHash = h
 	}
+	policy, err := m.approvalPolicy(ctx, in.Workspace)
+	if err != nil {
+		return Info{}, err
+	}
+	info, err := m.begin(ctx, in, specHash)
+	info.Approval = policy
+	return info, err
+}
+
+// approvalPolicy reads the workspace's approval policy. A workspace that is
+// not stored (default, or one a run names without it existing) has none; a
+// workspace that cannot be read fails the run rather than run without its
+// rules.
+func (m *Manager) approvalPolicy(ctx context.Context, workspace string) (engine.ApprovalPolicy, error) {
+	ws, err := m.backend.GetWorkspace(ctx, workspace)
+	if errors.Is(err, backend.ErrNotFound) {
+		return engine.ApprovalPolicy{}, nil
+	}
+	if err != nil {
+		return engine.ApprovalPolicy{}, fmt.Errorf("read the approval policy of workspace %s: %w", workspace, err)
+	}
+	return ws.Approval, nil
+}
+
+func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (Info, error) {
 	for {
 		latest, err := m.backend.LatestRelease(ctx, in.Project, in.Workspace)
 		if err != nil && !errors.Is(err, backend.ErrNotFound) {
@@ -73,6 +105,7 @@ func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
 			SpecHash: specHash, RollbackOf: in.RollbackOf, Reason: in.Reason, CreateTime: now, ModifyTime: now,
 			WorkflowID: in.WorkflowID, RunID: in.RunID,
 		}
+		r.StartedBy = in.StartedBy
 		err = m.backend.CreateRelease(ctx, r)
 		if errors.Is(err, backend.ErrRevisionExists) {
 			continue // another creator won this revision; look again
@@ -107,21 +140,23 @@ func (m *Manager) closeAbandoned(ctx context.Context, r *engine.Release) error {
 	return err
 }
 
-// SetPhase records that a running release moved on (e.g. previewing -> applying).
-// Setting the phase it already has changes nothing; a finished release refuses
-// (ErrFinal).
-func (m *Manager) SetPhase(ctx context.Context, key backend.ReleaseKey, phase engine.Phase) error {
+// SetPhase records that a running release moved on (e.g. previewing -> applying),
+// and the people the run recorded so far (added to the release's). Setting the
+// phase it already has, with no one new, changes nothing; a finished release
+// refuses (ErrFinal).
+func (m *Manager) SetPhase(ctx context.Context, key backend.ReleaseKey, phase engine.Phase, people engine.People) error {
 	r, err := m.backend.GetRelease(ctx, key.Project, key.Workspace, key.Revision)
 	if err != nil {
 		return err
 	}
-	if r.Phase == phase {
+	merged := r.People.Merge(people)
+	if r.Phase == phase && reflect.DeepEqual(merged, r.People) {
 		return nil
 	}
 	if r.Phase.Final() {
 		return kindf(ErrFinal, "revision %d is already %s", r.Revision, r.Phase)
 	}
-	r.Phase = phase
+	r.Phase, r.People = phase, merged
 	r.ModifyTime = time.Now().UTC()
 	return m.backend.UpdateRelease(ctx, r)
 }

@@ -18,6 +18,9 @@ type FinishInput struct {
 	Phase        engine.Phase
 	Error        string
 	Compensation *engine.Compensation
+	// People are who the run recorded as starting, approving, rejecting or
+	// cancelling it (added to the release's).
+	People engine.People
 }
 
 // RunLogRelease is the run-log part Finish writes.
@@ -61,6 +64,7 @@ func (m *Manager) Finish(ctx context.Context, in FinishInput) (int, error) {
 	r.Phase = in.Phase
 	r.Error = in.Error
 	r.Compensation = in.Compensation
+	r.People = r.People.Merge(in.People)
 	r.ModifyTime = time.Now().UTC()
 	if err := m.backend.UpdateRelease(ctx, r); err != nil {
 		return 0, err
@@ -139,6 +143,9 @@ func (m *Manager) writeReleaseLog(ctx context.Context, r *engine.Release, in Fin
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s of %s/%s, revision %d\n", r.Operation, r.Project, r.Workspace, r.Revision)
+	for _, line := range r.People.Merge(in.People).Lines() {
+		b.WriteString(line + "\n")
+	}
 	for _, id := range slices.Sorted(maps.Keys(entries)) {
 		verb := "applied"
 		if entries[id].Deleted {

@@ -74,12 +74,12 @@ func TestBegin(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := release.Info{Key: backend.ReleaseKey{Project: "p", Workspace: "w", Revision: 1}, SpecHash: spec}
-		if info != want {
+		if !reflect.DeepEqual(info, want) {
 			t.Fatalf("Begin = %+v, want %+v", info, want)
 		}
 		// A retry of the same run gets the same release, not another revision.
 		again, err := m.Begin(ctx, begin("p", "w", "run-1", spec))
-		if err != nil || again != info {
+		if err != nil || !reflect.DeepEqual(again, info) {
 			t.Fatalf("Begin again = %+v, %v; want %+v", again, err, info)
 		}
 		if r := getRelease(t, b, 1); r.Phase != engine.PhasePreviewing || r.RunID != "run-1" {
@@ -174,7 +174,7 @@ func TestSetPhase(t *testing.T) {
 			t.Fatal(err)
 		}
 		for range 2 { // a retry changes nothing
-			if err := m.SetPhase(ctx, info.Key, engine.PhaseApplying); err != nil {
+			if err := m.SetPhase(ctx, info.Key, engine.PhaseApplying, engine.People{}); err != nil {
 				t.Fatal(err)
 			}
 			if r := getRelease(t, b, 1); r.Phase != engine.PhaseApplying {
@@ -184,7 +184,7 @@ func TestSetPhase(t *testing.T) {
 		if _, err := m.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
 			t.Fatal(err)
 		}
-		if err := m.SetPhase(ctx, info.Key, engine.PhaseApplying); !errors.Is(err, release.ErrFinal) || err.Error() != "revision 1 is already succeeded" {
+		if err := m.SetPhase(ctx, info.Key, engine.PhaseApplying, engine.People{}); !errors.Is(err, release.ErrFinal) || err.Error() != "revision 1 is already succeeded" {
 			t.Fatalf("SetPhase of a finished release: %v, want ErrFinal", err)
 		}
 	})

@@ -28,6 +28,11 @@ type ApprovalRequest struct {
 type ApprovalAnswer struct {
 	Revision int    `json:"revision,omitempty"`
 	Digest   string `json:"digest"`
+	// Approvals counts the approvals accepted so far, of Required (the
+	// workspace's policy; 0: one is enough): an approval the run took may
+	// leave it waiting for others.
+	Approvals int `json:"approvals,omitempty"`
+	Required  int `json:"required,omitempty"`
 }
 
 // ApprovalState is a run's approval, in its Progress from the moment it waits.

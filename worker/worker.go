@@ -37,8 +37,9 @@ func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Wor
 	return w
 }
 
-// interceptors record kumo's metrics (metrics.go).
-var interceptors = []interceptor.WorkerInterceptor{&metrics{}}
+// interceptors record kumo's metrics (metrics.go) and hand runs the subjects
+// of the signals they receive (workflows.Interceptor).
+var interceptors = []interceptor.WorkerInterceptor{&metrics{}, workflows.Interceptor}
 
 // RunChecker asks Temporal whether a run is still going.
 func RunChecker(c client.Client) release.RunChecker { return runChecker{c} }

@@ -30,22 +30,29 @@ type approvalGate struct {
 
 // setApprovalHandler registers ApproveUpdate on every run, so a run that is
 // not (or no longer) waiting refuses with a reason instead of "unknown update".
+// Who answers is the update's subject (SubjectHeader), never req.By.
 func (r *run) setApprovalHandler(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, runspec.ApproveUpdate,
 		func(ctx workflow.Context, req runspec.ApprovalRequest) (runspec.ApprovalAnswer, error) {
-			if err := r.validateApproval(req); err != nil { // a second answer in the same task
+			who := subjectOf(ctx, req.By)
+			if err := r.validateApproval(who, req); err != nil { // a second answer in the same task
 				return runspec.ApprovalAnswer{}, err
 			}
-			answer := req
-			r.gate.state.Answer = &answer
-			r.gate.waiting = false
-			return runspec.ApprovalAnswer{Revision: r.progress.Revision, Digest: r.gate.state.Digest}, nil
+			r.takeAnswer(ctx, who, req)
+			return runspec.ApprovalAnswer{Revision: r.progress.Revision, Digest: r.gate.state.Digest,
+				Approvals: len(r.people.Approvals), Required: r.gate.state.Required}, nil
 		},
-		workflow.UpdateHandlerOptions{Validator: func(req runspec.ApprovalRequest) error { return r.validateApproval(req) }})
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req runspec.ApprovalRequest) error {
+			return r.validateApproval(subjectOf(ctx, req.By), req)
+		}})
 }
 
-// validateApproval refuses an answer the run cannot take. It only reads.
-func (r *run) validateApproval(req runspec.ApprovalRequest) error {
+// validateApproval refuses an answer the run cannot take, or who may not
+// give under the workspace's approval policy. It only reads. A refusal
+// leaves no trace in the run's history (validators run before an update is
+// recorded): the kumo frontend, which sees the refusal in the update's
+// response, audits it.
+func (r *run) validateApproval(who runspec.Subject, req runspec.ApprovalRequest) error {
 	if s := r.gate.state; s != nil && s.Answer != nil {
 		return fmt.Errorf("the run was already %s", answerVerb(s.Answer))
 	}
@@ -56,7 +63,55 @@ func (r *run) validateApproval(req runspec.ApprovalRequest) error {
 		return fmt.Errorf("plan digest %s does not match the plan awaiting approval (%s): the plan you reviewed is not this run's; review its preview again",
 			req.Digest, engine.ShortDigest(r.gate.state.Digest))
 	}
-	return nil
+	return r.rules.MayAnswer(who, req.Approve, r.people.Approvals)
+}
+
+// takeAnswer records an answer validateApproval accepted: an approval counts
+// towards the approvals the plan needs, and the gate closes once there are
+// enough; a rejection closes it at once.
+func (r *run) takeAnswer(ctx workflow.Context, who runspec.Subject, req runspec.ApprovalRequest) {
+	actor := who.Actor(workflow.Now(ctx), req.Reason)
+	if req.Approve {
+		r.people.Approvals = append(r.people.Approvals, actor)
+		r.gate.state.Approvals = len(r.people.Approvals)
+		r.audit(ctx, who, "approve", true, fmt.Sprintf("approval %d of %d, plan %s", len(r.people.Approvals), max(1, r.gate.state.Required), engine.ShortDigest(r.gate.state.Digest)))
+		if !r.rules.Approved(r.people.Approvals) {
+			r.showDetails()
+			return // waits for the other approvers
+		}
+	} else {
+		r.people.RejectedBy = &actor
+		r.audit(ctx, who, "reject", true, req.Reason)
+	}
+	answer := req
+	answer.By = "" // who the run recorded, never the name the client sent
+	if actor.Name != "" {
+		answer.By = actor.String()
+	}
+	r.gate.state.Answer = &answer
+	r.gate.waiting = false
+}
+
+// audit notes for the audit log that who did action (allowed or not) on this
+// run. The entries go with the next release step; their IDs come from the run
+// and their order, so sending them again appends nothing.
+func (r *run) audit(ctx workflow.Context, who runspec.Subject, action string, allowed bool, reason string) {
+	r.auditAt(ctx, workflow.Now(ctx), who.Name, who.Verified, action, allowed, reason)
+}
+
+func (r *run) auditAt(ctx workflow.Context, at time.Time, name string, verified bool, action string, allowed bool, reason string) {
+	info := workflow.GetInfo(ctx).WorkflowExecution
+	res := backend.AuditAllowed
+	if !allowed {
+		res = backend.AuditDenied
+	}
+	if name == "" {
+		name = "unknown"
+	}
+	r.audits = append(r.audits, backend.AuditEntry{
+		ID: fmt.Sprintf("%s-%d", info.RunID, len(r.audits)+1), Time: at, Subject: name, Verified: verified,
+		Action: action, Project: r.in.Project, Workspace: r.in.Workspace, Target: info.ID, Result: res, Reason: reason,
+	})
 }
 
 func answerVerb(a *runspec.ApprovalRequest) string {
@@ -71,8 +126,11 @@ func answerVerb(a *runspec.ApprovalRequest) string {
 // previewed again (checkPlanStillHolds) before anything is applied. Activities
 // run on ctx; a cancel interrupts only the wait (r.wait).
 func (r *run) approve(ctx workflow.Context, key backend.ReleaseKey, changes []engine.Change, node func(i int) activities.NodeInput) error {
-	if r.in.AutoApprove || !anyChange(changes) {
+	if !anyChange(changes) {
 		return nil
+	}
+	if r.in.AutoApprove {
+		return r.autoApprove(ctx)
 	}
 	if workflow.GetVersion(ctx, approvalChange, workflow.DefaultVersion, approvalVersion) == workflow.DefaultVersion {
 		return r.awaitApprovalSignal()
@@ -84,6 +142,31 @@ func (r *run) approve(ctx workflow.Context, key backend.ReleaseKey, changes []en
 		return err
 	}
 	return r.checkPlanStillHolds(ctx, changes, node)
+}
+
+// checkAutoApprove refuses, before anything is planned or previewed, a run
+// started with AutoApprove (--yes) whose starter the workspace's policy does
+// not let approve alone.
+func (r *run) checkAutoApprove(ctx workflow.Context) error {
+	if !r.in.AutoApprove {
+		return nil
+	}
+	if err := r.rules.MayAutoApprove(r.starter); err != nil {
+		r.audit(ctx, r.starter, "auto-approve", false, err.Error())
+		return err
+	}
+	return nil
+}
+
+// autoApprove records the approval given at the start (--yes), which
+// checkAutoApprove allowed.
+func (r *run) autoApprove(ctx workflow.Context) error {
+	actor := r.starter.Actor(workflow.Now(ctx), "approved at start (--yes)")
+	r.people.Approvals = append(r.people.Approvals, actor)
+	if r.rules.Policy.Enforced() {
+		r.audit(ctx, r.starter, "auto-approve", true, actor.Reason)
+	}
+	return nil
 }
 
 // awaitApproval waits up to RunInput.ApprovalTimeout for an answer
@@ -116,7 +199,7 @@ func (r *run) awaitApproval(ctx workflow.Context, key backend.ReleaseKey) error 
 // run awaits approval (KumoStatus, current details).
 func (r *run) openGate(timeout time.Duration) {
 	r.setStage(runspec.StageApproval, 0)
-	r.gate.state = &runspec.ApprovalState{Digest: r.progress.Digest, Deadline: workflow.Now(r.work).Add(timeout)}
+	r.gate.state = &runspec.ApprovalState{Digest: r.progress.Digest, Deadline: workflow.Now(r.work).Add(timeout), Required: r.rules.Policy.Required}
 	r.progress.Approval = r.gate.state
 	r.gate.waiting = true
 }
@@ -161,9 +244,15 @@ func (r *run) awaitApprovalSignal() error {
 		return nil
 	}
 	ch.ReceiveAsync(&a)
+	who := r.signals.next(runspec.ApprovalSignal, "")
+	actor := who.Actor(workflow.Now(r.work), "")
 	if !a.Approved {
+		r.people.RejectedBy = &actor
+		r.audit(r.work, who, "reject", true, "approval signal")
 		return errRejected
 	}
+	r.people.Approvals = append(r.people.Approvals, actor)
+	r.audit(r.work, who, "approve", true, "approval signal")
 	return nil
 }
 

@@ -197,7 +197,9 @@ func TestRejectedRunFailsWithTheReasonAndAppliesNothing(t *testing.T) {
 		})
 	})
 	res, err := w.finish()
-	w.failedUnapplied(res, err, "rejected by bob: not on a Friday")
+	// No kumo frontend stamped the request: the name the client sent is all
+	// the run knows, and it says so.
+	w.failedUnapplied(res, err, "rejected by bob (unverified): not on a Friday")
 	if res.Status != runspec.StatusCancelled {
 		t.Errorf("a rejected run ends %q, want %q (as a cancel by the user)", res.Status, runspec.StatusCancelled)
 	}

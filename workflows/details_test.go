@@ -33,12 +33,13 @@ func TestDetailsSummariseTheRun(t *testing.T) {
 	h.rt.objects["v1:ConfigMap:ns:b"] = cm("b").Attributes // taken over as it is
 	const want = "apply p/w rev 1: 1 to create, 0 to update, 0 to delete, 1 to adopt\n\n"
 	w := newWaitingRun(h, twoConfigMaps())
+	w.in.StartedBy = "alice@host"
 	w.whileWaiting(func(p runspec.Progress) {
 		d := currentDetails(t, w.env)
 		if !strings.HasPrefix(d, want) || !strings.Contains(d, "awaiting-approval: +1 ~0 -0 adopt 1 to approve, plan "+engine.ShortDigest(p.Digest)) {
 			t.Errorf("details while awaiting approval:\n%s\nwant them to start with %q and name the plan", d, want)
 		}
-		w.answer(runspec.ApprovalRequest{Approve: true}, func(_ runspec.ApprovalAnswer, err error) {
+		w.answer(runspec.ApprovalRequest{Approve: true, By: "bob@host"}, func(_ runspec.ApprovalAnswer, err error) {
 			if err != nil {
 				t.Errorf("approval: %v", err)
 			}
@@ -47,7 +48,12 @@ func TestDetailsSummariseTheRun(t *testing.T) {
 	if res, err := w.finish(); err != nil {
 		t.Fatalf("apply: %+v, %v", res, err)
 	}
-	if d := currentDetails(t, w.env); d != want+"done" {
-		t.Errorf("details of the ended run:\n%s\nwant %q", d, want+"done")
+	// Then who started and approved it, and when (the test environment sends
+	// no SubjectHeader: the names the client sent, marked unverified).
+	d := currentDetails(t, w.env)
+	lines := strings.Split(d, "\n")
+	if !strings.HasPrefix(d, want+"done\n\n") || len(lines) != 6 ||
+		!strings.HasPrefix(lines[4], "- started by alice@host (unverified) at ") || !strings.HasPrefix(lines[5], "- approved by bob@host (unverified) at ") {
+		t.Errorf("details of the ended run:\n%s\nwant %q, then who started and approved it", d, want+"done")
 	}
 }

@@ -54,11 +54,14 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	err = workflow.ExecuteActivity(step(work, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
 		RollbackOf: in.RollbackOf, Reason: in.Reason, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		StartedBy: r.people.StartedBy,
 	}).Get(work, &rel)
 	if err != nil {
 		return r.end(ctx, runspec.Result{}, r.finalStatus(err), err)
 	}
 	r.progress.Revision = rel.Key.Revision
+	r.rules = runspec.ApprovalRules{Policy: rel.Approval, Project: in.Project, Workspace: in.Workspace,
+		Run: info.WorkflowExecution.ID, Starter: *r.people.StartedBy}
 
 	// From here on a release exists, and every way out must finish it.
 	var changes []engine.Change
@@ -77,8 +80,11 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	}
 	// Finish even if the run was cancelled: a release must never stay in progress.
 	finishCtx, _ := workflow.NewDisconnectedContext(ctx)
+	if c := r.people.CancelledBy; c != nil {
+		r.auditAt(ctx, c.Time, c.Name, c.Verified, "cancel", true, c.Reason)
+	}
 	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
-		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation,
+		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation, People: r.people, Audit: r.audits,
 	}).Get(finishCtx, nil)
 	result := runspec.Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Error: msg, Compensation: r.compensation}
 	withChanges(&result, changes)
@@ -97,6 +103,9 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 
 // change runs plan, preview, approval and the DAG walk of one release.
 func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine.Operation) ([]engine.Change, error) {
+	if err := r.checkAutoApprove(ctx); err != nil {
+		return nil, err
+	}
 	if err := r.planGraph(ctx, rel.SpecHash, rel.PriorRevision); err != nil {
 		return nil, err
 	}
@@ -129,7 +138,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		phase, stage = engine.PhaseDestroying, runspec.StageDestroying
 	}
 	r.setStage(stage, len(r.plan.Nodes))
-	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase}).Get(ctx, nil); err != nil {
+	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase, People: r.people, Audit: r.audits}).Get(ctx, nil); err != nil {
 		return changes, err
 	}
 	if err := r.refreshStale(ctx, nodeInput); err != nil {

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -48,6 +49,14 @@ type run struct {
 	// whose record refreshStale brings up to date once the run is approved.
 	deferRefresh bool
 	stale        []int
+	// starter started the run; rules decide who may answer, once the
+	// release gave the workspace's policy.
+	starter runspec.Subject
+	rules   runspec.ApprovalRules
+	// audits are what the run's people did, for the audit log: each is sent
+	// with the next release step (SetReleasePhase, FinishRelease), which
+	// appends it once however often it is sent.
+	audits []backend.AuditEntry
 }
 
 func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) {
@@ -55,6 +64,11 @@ func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) 
 		in.Parallelism = defaultParallel
 	}
 	r := &run{in: in, op: op, progress: runspec.Progress{Stage: runspec.StagePlanning}}
+	r.signals = signalsOf(ctx)
+	r.starter = r.signals.starter(in.StartedBy)
+	started := r.starter.Actor(workflow.GetInfo(ctx).WorkflowStartTime, "")
+	r.people.StartedBy = &started
+	r.progress.People = &r.people
 	r.init(withRuntimeQueue(ctx, in.Settings.TaskQueue))
 	if err := workflow.SetQueryHandler(ctx, runspec.ProgressQuery, func() (runspec.Progress, error) { return r.progress, nil }); err != nil {
 		return nil, err

@@ -51,6 +51,7 @@ func startServer(t testing.TB) client.Client {
 func startWorkerOn(t testing.TB, tc client.Client, acts *activities.Activities, opts worker.Options) worker.Worker {
 	t.Helper()
 	opts.MaxHeartbeatThrottleInterval = activities.HeartbeatThrottle
+	opts.Interceptors = append(opts.Interceptors, Interceptor)
 	w := worker.New(tc, runspec.TaskQueue, opts)
 	Register(w)
 	activities.Register(w, acts)

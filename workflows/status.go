@@ -29,6 +29,11 @@ type control struct {
 	// from then on no resource starts.
 	stopped bool
 	reason  string
+	// signals are the subjects of the signals received (Interceptor).
+	signals *signalSubjects
+	// people are who started, answered or cancelled the run
+	// (Progress.People points here).
+	people engine.People
 	// done and total count the resources of the current stage, for the details.
 	done, total int
 }
@@ -45,17 +50,31 @@ func (c *control) init(ctx workflow.Context) {
 	signals := workflow.GetSignalChannel(ctx, runspec.CancelSignal)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var cancel runspec.Cancel
+		got := false
 		s := workflow.NewSelector(ctx)
-		s.AddReceive(signals, func(ch workflow.ReceiveChannel, _ bool) { ch.Receive(ctx, &cancel) })
+		s.AddReceive(signals, func(ch workflow.ReceiveChannel, _ bool) { ch.Receive(ctx, &cancel); got = true })
 		s.AddReceive(ctx.Done(), func(workflow.ReceiveChannel, bool) {
 			// `kumo run cancel` signals the reason first; a cancel request from
 			// the Web UI or the temporal CLI comes without one.
-			signals.ReceiveAsync(&cancel)
+			got = signals.ReceiveAsync(&cancel)
 		})
 		s.Select(ctx)
 		c.stopped, c.reason = true, cancel.Reason
+		c.people.CancelledBy = c.cancelledBy(ctx, got, cancel)
 		stop()
 	})
+}
+
+// cancelledBy is who cancelled the run: the subject of the CancelSignal taken
+// (signalled), or, for a cancel request that came without one (the Web UI,
+// the temporal CLI), nobody the run can name.
+func (c *control) cancelledBy(ctx workflow.Context, signalled bool, cancel runspec.Cancel) *engine.Actor {
+	who := runspec.Unverified("")
+	if signalled {
+		who = c.signals.next(runspec.CancelSignal, cancel.By)
+	}
+	a := who.Actor(workflow.Now(ctx), cancel.Reason)
+	return &a
 }
 
 // stopErr is the error of a run stopped by a cancel.
@@ -143,8 +162,17 @@ func (r *run) showDetails() {
 	case runspec.StageApproval:
 		fmt.Fprintf(&b, ": %s to approve, plan %s", r.changeCounts(), engine.ShortDigest(r.progress.Digest))
 	}
+	if s := r.gate.state; s != nil && s.Required > 1 && s.Answer == nil && r.progress.Stage == runspec.StageApproval {
+		fmt.Fprintf(&b, " (%d of %d approvals)", len(r.people.Approvals), s.Required)
+	}
 	if r.stopped {
 		b.WriteString(" (cancelling: no resource starts)")
+	}
+	// Who started, approved, rejected or cancelled the run, and when: the
+	// subjects the kumo server authenticated, or names marked unverified.
+	b.WriteString("\n")
+	for _, line := range r.people.Lines() {
+		b.WriteString("\n- " + line)
 	}
 	workflow.SetCurrentDetails(r.work, b.String())
 }

@@ -1,0 +1,362 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// stamp is a client interceptor that puts a subject in SubjectHeader on every
+// start, signal and update, as the kumo frontend does for the subject it
+// authenticated (nil: no header, as a Temporal without kumo's frontend).
+type stamp struct {
+	interceptor.ClientInterceptorBase
+	subject *runspec.Subject
+}
+
+func (s *stamp) InterceptClient(next interceptor.ClientOutboundInterceptor) interceptor.ClientOutboundInterceptor {
+	return &stampOut{ClientOutboundInterceptorBase: interceptor.ClientOutboundInterceptorBase{Next: next}, subject: s.subject}
+}
+
+type stampOut struct {
+	interceptor.ClientOutboundInterceptorBase
+	subject *runspec.Subject
+}
+
+func (s *stampOut) put(ctx context.Context) {
+	if s.subject == nil {
+		return
+	}
+	data, err := json.Marshal(s.subject)
+	if err != nil {
+		panic(err)
+	}
+	interceptor.Header(ctx)[runspec.SubjectHeader] = &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("json/plain")}, Data: data}
+}
+
+func (s *stampOut) ExecuteWorkflow(ctx context.Context, in *interceptor.ClientExecuteWorkflowInput) (client.WorkflowRun, error) {
+	s.put(ctx)
+	return s.Next.ExecuteWorkflow(ctx, in)
+}
+
+func (s *stampOut) SignalWorkflow(ctx context.Context, in *interceptor.ClientSignalWorkflowInput) error {
+	s.put(ctx)
+	return s.Next.SignalWorkflow(ctx, in)
+}
+
+func (s *stampOut) UpdateWorkflow(ctx context.Context, in *interceptor.ClientUpdateWorkflowInput) (client.WorkflowUpdateHandle, error) {
+	s.put(ctx)
+	return s.Next.UpdateWorkflow(ctx, in)
+}
+
+// peopleTest is one Temporal server with a worker, clients acting as
+// subjects, and workspaces with approval policies.
+type peopleTest struct {
+	t   *testing.T
+	h   *harness
+	tc  client.Client
+	ctx context.Context
+	as  map[string]client.Client
+}
+
+var (
+	pAlice = runspec.Subject{Name: "local:alice", Roles: []string{"deployer", "approver"}, Groups: []string{"sre"}, Verified: true}
+	pBob   = runspec.Subject{Name: "local:bob", Roles: []string{"approver"}, Groups: []string{"sre"}, Verified: true}
+	pCarol = runspec.Subject{Name: "oidc:carol", Roles: []string{"approver"}, Groups: []string{"dev"}, Verified: true}
+	pDan   = runspec.Subject{Name: "local:dan", Roles: []string{"deployer"}, Groups: []string{"sre"}, Verified: true}
+)
+
+func newPeopleTest(t *testing.T) *peopleTest {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	h := newHarness(t)
+	p := &peopleTest{t: t, h: h, tc: startWorker(t, h.acts), ctx: ctx, as: map[string]client.Client{}}
+	for name, policy := range map[string]engine.ApprovalPolicy{
+		"foureyes": {Required: 1, FourEyes: true},
+		"two":      {Required: 2, Groups: []string{"sre"}},
+		"one":      {Required: 1},
+	} {
+		if err := h.backend.PutWorkspace(ctx, &engine.Workspace{Name: name, Approval: policy}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []runspec.Subject{pAlice, pBob, pCarol, pDan} {
+		p.as[s.Name] = p.client(&s)
+	}
+	p.as[""] = p.client(nil)
+	return p
+}
+
+func (p *peopleTest) client(s *runspec.Subject) client.Client {
+	c, err := client.NewClientFromExisting(p.tc, client.Options{Interceptors: []interceptor.ClientInterceptor{&stamp{subject: s}}, Logger: quietLogger})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Cleanup(c.Close)
+	return c
+}
+
+// start starts an Apply of project in workspace as who, with ConfigMap a.
+func (p *peopleTest) start(who, project, workspace string, autoApprove bool) client.WorkflowRun {
+	p.t.Helper()
+	hash, err := p.h.backend.PutSpec(p.ctx, &engine.Spec{Resources: []engine.Resource{cm(project + "-a")}})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	in := runspec.RunInput{Project: project, Workspace: workspace, SpecHash: hash, AutoApprove: autoApprove, StartedBy: "forged-starter@host"}
+	run, err := p.as[who].ExecuteWorkflow(p.ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID(project, workspace), TaskQueue: runspec.TaskQueue},
+		runspec.ApplyWorkflow, in)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return run
+}
+
+// awaitApproval waits until run awaits approval.
+func (p *peopleTest) awaitApproval(run client.WorkflowRun) {
+	p.t.Helper()
+	for {
+		if pr := p.progress(run); pr.Stage == runspec.StageApproval {
+			return
+		}
+		if p.ctx.Err() != nil {
+			p.t.Fatalf("run %s never awaited approval", run.GetID())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func (p *peopleTest) progress(run client.WorkflowRun) runspec.Progress {
+	p.t.Helper()
+	v, err := p.tc.QueryWorkflow(p.ctx, run.GetID(), run.GetRunID(), runspec.ProgressQuery)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var pr runspec.Progress
+	if err := v.Get(&pr); err != nil {
+		p.t.Fatal(err)
+	}
+	return pr
+}
+
+// answer sends ApproveUpdate as who, with a forged By, and returns the
+// answer or the refusal's message.
+func (p *peopleTest) answer(who string, run client.WorkflowRun, approve bool) (runspec.ApprovalAnswer, error) {
+	h, err := p.as[who].UpdateWorkflow(p.ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), RunID: run.GetRunID(),
+		UpdateName: runspec.ApproveUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
+		Args: []any{runspec.ApprovalRequest{Approve: approve, By: "security-team@corp", Reason: "by " + who}}})
+	var a runspec.ApprovalAnswer
+	if err == nil {
+		err = h.Get(p.ctx, &a)
+	}
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return a, errors.New(app.Message())
+	}
+	return a, err
+}
+
+// release reads the run's release and checks no forged name is in it.
+func (p *peopleTest) release(project, workspace string) *engine.Release {
+	p.t.Helper()
+	r, err := p.h.backend.LatestRelease(p.ctx, project, workspace)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	data, _ := json.Marshal(r)
+	for _, forged := range []string{"security-team@corp", "forged-starter@host"} {
+		if strings.Contains(string(data), forged) {
+			p.t.Errorf("release of %s/%s holds the forged name %s: %s", project, workspace, forged, data)
+		}
+	}
+	return r
+}
+
+func names(as []engine.Actor) string {
+	var s []string
+	for _, a := range as {
+		s = append(s, a.String())
+	}
+	return strings.Join(s, ", ")
+}
+
+func (p *peopleTest) audit(project string) string {
+	p.t.Helper()
+	es, err := p.h.backend.ListAudit(p.ctx, backend.AuditFilter{Project: project})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var s []string
+	for _, e := range es {
+		s = append(s, fmt.Sprintf("%s %s %s", engine.DisplayName(e.Subject, e.Verified), e.Action, e.Result))
+	}
+	return strings.Join(s, "; ")
+}
+
+// TestApprovalsBoundToPeople: approvals and rejections under workspace
+// approval policies, with subjects stamped in SubjectHeader as the kumo
+// frontend stamps them.
+func TestApprovalsBoundToPeople(t *testing.T) {
+	p := newPeopleTest(t)
+
+	t.Run("four eyes", func(t *testing.T) {
+		p.t = t
+		run := p.start("local:alice", "fe", "foureyes", false)
+		p.awaitApproval(run)
+		if _, err := p.answer("local:alice", run, true); err == nil || err.Error() !=
+			"local:alice may not approve fe/foureyes run kumo/fe/foureyes: four-eyes approval — the run was started by local:alice" {
+			t.Errorf("the starter's approval: %v", err)
+		}
+		// No header: the name sent proves nothing.
+		if _, err := p.answer("", run, true); err == nil || !strings.HasPrefix(err.Error(),
+			"security-team@corp (unverified) may not approve fe/foureyes run kumo/fe/foureyes: the workspace requires approval by an authenticated subject") {
+			t.Errorf("an approval without a subject: %v", err)
+		}
+		if _, err := p.answer("local:dan", run, true); err == nil || !strings.Contains(err.Error(), "local:dan may not approve fe/foureyes run kumo/fe/foureyes: the approver role is required") {
+			t.Errorf("a deployer's approval: %v", err)
+		}
+		if a, err := p.answer("local:bob", run, true); err != nil || a.Approvals != 1 || a.Required != 1 {
+			t.Fatalf("bob's approval: %+v, %v", a, err)
+		}
+		if err := run.Get(p.ctx, nil); err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		r := p.release("fe", "foureyes")
+		if r.Phase != engine.PhaseSucceeded || r.StartedBy.String() != "local:alice" || names(r.Approvals) != "local:bob" || r.Approvals[0].Time.IsZero() {
+			t.Errorf("release %s, started by %v, approved by %s", r.Phase, r.StartedBy, names(r.Approvals))
+		}
+		pr := p.progress(run)
+		if pr.People == nil || pr.People.StartedBy.String() != "local:alice" || names(pr.People.Approvals) != "local:bob" {
+			t.Errorf("progress people %+v", pr.People)
+		}
+		if got := p.audit("fe"); got != "local:bob approve allowed" {
+			t.Errorf("audit %q", got)
+		}
+	})
+
+	t.Run("two distinct approvers from a group", func(t *testing.T) {
+		p.t = t
+		run := p.start("local:alice", "two", "two", false)
+		p.awaitApproval(run)
+		if _, err := p.answer("oidc:carol", run, true); err == nil || err.Error() !=
+			"oidc:carol may not approve two/two run kumo/two/two: approvers must be in group sre (the subject's groups: dev)" {
+			t.Errorf("carol, not in sre: %v", err)
+		}
+		if a, err := p.answer("local:bob", run, true); err != nil || a.Approvals != 1 || a.Required != 2 {
+			t.Fatalf("bob's approval: %+v, %v", a, err)
+		}
+		if pr := p.progress(run); pr.Stage != runspec.StageApproval || pr.Approval == nil || pr.Approval.Approvals != 1 {
+			t.Errorf("after one approval of two: %s, %+v", pr.Stage, pr.Approval)
+		}
+		if _, err := p.answer("local:bob", run, true); err == nil || !strings.Contains(err.Error(), "local:bob already approved it; it needs 2 distinct approvers") {
+			t.Errorf("bob again: %v", err)
+		}
+		if a, err := p.answer("local:alice", run, true); err != nil || a.Approvals != 2 {
+			t.Fatalf("alice's approval: %+v, %v", a, err)
+		}
+		if err := run.Get(p.ctx, nil); err != nil {
+			t.Fatalf("run: %v", err)
+		}
+		if r := p.release("two", "two"); r.Phase != engine.PhaseSucceeded || names(r.Approvals) != "local:bob, local:alice" {
+			t.Errorf("release %s approved by %s", r.Phase, names(r.Approvals))
+		}
+	})
+
+	t.Run("rejection and a forged name", func(t *testing.T) {
+		p.t = t
+		run := p.start("local:alice", "rej", "foureyes", false)
+		p.awaitApproval(run)
+		// bob's subject is stamped; his client claims to be security-team@corp.
+		if _, err := p.answer("local:bob", run, false); err != nil {
+			t.Fatalf("bob's rejection: %v", err)
+		}
+		err := run.Get(p.ctx, nil)
+		if err == nil || !strings.Contains(err.Error(), "rejected by local:bob: by local:bob") {
+			t.Errorf("rejected run: %v", err)
+		}
+		r := p.release("rej", "foureyes")
+		if r.Phase != engine.PhaseFailed || r.RejectedBy.String() != "local:bob" || len(r.Approvals) != 0 {
+			t.Errorf("release %s, rejected by %v, approved by %s", r.Phase, r.RejectedBy, names(r.Approvals))
+		}
+		if got := p.audit("rej"); got != "local:bob reject allowed" {
+			t.Errorf("audit %q", got)
+		}
+	})
+
+	t.Run("--yes", func(t *testing.T) {
+		p.t = t
+		// Four eyes: never, even for an approver.
+		err := p.start("local:alice", "yes", "foureyes", true).Get(p.ctx, nil)
+		if err == nil || !strings.Contains(err.Error(), "local:alice may not auto-approve (--yes) yes/foureyes run kumo/yes/foureyes: four-eyes approval") {
+			t.Errorf("--yes under four eyes: %v", err)
+		}
+		if r := p.release("yes", "foureyes"); r.Phase != engine.PhaseFailed || len(r.Approvals) != 0 {
+			t.Errorf("release %s approved by %s", r.Phase, names(r.Approvals))
+		}
+		// One approval required: a deployer may not, an approver may.
+		err = p.start("local:dan", "yes", "one", true).Get(p.ctx, nil)
+		if err == nil || !strings.Contains(err.Error(), "local:dan may not auto-approve (--yes) yes/one run kumo/yes/one: the approver role is required") {
+			t.Errorf("--yes by a deployer: %v", err)
+		}
+		if err := p.start("local:alice", "yes", "one", true).Get(p.ctx, nil); err != nil {
+			t.Errorf("--yes by an approver: %v", err)
+		}
+		if r := p.release("yes", "one"); r.Phase != engine.PhaseSucceeded || names(r.Approvals) != "local:alice" || r.StartedBy.String() != "local:alice" {
+			t.Errorf("release %s started by %v approved by %s", r.Phase, r.StartedBy, names(r.Approvals))
+		}
+		if len(p.h.rt.applied) == 0 {
+			t.Error("nothing applied")
+		}
+		if got := p.audit("yes"); got != "local:alice auto-approve denied; local:dan auto-approve denied; local:alice auto-approve allowed" {
+			t.Errorf("audit %q", got)
+		}
+	})
+
+	t.Run("cancel", func(t *testing.T) {
+		p.t = t
+		run := p.start("local:alice", "cancel", "foureyes", false)
+		p.awaitApproval(run)
+		if err := p.as["local:dan"].SignalWorkflow(p.ctx, run.GetID(), run.GetRunID(), runspec.CancelSignal,
+			runspec.Cancel{Reason: "not today", By: "security-team@corp"}); err != nil {
+			t.Fatal(err)
+		}
+		_ = run.Get(p.ctx, nil)
+		r := p.release("cancel", "foureyes")
+		if r.CancelledBy.String() != "local:dan" || r.CancelledBy.Reason != "not today" {
+			t.Errorf("release cancelled by %+v", r.CancelledBy)
+		}
+		if got := p.audit("cancel"); got != "local:dan cancel allowed" {
+			t.Errorf("audit %q", got)
+		}
+		// Without the header, the client's name, marked.
+		run = p.start("", "cancel2", "default", false)
+		p.awaitApproval(run)
+		if err := p.as[""].SignalWorkflow(p.ctx, run.GetID(), run.GetRunID(), runspec.CancelSignal, runspec.Cancel{By: "eve@host"}); err != nil {
+			t.Fatal(err)
+		}
+		_ = run.Get(p.ctx, nil)
+		r, err := p.h.backend.LatestRelease(p.ctx, "cancel2", "default")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.CancelledBy.String() != "eve@host (unverified)" || r.StartedBy.String() != "forged-starter@host (unverified)" {
+			t.Errorf("release started by %v, cancelled by %v", r.StartedBy, r.CancelledBy)
+		}
+	})
+}

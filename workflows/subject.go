@@ -1,0 +1,125 @@
+package workflows
+
+import (
+	"encoding/json"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/sdk/interceptor"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// Who made a request is read from runspec.SubjectHeader, which the kumo
+// frontend stamps on every start, signal and update it lets through; a name
+// in a request's arguments is never trusted. A request without the header
+// (a Temporal that does not run kumo's frontend) is recorded under the name
+// the client sent, unverified, and a workspace that requires approval refuses
+// it.
+
+// subjectOf is the subject of the request whose header ctx carries (a start,
+// an update), or the client's name, unverified, when it carries none.
+func subjectOf(ctx workflow.Context, clientName string) runspec.Subject {
+	return subjectIn(interceptor.WorkflowHeader(ctx), clientName)
+}
+
+// subjectIn decodes SubjectHeader from header. The header is plain JSON
+// ("json/plain"), never encrypted: the frontend writes it without the payload
+// keys, so it is decoded here directly instead of through the data converter.
+// A header that does not decode is treated as absent.
+func subjectIn(header map[string]*commonpb.Payload, clientName string) runspec.Subject {
+	p := header[runspec.SubjectHeader]
+	if p == nil || string(p.GetMetadata()["encoding"]) != "json/plain" {
+		return runspec.Unverified(clientName)
+	}
+	var s runspec.Subject
+	if err := json.Unmarshal(p.GetData(), &s); err != nil || s.Name == "" {
+		return runspec.Unverified(clientName)
+	}
+	return s
+}
+
+// signalSubjects are the subject of a run's start and those of the signals
+// it received, by signal
+// name, oldest first, for the run to take as it receives each signal from its
+// channel. Signals reach the workflow code through channels, which carry no
+// header; the workflow inbound interceptor (Interceptor) sees each signal's
+// header as it is delivered, in the order the channel will give them.
+type signalSubjects struct {
+	// start is the subject of the run's start (none: Name empty). The SDK
+	// hands the start's header to the inbound interceptor only, not to the
+	// workflow function, so Interceptor keeps it here.
+	start  runspec.Subject
+	queued map[string][]runspec.Subject
+}
+
+// starter is who started the run, or the client's name, unverified, when the
+// start carried no header or the worker runs without Interceptor.
+func (s *signalSubjects) starter(clientName string) runspec.Subject {
+	if s == nil || s.start.Name == "" {
+		return runspec.Unverified(clientName)
+	}
+	return s.start
+}
+
+// next returns the subject of the oldest signal name not taken yet, or the
+// client's name, unverified, when the signal carried no header or the worker
+// runs without Interceptor.
+func (s *signalSubjects) next(name, clientName string) runspec.Subject {
+	if s == nil || len(s.queued[name]) == 0 {
+		return runspec.Unverified(clientName)
+	}
+	q := s.queued[name]
+	sub := q[0]
+	s.queued[name] = q[1:]
+	if sub.Name == "" {
+		return runspec.Unverified(clientName)
+	}
+	return sub
+}
+
+type signalSubjectsKey struct{}
+
+// signalsOf returns the run's signalSubjects (nil without Interceptor).
+func signalsOf(ctx workflow.Context) *signalSubjects {
+	s, _ := ctx.Value(signalSubjectsKey{}).(*signalSubjects)
+	return s
+}
+
+// subjectSignals are the signals whose senders runs record.
+var subjectSignals = map[string]bool{runspec.CancelSignal: true, runspec.ApprovalSignal: true}
+
+// Interceptor is the worker interceptor that hands runs the subjects of their
+// start and of the signals they receive (a cancel, a legacy approval). Every worker that runs
+// or queries kumo's workflows registers it (worker.Options.Interceptors);
+// without it a signal's sender is recorded as the client's name, unverified.
+var Interceptor interceptor.WorkerInterceptor = &subjectInterceptor{}
+
+type subjectInterceptor struct {
+	interceptor.WorkerInterceptorBase
+}
+
+func (*subjectInterceptor) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &subjectInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next},
+		signals: &signalSubjects{queued: map[string][]runspec.Subject{}}}
+}
+
+// subjectInbound exists once per workflow execution.
+type subjectInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	signals *signalSubjects
+}
+
+func (i *subjectInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
+	i.signals.start = subjectIn(interceptor.WorkflowHeader(ctx), "")
+	return i.Next.ExecuteWorkflow(workflow.WithValue(ctx, signalSubjectsKey{}, i.signals), in)
+}
+
+func (i *subjectInbound) HandleSignal(ctx workflow.Context, in *interceptor.HandleSignalInput) error {
+	if subjectSignals[in.SignalName] {
+		// An empty name stands for "no header": next falls back to the
+		// client's name, which only the signal's argument holds.
+		i.signals.queued[in.SignalName] = append(i.signals.queued[in.SignalName], subjectIn(interceptor.WorkflowHeader(ctx), ""))
+	}
+	return i.Next.HandleSignal(ctx, in)
+}
