@@ -55,7 +55,9 @@ func staticDetails(operation string, req Request, in any) string {
 			line("on failure", "undo this run's changes (`--rollback-on-failure`)")
 		}
 	}
-	line("started by", "%s", startedBy())
+	// What the client says of itself, so marked: the run's current details
+	// name the starter the kumo server authenticated.
+	line("client", "`%s` (as it says; see the current details for who started the run)", startedBy())
 	return b.String()
 }
 

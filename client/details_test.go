@@ -14,7 +14,7 @@ func TestStaticSummaryAndDetails(t *testing.T) {
 		t.Errorf("summary %q", got)
 	}
 	d := staticDetails("apply", req, in)
-	for _, want := range []string{"**kumo apply** of project `shop`, workspace `dev`, stack `dev`", "stack directory `/src/shop/dev`", "parallelism: 10", "given at start (`--yes`)", "started by: "} {
+	for _, want := range []string{"**kumo apply** of project `shop`, workspace `dev`, stack `dev`", "stack directory `/src/shop/dev`", "parallelism: 10", "given at start (`--yes`)", "client: `"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("details lack %q:\n%s", want, d)
 		}

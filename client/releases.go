@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/release"
@@ -28,7 +29,12 @@ var ErrNotLocked = release.ErrNotLocked
 // Unlock closes the latest release as failed when it was left unfinished by a run
 // that is no longer running. It refuses, naming the run, while that run is alive.
 func (c *Client) Unlock(ctx context.Context, project, workspace string) (*engine.Release, error) {
-	return release.New(c.backend, nil, lazyRunChecker{c}).Unlock(ctx, project, workspace)
+	r, err := release.New(c.backend, nil, lazyRunChecker{c}).Unlock(ctx, project, workspace)
+	target := "releases of " + project + "/" + workspace
+	if r != nil {
+		target = fmt.Sprintf("revision %d of %s/%s", r.Revision, project, workspace)
+	}
+	return r, c.auditOwn(ctx, "release unlock", project, workspace, target, err)
 }
 
 // lazyRunChecker connects to Temporal only when a run must be checked, so

@@ -89,6 +89,7 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 		Wait: req.Wait, Timeout: req.Timeout, ApprovalTimeout: req.ApprovalTimeout,
+		StartedBy: startedBy(),
 	}
 	switch {
 	case req.Spec != nil:

@@ -39,7 +39,7 @@ func (c *Client) CancelRun(ctx context.Context, project, runID, reason string) (
 // cancel request that follows carries it too, for the run's history in the Web
 // UI (the SDK does not hand that one to the workflow).
 func (r *Run) Cancel(ctx context.Context, reason string) error {
-	err := r.c.temporal.SignalWorkflow(ctx, r.WorkflowID, r.RunID, runspec.CancelSignal, runspec.Cancel{Reason: reason})
+	err := r.c.temporal.SignalWorkflow(ctx, r.WorkflowID, r.RunID, runspec.CancelSignal, runspec.Cancel{Reason: reason, By: startedBy()})
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return fmt.Errorf("cannot cancel run %s: %w", r.RunID, ErrRunEnded)

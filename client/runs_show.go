@@ -32,6 +32,10 @@ type RunDetails struct {
 	ProgressError string `json:"progressError,omitempty"`
 	// URL is the run's page in the Temporal Web UI, when a UI is known.
 	URL string `json:"url,omitempty"`
+	// People are who started the run and who approved, rejected or
+	// cancelled it, with when (from the run itself; none from runs older
+	// than this record).
+	People *engine.People `json:"people,omitempty"`
 }
 
 // ResourceOutcome is what one resource's step did in a run.
@@ -68,7 +72,7 @@ func (c *Client) ShowRun(ctx context.Context, project, runID string) (*RunDetail
 	if err != nil {
 		d.ProgressError = fmt.Sprintf("the run did not answer (%v); is a kumo worker running?", err)
 	} else {
-		d.Stage, d.Waiting = p.Stage, p.Waiting
+		d.Stage, d.Waiting, d.People = p.Stage, p.Waiting, p.People
 		d.Resources = outcomes(p.Nodes)
 		if d.Changes == nil && p.Changes != nil { // a run older than the memo
 			counts := runspec.CountChanges(p.Changes)

@@ -56,6 +56,10 @@ func ParseWorkspaceFile(path, name string) (*engine.Workspace, error) {
 // CreateWorkspace stores a new workspace. The default workspace always exists:
 // update it instead.
 func (c *Client) CreateWorkspace(ctx context.Context, ws *engine.Workspace) error {
+	return c.auditOwn(ctx, "workspace create", "", ws.Name, "workspace "+ws.Name, c.createWorkspace(ctx, ws))
+}
+
+func (c *Client) createWorkspace(ctx context.Context, ws *engine.Workspace) error {
 	if ws.Name == engine.DefaultWorkspace {
 		return errors.New("workspace default always exists: change it with `kumo workspace update default --file FILE`")
 	}
@@ -68,6 +72,10 @@ func (c *Client) CreateWorkspace(ctx context.Context, ws *engine.Workspace) erro
 
 // UpdateWorkspace replaces an existing workspace (or the default one).
 func (c *Client) UpdateWorkspace(ctx context.Context, ws *engine.Workspace) error {
+	return c.auditOwn(ctx, "workspace update", "", ws.Name, "workspace "+ws.Name, c.updateWorkspace(ctx, ws))
+}
+
+func (c *Client) updateWorkspace(ctx context.Context, ws *engine.Workspace) error {
 	if ws.Name != engine.DefaultWorkspace {
 		if _, err := c.backend.GetWorkspace(ctx, ws.Name); errors.Is(err, backend.ErrNotFound) {
 			return fmt.Errorf("workspace %s does not exist: create it with `kumo workspace create %s --file FILE`", ws.Name, ws.Name)
@@ -81,6 +89,10 @@ func (c *Client) UpdateWorkspace(ctx context.Context, ws *engine.Workspace) erro
 // DeleteWorkspace removes a workspace. One that projects have releases in is
 // kept unless force: its releases would lose their runtime settings.
 func (c *Client) DeleteWorkspace(ctx context.Context, name string, force bool) error {
+	return c.auditOwn(ctx, "workspace delete", "", name, "workspace "+name, c.deleteWorkspace(ctx, name, force))
+}
+
+func (c *Client) deleteWorkspace(ctx context.Context, name string, force bool) error {
 	if name == engine.DefaultWorkspace {
 		return errors.New("workspace default cannot be deleted (it always exists); empty it with `kumo workspace update default --file FILE`")
 	}

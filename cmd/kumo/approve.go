@@ -113,6 +113,10 @@ func answerRun(c *cli.Context, approve bool) error {
 			verb = "Approved"
 		}
 		fmt.Printf("%s %s run %s (revision %d, plan %s).\n", verb, run.Operation, run.RunID, answer.Revision, answer.Digest)
+		if req.Approve && answer.Required > 1 && answer.Approvals < answer.Required {
+			fmt.Printf("That is approval %d of the %d the workspace requires: the run waits for the others.\n", answer.Approvals, answer.Required)
+			return nil
+		}
 		if !kc.Embedded() {
 			fmt.Printf("It goes on on the workers; `kumo resume` follows it.\n")
 			return nil

@@ -83,6 +83,7 @@ func TestApprovalFromAnotherProcess(t *testing.T) {
 	if names := e.configMapNames(); len(names) != 0 {
 		t.Errorf("a rejected apply created %v", names)
 	}
+	e.checkPeople(runID, 1, "rejected")
 	e.fails([]string{"approve", runID}, "has ended")
 
 	// Approved, after an approval of another plan was refused.
@@ -107,6 +108,7 @@ func TestApprovalFromAnotherProcess(t *testing.T) {
 	if v, ok := e.liveValue(); !ok || v != "one" {
 		t.Errorf("live value %q (exists %v), want one", v, ok)
 	}
+	e.checkPeople(runID, 2, "approved")
 
 	// Stale: someone changes the ConfigMap between the preview and the approval.
 	runID, wait = e.startAwaiting(3, "-f", e.approvalSpec("two"))

@@ -54,7 +54,7 @@ func newApp() *cli.App {
 		EnableBashCompletion: true,
 		Commands: withCommonFlags([]*cli.Command{
 			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
-			approveCommand(), rejectCommand(),
+			approveCommand(), rejectCommand(), auditCommand(),
 			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), workerCommand(), serverCommand(), temporalCommand(), codecCommand(),
 		}),
 		// Errors are printed once, by main, without a stack trace.

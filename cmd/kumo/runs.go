@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server/embedded"
 )
@@ -228,6 +229,11 @@ func printRunDetails(w io.Writer, d *client.RunDetails, now time.Time) {
 		line("Plan:", fmt.Sprintf("%s (%d to create, %d to update, %d to delete, %d unchanged)",
 			d.Changes, d.Changes.Create, d.Changes.Update, d.Changes.Delete, d.Changes.Unchanged))
 	}
+	if p := d.People; p != nil {
+		for _, l := range peopleLines(*p) {
+			line(l[0], l[1])
+		}
+	}
 	line("Error:", d.Error)
 	if comp := d.Compensation; comp != nil {
 		line("Compensation:", fmt.Sprintf("%d resources put back, %d could not be", len(comp.Resources), len(comp.Errors)))
@@ -338,4 +344,30 @@ func runCancel(c *cli.Context) error {
 		}
 		return err
 	})
+}
+
+// peopleLines are the rows of `run show` that say who started, approved,
+// rejected or cancelled a run, and when.
+func peopleLines(p engine.People) [][2]string {
+	var rows [][2]string
+	add := func(k string, a *engine.Actor) {
+		if a == nil {
+			return
+		}
+		v := a.String()
+		if !a.Time.IsZero() {
+			v += " at " + a.Time.Local().Format(time.DateTime)
+		}
+		if a.Reason != "" {
+			v += ": " + oneLine(a.Reason)
+		}
+		rows = append(rows, [2]string{k, v})
+	}
+	add("Started by:", p.StartedBy)
+	for i := range p.Approvals {
+		add("Approved by:", &p.Approvals[i])
+	}
+	add("Rejected by:", p.RejectedBy)
+	add("Cancelled by:", p.CancelledBy)
+	return rows
 }
