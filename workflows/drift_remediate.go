@@ -48,6 +48,7 @@ func remediate(ctx workflow.Context, in runspec.DriftInput, res runspec.DriftRes
 	rin := runspec.RunInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: res.Stack, SpecHash: res.SpecHash, Reason: reason,
 		Parallelism: in.Parallelism, AutoApprove: !in.Drift.Remediation.ApprovalRequired(), Settings: in.Settings,
+		StartedBy: "drift check " + check.ID,
 	}
 	rec := runspec.RemediationRecord{Project: in.Project, Workspace: in.Workspace, Check: res.RunID, Keep: in.Drift.KeepOrDefault(), WorkflowID: id}
 	f := workflow.ExecuteChildWorkflow(cctx, runspec.RemediateWorkflow, rin)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -357,6 +358,37 @@ func TestApprovalsBoundToPeople(t *testing.T) {
 		}
 		if r.CancelledBy.String() != "eve@host (unverified)" || r.StartedBy.String() != "forged-starter@host (unverified)" {
 			t.Errorf("release started by %v, cancelled by %v", r.StartedBy, r.CancelledBy)
+		}
+	})
+
+	t.Run("drift remediation as the check's starter", func(t *testing.T) {
+		p.t = t
+		// p/w requires one approval: the remediation's --yes is allowed only
+		// because the check's starter, an approver, is its starter too.
+		if err := p.h.backend.PutWorkspace(p.ctx, &engine.Workspace{Name: "w", Approval: engine.ApprovalPolicy{Required: 1}}); err != nil {
+			t.Fatal(err)
+		}
+		a := cm("a")
+		a.Attributes["data"] = map[string]any{"k": "v"}
+		recordRelease(t, p.h, a)
+		p.h.rt.mu.Lock()
+		p.h.rt.objects[a.ID]["data"] = map[string]any{"k": "changed"}
+		p.h.rt.mu.Unlock()
+		check, err := p.as["local:alice"].ExecuteWorkflow(p.ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/people", TaskQueue: runspec.TaskQueue},
+			runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res runspec.DriftResult
+		if err := check.Get(p.ctx, &res); err != nil {
+			t.Fatal(err)
+		}
+		if st := res.Remediation; st == nil || st.Outcome != drift.OutcomeSucceeded {
+			t.Fatalf("remediation: %+v", st)
+		}
+		r := p.release("p", "w")
+		if r.Revision != 2 || r.StartedBy.String() != "local:alice" || names(r.Approvals) != "local:alice" {
+			t.Errorf("remediation release %d started by %v, approved by %s", r.Revision, r.StartedBy, names(r.Approvals))
 		}
 	})
 }

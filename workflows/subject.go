@@ -110,6 +110,10 @@ type subjectInbound struct {
 	signals *signalSubjects
 }
 
+func (i *subjectInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&subjectOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, signals: i.signals})
+}
+
 func (i *subjectInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
 	i.signals.start = subjectIn(interceptor.WorkflowHeader(ctx), "")
 	return i.Next.ExecuteWorkflow(workflow.WithValue(ctx, signalSubjectsKey{}, i.signals), in)
@@ -122,4 +126,22 @@ func (i *subjectInbound) HandleSignal(ctx workflow.Context, in *interceptor.Hand
 		i.signals.queued[in.SignalName] = append(i.signals.queued[in.SignalName], subjectIn(interceptor.WorkflowHeader(ctx), ""))
 	}
 	return i.Next.HandleSignal(ctx, in)
+}
+
+// subjectOutbound starts a run's child workflows (a drift check's
+// remediation) as the run's own starter: the child is kumo's doing on their
+// behalf (they configured the schedule and its remediation), so its approval
+// rules apply to them, as if they had started it.
+type subjectOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	signals *signalSubjects
+}
+
+func (o *subjectOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkflowType string, args ...any) workflow.ChildWorkflowFuture {
+	if header := interceptor.WorkflowHeader(ctx); header != nil && o.signals.start.Name != "" {
+		if data, err := json.Marshal(o.signals.start); err == nil {
+			header[runspec.SubjectHeader] = &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("json/plain")}, Data: data}
+		}
+	}
+	return o.Next.ExecuteChildWorkflow(ctx, childWorkflowType, args...)
 }
