@@ -11,6 +11,7 @@ import (
 
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -41,7 +42,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recorded histories in testdata (%v)", err)
 	}
-	r := worker.NewWorkflowReplayer()
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Interceptors: []interceptor.WorkerInterceptor{Interceptor}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	Register(r)
 	for _, f := range files {
 		if err := replay(r, f); err != nil {
@@ -113,7 +117,7 @@ func recordHistories(t *testing.T) {
 		// walk gives its workflow task back, after localStepBudget of steps.
 		time.Sleep(localStepBudget + 100*time.Millisecond)
 	}
-	w := worker.New(tc, runspec.TaskQueue, worker.Options{})
+	w := worker.New(tc, runspec.TaskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{Interceptor}})
 	Register(w)
 	activities.Register(w, activities.New(b, rt, notRunning{}))
 	if err := w.Start(); err != nil {
@@ -267,6 +271,7 @@ func recordHistories(t *testing.T) {
 		}
 		saveHistory(t, tc, wr, run.name)
 	}
+	recordPeopleHistories(t, tc, b, only)
 }
 
 // awaitApprovalStage waits until the run says it awaits approval.

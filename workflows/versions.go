@@ -83,9 +83,17 @@ const (
 	// awaiting-approval, and previews again once approved (approve; reached
 	// only by a run that waits for approval). New: approval-rejected-v4,
 	// approval-stale-v4, approval-timeout-v4, v2-apply-approved-v4, -v7,
-	// -v8, -v10, apply-refresh-v6, -v7, -v8, -v10. Old (an hour for
-	// ApprovalSignal): approval-signal-approved, approval-signal-rejected,
-	// v2-apply-approved, -v3, -v5.
+	// -v8, -v10, apply-refresh-v6, -v7, -v8, -v10, people-approved-v13,
+	// people-cancelled-v13. Old (an hour for ApprovalSignal):
+	// approval-signal-approved, approval-signal-rejected, v2-apply-approved,
+	// -v3, -v5.
+	//
+	// Approvals bound to people (-v13) issue no new command, so they need no
+	// change ID: the workspace's approval policy comes in CreateRelease's
+	// result (zero, so no rules, in histories older than it), who answered
+	// from the update's and signals' SubjectHeader (in the history too), and
+	// the people and audit entries travel in the inputs of SetReleasePhase and
+	// FinishRelease, which replay does not compare.
 	approvalChange  = "approval-update"
 	approvalVersion = workflow.Version(1)
 
