@@ -2,6 +2,7 @@ package runspec
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -31,3 +32,18 @@ func DriftScheduleID(project, workspace string) string {
 
 // DriftSchedulePrefix starts the ID of every drift schedule.
 const DriftSchedulePrefix = "kumo-drift/"
+
+// StackOfWorkflowID is the project and workspace a kumo workflow ID names
+// (every form above, and the IDs a drift schedule gives its checks); ok is
+// false for an ID of another form.
+func StackOfWorkflowID(id string) (project, workspace string, ok bool) {
+	seg := strings.SplitN(id, "/", 4)
+	if len(seg) < 3 || seg[1] == "" || seg[2] == "" {
+		return "", "", false
+	}
+	switch seg[0] {
+	case "kumo", "kumo-drift", "kumo-status":
+		return seg[1], seg[2], true
+	}
+	return "", "", false
+}

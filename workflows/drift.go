@@ -23,6 +23,9 @@ const driftTimeout = time.Hour
 // in remediate mode, re-applies the checked release when the check decided so
 // (see remediate).
 func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResult, error) {
+	if err := checkStack(ctx, in.Project, in.Workspace); err != nil {
+		return runspec.DriftResult{}, err
+	}
 	if in.CheckTime.IsZero() {
 		in.CheckTime = workflow.Now(ctx)
 	}

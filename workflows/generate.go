@@ -19,6 +19,9 @@ const (
 // result names it by hash.
 func Generate(ctx workflow.Context, in runspec.GenerateInput) (runspec.GenerateResult, error) {
 	var res runspec.GenerateResult
+	if err := checkStack(ctx, in.Project, in.Workspace); err != nil {
+		return res, err
+	}
 	err := workflow.ExecuteActivity(generateStep(ctx), acts.Generate, in).Get(ctx, &res)
 	return res, err
 }

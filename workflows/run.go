@@ -60,6 +60,9 @@ type run struct {
 }
 
 func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) {
+	if err := checkStack(ctx, in.Project, in.Workspace); err != nil {
+		return nil, err
+	}
 	if in.Parallelism <= 0 {
 		in.Parallelism = defaultParallel
 	}

@@ -23,6 +23,9 @@ func StackStatus(ctx workflow.Context, in runspec.StatusInput) (runspec.StackSta
 	// (nor the TemporalChangeVersion upsert that comes with it).
 	ctx = workflow.WithValue(ctx, runtimeQueueKey{}, in.Settings.TaskQueue)
 	var st runspec.StackStatus
+	if err := checkStack(ctx, in.Project, in.Workspace); err != nil {
+		return st, err
+	}
 	err := workflow.ExecuteActivity(heartbeatStep(ctx, statusReadTimeout, "read status "+in.Project+"/"+in.Workspace), acts.ReadStatus, in).Get(ctx, &st)
 	return st, err
 }
