@@ -49,15 +49,31 @@ func (c *Codec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 	return out, nil
 }
 
-// Decode opens the payloads Encode sealed and passes every other one through.
-// One sealed with a key the ring lacks, or that does not open, is an error
-// naming the key.
+// Decode opens the payloads Encode sealed and refuses every other one: with a
+// key configured, a payload anyone could have written (plain json/plain from a
+// client without the key, or not kumo) never reaches a workflow or an
+// activity. The SDK then fails the run whose input it was (workflow input), the
+// activity (activity input), the update or query (their arguments), before any
+// of kumo's code runs. One sealed with a key the ring lacks, or that does not
+// open, is an error naming the key.
 func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	return c.decode(payloads, false)
+}
+
+// decode is Decode; with passPlain, payloads not sealed by kumo pass as they
+// are (for showing them: decoding one reveals nothing).
+func (c *Codec) decode(payloads []*commonpb.Payload, passPlain bool) ([]*commonpb.Payload, error) {
 	out := make([]*commonpb.Payload, len(payloads))
 	for i, p := range payloads {
-		if string(p.GetMetadata()[MetadataEncoding]) != EncodingEncrypted {
-			out[i] = p
+		if p == nil {
 			continue
+		}
+		if enc := string(p.GetMetadata()[MetadataEncoding]); enc != EncodingEncrypted {
+			if passPlain {
+				out[i] = p
+				continue
+			}
+			return nil, &PlainPayloadError{Encoding: enc}
 		}
 		id := string(p.GetMetadata()[MetadataKeyID])
 		if id == "" {
@@ -74,6 +90,22 @@ func (c *Codec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error
 		out[i] = &orig
 	}
 	return out, nil
+}
+
+// PlainPayloadError is a payload refused because it is not sealed with kumo's
+// codec although a codec key is configured.
+type PlainPayloadError struct {
+	// Encoding is the payload's metadata encoding ("json/plain", ...).
+	Encoding string
+}
+
+func (e *PlainPayloadError) Error() string {
+	enc := e.Encoding
+	if enc == "" {
+		enc = "none"
+	}
+	return fmt.Sprintf("refused a payload that is not encrypted (encoding %s, want %s): a codec key is configured, so every payload must be sealed with it; "+
+		"it came from a client or worker without kumo's codec key (KUMO_CODEC_KEY_FILE / --codec-key-file)", enc, EncodingEncrypted)
 }
 
 // DataConverter is the data converter of every kumo Temporal client and

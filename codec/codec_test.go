@@ -2,7 +2,9 @@ package codec
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -54,16 +56,29 @@ func TestPayloadsAreEncryptedAndNameTheirKey(t *testing.T) {
 	}
 }
 
-// Histories recorded before the codec was on hold plain payloads: they decode
-// as they are.
-func TestPlainPayloadsPassThrough(t *testing.T) {
-	plain, err := converter.GetDefaultDataConverter().ToPayload(secretInput{Value: "old"})
-	if err != nil {
-		t.Fatal(err)
+// With a key configured, a plain payload (a raw SDK client's, without the key)
+// is refused with an error saying so, whatever its encoding; an empty list
+// (no arguments) still decodes.
+func TestPlainPayloadsAreRefused(t *testing.T) {
+	dc := DataConverter(ring(t))
+	for name, v := range map[string]any{"json": secretInput{Value: "forged"}, "nil": nil, "bytes": []byte("raw")} {
+		plain, err := converter.GetDefaultDataConverter().ToPayload(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out secretInput
+		err = dc.FromPayload(plain, &out)
+		var pe *PlainPayloadError
+		if !errors.As(err, &pe) || pe.Encoding != string(plain.Metadata[MetadataEncoding]) || !strings.Contains(err.Error(), "not encrypted") {
+			t.Errorf("%s: plain payload through the codec: %+v, %v; want a PlainPayloadError", name, out, err)
+		}
 	}
-	var v secretInput
-	if err := DataConverter(ring(t)).FromPayload(plain, &v); err != nil || v.Value != "old" {
-		t.Fatalf("plain payload through the codec: %+v, %v", v, err)
+	var none []any
+	if err := dc.FromPayloads(nil, &none); err != nil {
+		t.Errorf("no payloads: %v", err)
+	}
+	if _, err := New(ring(t)).Decode([]*commonpb.Payload{{Data: []byte("no metadata")}}); err == nil || !strings.Contains(err.Error(), "encoding none") {
+		t.Errorf("payload without metadata: %v", err)
 	}
 }
 
@@ -145,6 +160,20 @@ func TestHandlerDecodesForAllowedOriginsOnly(t *testing.T) {
 	pre.Body.Close()
 	if pre.StatusCode != http.StatusNoContent || !strings.Contains(pre.Header.Get("Access-Control-Allow-Headers"), "X-Namespace") {
 		t.Errorf("preflight: %s, allow headers %q", pre.Status, pre.Header.Get("Access-Control-Allow-Headers"))
+	}
+
+	// What the UI shows may include payloads kumo never sealed (the plain
+	// kumo-subject header): the endpoint passes them as they are, which
+	// reveals nothing.
+	plain, err := converter.GetDefaultDataConverter().ToPayload(secretInput{Value: "header"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, err = json.Marshal(map[string]any{"payloads": []any{map[string]any{"metadata": plain.Metadata, "data": plain.Data}}}); err != nil {
+		t.Fatal(err)
+	}
+	if resp, out := post("/decode", ui); resp.StatusCode != http.StatusOK || !strings.Contains(out, base64.StdEncoding.EncodeToString(plain.Data)) {
+		t.Errorf("decode of a plain payload: %s %s", resp.Status, out)
 	}
 
 	// Another web page may not read decoded payloads.

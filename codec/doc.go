@@ -4,6 +4,10 @@
 // every kumo client and worker uses. It also serves the Temporal codec server
 // protocol (POST /encode, /decode) for the Web UI.
 //
-// Payloads without kumo's encoding (histories recorded before the codec was on)
-// decode as they are, so old runs still replay and show.
+// With a key configured, a payload without kumo's encoding is refused: workers
+// and clients never take a payload that someone without the key could have
+// written (a raw SDK client's json/plain input). Only the codec endpoint, which
+// decodes for showing, passes such payloads through as they are. Search
+// attributes and headers (the frontend's plain kumo-subject header) never go
+// through the codec.
 package codec

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"sync"
 
+	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 
 	"github.com/kumoproj/kumo/internal/keyring"
@@ -23,7 +24,18 @@ type Handler struct {
 
 // NewHandler serves ring's codec.
 func NewHandler(ring *keyring.Ring) *Handler {
-	return &Handler{codec: converter.NewPayloadCodecHTTPHandler(New(ring)), origins: map[string]bool{}}
+	return &Handler{codec: converter.NewPayloadCodecHTTPHandler(viewCodec{New(ring)}), origins: map[string]bool{}}
+}
+
+// viewCodec is the codec for showing payloads: what the Web UI asks to decode
+// includes payloads kumo never sealed (the plain kumo-subject header, histories
+// recorded before a key was configured), and decoding those reveals nothing,
+// so they pass as they are. Workers and clients decode with Codec, which
+// refuses them.
+type viewCodec struct{ *Codec }
+
+func (v viewCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	return v.decode(payloads, true)
 }
 
 // AllowOrigin lets pages of origin ("http://127.0.0.1:8233") call the handler.
