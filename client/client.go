@@ -56,8 +56,13 @@ type Options struct {
 	UIBaseURL string
 	// CodecKeyFile holds the keys that encrypt Temporal payloads and release
 	// secrets (see CodecKeys); empty: the home's for the embedded server and
-	// kumo server, none for an existing cluster.
+	// kumo server, and for an existing cluster an error unless
+	// InsecurePlaintext.
 	CodecKeyFile string
+	// InsecurePlaintext lets a client of an existing cluster run without a
+	// codec key, Secret values in clear (PlaintextExposes); it changes nothing
+	// when a key is found.
+	InsecurePlaintext bool
 }
 
 // Client talks to the backend and, once a run needs it, to Temporal.

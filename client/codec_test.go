@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +26,19 @@ func TestCodecKeysByMode(t *testing.T) {
 	if fi, err := os.Stat(want); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("home key file: %v, %v", fi, err)
 	}
-	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "temporal:7233"}); err != nil || keys != nil {
-		t.Errorf("existing cluster without a key file: %v, %v; want the codec off", keys, err)
+	// An existing cluster without a key file: refused, saying what plaintext
+	// exposes and how to go on; with InsecurePlaintext, the codec is off.
+	var pe *PlaintextError
+	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "temporal:7233"}); keys != nil || !errors.As(err, &pe) ||
+		!strings.Contains(err.Error(), "temporal:7233") || !strings.Contains(err.Error(), "--insecure-plaintext") ||
+		!strings.Contains(err.Error(), "Secret values") || !strings.Contains(err.Error(), "--codec-key-file") {
+		t.Errorf("existing cluster without a key file: %v, %v; want a PlaintextError", keys, err)
+	}
+	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "temporal:7233", InsecurePlaintext: true}); err != nil || keys != nil {
+		t.Errorf("existing cluster without a key file, --insecure-plaintext: %v, %v; want the codec off", keys, err)
+	}
+	if _, err := OpenContext(context.Background(), Options{Home: home, TemporalAddress: "temporal:7233"}); !errors.As(err, &pe) {
+		t.Errorf("a client of an existing cluster without a key file: %v, want a PlaintextError", err)
 	}
 	// A worker given the address of the kumo server recorded in its home
 	// (running, or killed a moment ago) decrypts with that server's keys.
@@ -34,8 +46,11 @@ func TestCodecKeysByMode(t *testing.T) {
 	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "127.0.0.1:7233"}); err != nil || keys == nil || keys.Path() != want {
 		t.Errorf("worker beside kumo server: %v, %v; want the server's %s", keys, err, want)
 	}
-	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "temporal:7233"}); err != nil || keys != nil {
-		t.Errorf("another cluster than the home's server: %v, %v; want the codec off", keys, err)
+	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "temporal:7233"}); keys != nil || !errors.As(err, &pe) {
+		t.Errorf("another cluster than the home's server: %v, %v; want a PlaintextError", keys, err)
+	}
+	if keys, err := CodecKeys(Options{Home: home, TemporalAddress: "127.0.0.1:7233", InsecurePlaintext: true}); err != nil || keys == nil || keys.Path() != want {
+		t.Errorf("worker beside kumo server, --insecure-plaintext: %v, %v; want the server's key all the same", keys, err)
 	}
 	if keys, err := CodecKeys(Options{Home: t.TempDir(), TemporalAddress: "temporal:7233", CodecKeyFile: want}); err != nil || keys == nil || keys.Path() != want {
 		t.Errorf("existing cluster with a key file: %v, %v", keys, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/internal/keyring"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server/embedded"
@@ -48,7 +50,13 @@ func newScheduleEnv(t *testing.T) *scheduleEnv {
 	}
 	t.Cleanup(func() { _ = srv.Stop() })
 	e.address = srv.Address()
-	if e.c, err = Open(Options{Home: e.home, TemporalAddress: srv.Address()}); err != nil {
+	// A cluster's clients and workers share a codec key: the schedules'
+	// action inputs and memos go through it like every other payload.
+	keyFile := filepath.Join(t.TempDir(), "fleet.keys")
+	if _, err := keyring.AddKey(keyFile); err != nil {
+		t.Fatal(err)
+	}
+	if e.c, err = Open(Options{Home: e.home, TemporalAddress: srv.Address(), CodecKeyFile: keyFile}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.c.Close() })

@@ -100,6 +100,70 @@ func TestWorkerDeploymentHardening(t *testing.T) {
 	}
 }
 
+// TestWorkerRunsWithACodecKey: a worker against an existing cluster refuses
+// to start without a codec key unless --insecure-plaintext; the Deployment
+// gives it one from a Secret that is not optional (no Secret, no pod) and
+// never passes --insecure-plaintext.
+func TestWorkerRunsWithACodecKey(t *testing.T) {
+	var dep struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Args []string `json:"args"`
+						Env  []struct {
+							Name  string `json:"name"`
+							Value string `json:"value"`
+						} `json:"env"`
+						VolumeMounts []struct {
+							Name      string `json:"name"`
+							MountPath string `json:"mountPath"`
+						} `json:"volumeMounts"`
+					} `json:"containers"`
+					Volumes []struct {
+						Name   string `json:"name"`
+						Secret *struct {
+							SecretName string `json:"secretName"`
+							Optional   *bool  `json:"optional"`
+						} `json:"secret"`
+					} `json:"volumes"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	doc := document(t, build(t, "overlays/external-temporal"), "Deployment", "kumo-worker")
+	if err := yaml.Unmarshal([]byte(doc), &dep); err != nil {
+		t.Fatal(err)
+	}
+	pod := dep.Spec.Template.Spec
+	ctr := pod.Containers[0]
+	for _, a := range ctr.Args {
+		if strings.HasPrefix(a, "--insecure-plaintext") {
+			t.Errorf("the worker runs with %s", a)
+		}
+	}
+	keyFile := ""
+	for _, e := range ctr.Env {
+		if e.Name == "KUMO_CODEC_KEY_FILE" {
+			keyFile = e.Value
+		}
+	}
+	volume := ""
+	for _, m := range ctr.VolumeMounts {
+		if keyFile != "" && strings.HasPrefix(keyFile, m.MountPath+"/") {
+			volume = m.Name
+		}
+	}
+	if keyFile == "" || volume == "" {
+		t.Fatalf("the worker's KUMO_CODEC_KEY_FILE %q is not in a mounted volume: %+v", keyFile, ctr.VolumeMounts)
+	}
+	for _, v := range pod.Volumes {
+		if v.Name == volume && (v.Secret == nil || v.Secret.SecretName == "" || (v.Secret.Optional != nil && *v.Secret.Optional)) {
+			t.Errorf("the codec key's volume %s is not a required Secret: %+v", volume, v.Secret)
+		}
+	}
+}
+
 // TestClusterRoleIsWhatTheRuntimeNeeds runs the Kubernetes runtime under a
 // token of the worker's service account bound to the ClusterRole: every kind
 // the role names is applied, read, waited for and deleted. Then each rule in

@@ -39,6 +39,7 @@ func chainSpec(ns string, n int) string {
 // an existing cluster that kumo CLIs and workers connect to.
 func temporalServer(t *testing.T) string {
 	t.Helper()
+	fleetKeyFile(t) // its commands and workers share a codec key, as a fleet's do
 	srv, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,8 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "s3-endpoint", Usage: "endpoint of an S3-compatible server (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)"},
 		&cli.StringFlag{Name: "s3-region", Usage: "S3 region (default: the AWS configuration's, else us-east-1)"},
 		&cli.BoolFlag{Name: "s3-path-style", Usage: "address S3 buckets by path (always, with an endpoint override)"},
-		&cli.StringFlag{Name: "codec-key-file", Usage: "keys that encrypt Temporal payloads and release secrets (default: $KUMO_HOME/codec.keys for the embedded server and kumo server; none, so no encryption, for --temporal-address unless given)", EnvVars: []string{"KUMO_CODEC_KEY_FILE"}},
+		&cli.StringFlag{Name: "codec-key-file", Usage: "keys that encrypt Temporal payloads and release secrets (default: $KUMO_HOME/codec.keys for the embedded server and kumo server; required with --temporal-address, shared by every worker and client of that cluster, unless --insecure-plaintext)", EnvVars: []string{"KUMO_CODEC_KEY_FILE"}},
+		&cli.BoolFlag{Name: "insecure-plaintext", Usage: "with --temporal-address and no codec key file: run anyway, with Secret values in clear in the backend's spec and release files and in Temporal payloads"},
 		&cli.BoolFlag{Name: "debug", Usage: "print Temporal's logs to stderr", EnvVars: []string{"KUMO_DEBUG"}},
 		&cli.StringFlag{Name: "max-input-size", Usage: "largest spec, manifest, workspace or app file kumo reads, e.g. 16Mi (default 8Mi)", EnvVars: []string{input.MaxSizeEnv}},
 	}
@@ -140,7 +141,11 @@ func open(c *cli.Context) (*client.Client, error) {
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	return client.OpenContext(c.Context, opts)
+	kc, err := client.OpenContext(c.Context, opts)
+	if err == nil && !kc.Encrypted() {
+		fmt.Fprintf(os.Stderr, "warning: --insecure-plaintext: no codec key for %s: %s\n", opts.TemporalAddress, client.PlaintextExposes)
+	}
+	return kc, err
 }
 
 // manifestCommands take plain Kubernetes manifests, so -n/--namespace means
@@ -194,9 +199,10 @@ func globalSet(c *cli.Context, name string) string {
 // backendFlags are the flags that say where the records live.
 func backendFlags(c *cli.Context) client.Options {
 	return client.Options{
-		Home:         global(c, "home"),
-		Backend:      global(c, "backend"),
-		CodecKeyFile: global(c, "codec-key-file"),
+		Home:              global(c, "home"),
+		Backend:           global(c, "backend"),
+		CodecKeyFile:      global(c, "codec-key-file"),
+		InsecurePlaintext: globalBool(c, "insecure-plaintext"),
 		S3: client.S3Options{
 			Endpoint: global(c, "s3-endpoint"), Region: global(c, "s3-region"), PathStyle: globalBool(c, "s3-path-style"),
 		},

@@ -105,8 +105,8 @@ func TestBackendSelection(t *testing.T) {
 		{[]string{"--backend", "bogus://flag", "release", "list"}, "bogus://fromenv", "bogus://flag"},
 		{[]string{"release", "list", "--backend", "bogus://after"}, "", "bogus://after"},
 		{[]string{"--backend", "s3://", "release", "list"}, "", `"s3://" names no bucket`},
-		{[]string{"worker", "--temporal-address", "127.0.0.1:1", "--backend", "bogus://worker"}, "", "bogus://worker"},
-		{[]string{"worker", "--temporal-address", "127.0.0.1:1"}, "bogus://fromenv", "bogus://fromenv"},
+		{[]string{"worker", "--temporal-address", "127.0.0.1:1", "--insecure-plaintext", "--backend", "bogus://worker"}, "", "bogus://worker"},
+		{[]string{"worker", "--temporal-address", "127.0.0.1:1", "--insecure-plaintext"}, "bogus://fromenv", "bogus://fromenv"},
 	} {
 		if err := os.Setenv("KUMO_BACKEND", tc.env); err != nil {
 			t.Fatal(err)

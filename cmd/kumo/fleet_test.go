@@ -39,6 +39,7 @@ func TestWorkerMutualTLS(t *testing.T) {
 	t.Cleanup(func() { srv.Stop() })
 
 	e := newEnv(t)
+	fleetKeyFile(t) // its commands and workers share a codec key, as a fleet's do
 	e.environ = []string{
 		"TEMPORAL_ADDRESS=" + srv.Address(), "TEMPORAL_NAMESPACE=" + srv.Namespace(),
 		"TEMPORAL_TLS_CLIENT_CERT_PATH=" + client.CertFile, "TEMPORAL_TLS_CLIENT_KEY_PATH=" + client.KeyFile,

@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8s "k8s.io/client-go/kubernetes"
 
+	"github.com/kumoproj/kumo/internal/keyring"
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 )
@@ -80,6 +81,27 @@ func buildGo(t *testing.T, pkg string) string {
 	return b.path
 }
 
+// fleetKeys holds the codec key file of each test that runs kumo against an
+// existing Temporal cluster (*testing.T -> path; temporalServer makes one):
+// every kumo process of the test gets it in KUMO_CODEC_KEY_FILE, as every
+// machine of a fleet has it, unless the test's environ says otherwise.
+var fleetKeys sync.Map
+
+// fleetKeyFile is t's fleet codec key file, created on first use.
+func fleetKeyFile(t *testing.T) string {
+	t.Helper()
+	if p, ok := fleetKeys.Load(t); ok {
+		return p.(string)
+	}
+	p := filepath.Join(t.TempDir(), "fleet.keys")
+	if _, err := keyring.AddKey(p); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fleetKeys.Delete(t) })
+	actual, _ := fleetKeys.LoadOrStore(t, p)
+	return actual.(string)
+}
+
 // env is one user's machine: a KUMO_HOME, a project, and the shared cluster.
 type env struct {
 	t       *testing.T
@@ -121,7 +143,11 @@ func (e *env) command(ctx context.Context, args ...string) *exec.Cmd {
 func (e *env) commandNoCluster(ctx context.Context, args ...string) *exec.Cmd {
 	global := append([]string{"--home", e.home, "--project", e.project}, e.flags...)
 	cmd := exec.CommandContext(ctx, kumoPath(e.t), append(global, args...)...)
-	cmd.Env = append(append(os.Environ(), "KUMO_HOME="+e.home), e.environ...)
+	cmd.Env = append(os.Environ(), "KUMO_HOME="+e.home)
+	if key, ok := fleetKeys.Load(e.t); ok {
+		cmd.Env = append(cmd.Env, "KUMO_CODEC_KEY_FILE="+key.(string))
+	}
+	cmd.Env = append(cmd.Env, e.environ...)
 	return cmd
 }
 

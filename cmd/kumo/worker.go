@@ -50,6 +50,9 @@ func runWorker(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if keys == nil {
+		log.Warn("--insecure-plaintext: no codec key for "+conn.Address+": "+client.PlaintextExposes, "address", conn.Address)
+	}
 	b, err := client.OpenBackend(c.Context, opts)
 	if err != nil {
 		return err
