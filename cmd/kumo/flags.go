@@ -128,24 +128,33 @@ func globalBool(c *cli.Context, name string) bool {
 // open returns a client for the command's flags. An S3 backend is checked here,
 // before any run starts.
 func open(c *cli.Context) (*client.Client, error) {
-	opts, err := backendOptions(c)
+	opts, err := openOptions(c)
 	if err != nil {
 		return nil, err
-	}
-	conn, err := connection(c)
-	if err != nil {
-		return nil, err
-	}
-	opts.TemporalAddress, opts.Namespace, opts.Connection = conn.Address, conn.Namespace, conn
-	opts.UIBaseURL = global(c, "ui-url")
-	if globalBool(c, "debug") {
-		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	kc, err := client.OpenContext(c.Context, opts)
 	if err == nil && !kc.Encrypted() {
 		fmt.Fprintf(os.Stderr, "warning: --insecure-plaintext: no codec key for %s: %s\n", opts.TemporalAddress, client.PlaintextExposes)
 	}
 	return kc, err
+}
+
+// openOptions are the client options of the command's flags.
+func openOptions(c *cli.Context) (client.Options, error) {
+	opts, err := backendOptions(c)
+	if err != nil {
+		return opts, err
+	}
+	conn, err := connection(c)
+	if err != nil {
+		return opts, err
+	}
+	opts.TemporalAddress, opts.Namespace, opts.Connection = conn.Address, conn.Namespace, conn
+	opts.UIBaseURL = global(c, "ui-url")
+	if globalBool(c, "debug") {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	return opts, nil
 }
 
 // manifestCommands take plain Kubernetes manifests, so -n/--namespace means

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/kumoproj/kumo/client"
 )
 
 func temporalCommand() *cli.Command {
@@ -14,7 +16,15 @@ func temporalCommand() *cli.Command {
 			Name:  "setup",
 			Usage: "register kumo's search attributes in the namespace (--temporal-address, --temporal-namespace)",
 			Action: func(c *cli.Context) error {
-				kc, err := open(c)
+				opts, err := openOptions(c)
+				if err != nil {
+					return err
+				}
+				// Registering search attributes sends no payload and writes
+				// no release: the cluster's operator may run it before a
+				// codec key is handed out. A key given is used all the same.
+				opts.InsecurePlaintext = true
+				kc, err := client.OpenContext(c.Context, opts)
 				if err != nil {
 					return err
 				}
