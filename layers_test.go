@@ -164,6 +164,7 @@ var packageLayers = map[string]string{
 	"chaos":                                  "harness",
 	"deploy":                                 "harness",
 	"hack/cluster":                           "harness",
+	"hack/vulndb":                            "harness",
 	"examples/generators/redis":              "standalone",
 	".":                                      "standalone",
 }
