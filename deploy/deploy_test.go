@@ -13,12 +13,15 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	authv1 "k8s.io/api/authentication/v1"
 	authzv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	k8s "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -32,7 +35,7 @@ import (
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 )
 
-var overlays = []string{"overlays/external-temporal", "overlays/single-node", "namespaced"}
+var overlays = []string{"overlays/external-temporal", "overlays/single-node", "namespaced", "secrets-access"}
 
 // TestOverlaysDryRun: each overlay builds with kustomize and the apiserver
 // accepts every object in a server-side dry-run.
@@ -164,21 +167,110 @@ func TestWorkerRunsWithACodecKey(t *testing.T) {
 	}
 }
 
+// TestNetworkPoliciesAdmitOnlyWhatMustReach: every kumo pod is selected by a
+// NetworkPolicy for ingress, and each of its rules admits one named port of
+// that pod from pods carrying the access label meant for it, never from
+// everyone: the server's Temporal frontend from Temporal clients, its Web UI
+// from the UI's ingress, a worker's metrics from scrapers; nothing else (no
+// Temporal internal port, no codec endpoint). The dry-run above shows the
+// apiserver accepts them.
+func TestNetworkPoliciesAdmitOnlyWhatMustReach(t *testing.T) {
+	for _, c := range []struct {
+		overlay, deployment string
+		access              map[string]string // port name -> kumoproj.io/access value
+	}{
+		{"overlays/external-temporal", "kumo-worker", map[string]string{"metrics": "metrics"}},
+		{"overlays/single-node", "kumo-server", map[string]string{"temporal": "temporal", "ui": "ui"}},
+	} {
+		manifests := build(t, c.overlay)
+		var dep appsv1.Deployment
+		if err := yaml.Unmarshal([]byte(document(t, manifests, "Deployment", c.deployment)), &dep); err != nil {
+			t.Fatal(err)
+		}
+		podPorts := map[string]bool{}
+		for _, ctr := range dep.Spec.Template.Spec.Containers {
+			for _, p := range ctr.Ports {
+				podPorts[p.Name] = true
+			}
+		}
+		var selecting []networkingv1.NetworkPolicy
+		for _, doc := range strings.Split(manifests, "\n---\n") {
+			var np networkingv1.NetworkPolicy
+			if err := yaml.Unmarshal([]byte(doc), &np); err != nil {
+				t.Fatal(err)
+			}
+			if np.Kind != "NetworkPolicy" {
+				continue
+			}
+			sel, err := metav1.LabelSelectorAsSelector(&np.Spec.PodSelector)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sel.Matches(labels.Set(dep.Spec.Template.Labels)) {
+				selecting = append(selecting, np)
+			} else if sel.Empty() || len(np.Spec.PodSelector.MatchLabels) == 0 {
+				t.Errorf("%s: NetworkPolicy %s selects no kumo pod in particular", c.overlay, np.Name)
+			}
+		}
+		if len(selecting) != 1 {
+			t.Fatalf("%s: %d NetworkPolicies select %s's pods, want 1", c.overlay, len(selecting), c.deployment)
+		}
+		np := selecting[0]
+		if !slices.Contains(np.Spec.PolicyTypes, networkingv1.PolicyTypeIngress) {
+			t.Errorf("%s: NetworkPolicy %s does not govern ingress: %v", c.overlay, np.Name, np.Spec.PolicyTypes)
+		}
+		admitted := map[string]bool{}
+		for i, rule := range np.Spec.Ingress {
+			if len(rule.Ports) == 0 || len(rule.From) == 0 {
+				t.Errorf("%s: %s rule %d admits every port or every peer: %+v", c.overlay, np.Name, i, rule)
+				continue
+			}
+			for _, p := range rule.Ports {
+				name := p.Port.String()
+				want, ok := c.access[name]
+				if !ok || !podPorts[name] {
+					t.Errorf("%s: %s admits port %s, which is not one to reach (%v) or not the pod's", c.overlay, np.Name, name, c.access)
+					continue
+				}
+				admitted[name] = true
+				for _, peer := range rule.From {
+					if peer.IPBlock != nil || peer.PodSelector == nil || peer.PodSelector.MatchLabels["kumoproj.io/access"] != want {
+						t.Errorf("%s: %s admits port %s from %+v, want only pods labelled kumoproj.io/access=%s", c.overlay, np.Name, name, peer, want)
+					}
+				}
+			}
+		}
+		for name := range c.access {
+			if !admitted[name] {
+				t.Errorf("%s: %s does not admit port %s to its clients", c.overlay, np.Name, name)
+			}
+		}
+	}
+}
+
 // TestClusterRoleIsWhatTheRuntimeNeeds runs the Kubernetes runtime under a
-// token of the worker's service account bound to the ClusterRole: every kind
-// the role names is applied, read, waited for and deleted. Then each rule in
-// turn is taken away, and the same run must be refused: no rule is spare.
+// token of the worker's service account bound to the ClusterRole kumo-runtime
+// and, in the namespace it deploys to only (deploy/kubernetes/secrets-access),
+// to kumo-runtime-secrets: every kind the roles name is applied, read, waited
+// for and deleted. Then each rule in turn is taken away, and the same run must
+// be refused: no rule is spare. The worker reads no Secret in a namespace not
+// granted, and a run that writes a Secret there is refused.
 func TestClusterRoleIsWhatTheRuntimeNeeds(t *testing.T) {
 	c := startCluster(t)
 	kube := adminClient(t, c)
 	createNamespace(t, kube, "kumo")
 	manifests := build(t, "overlays/external-temporal")
-	var rbac []string
-	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding"} {
-		rbac = append(rbac, document(t, manifests, kind, ""))
+	rbac := []string{document(t, manifests, "ServiceAccount", ""), document(t, manifests, "ClusterRoleBinding", ""),
+		document(t, manifests, "ClusterRole", "kumo-runtime"), document(t, manifests, "ClusterRole", "kumo-runtime-secrets")}
+	if strings.Contains(document(t, manifests, "ClusterRole", "kumo-runtime"), "secrets") {
+		t.Error("the cluster-wide ClusterRole kumo-runtime names Secrets")
 	}
 	if _, err := apply(adminRuntime(t, c), strings.Join(rbac, "\n---\n"), false); err != nil {
 		t.Fatalf("apply the worker's RBAC: %v", err)
+	}
+	var binding rbacv1.RoleBinding
+	if err := yaml.Unmarshal([]byte(document(t, build(t, "secrets-access"), "RoleBinding", "kumo-runtime-secrets")), &binding); err != nil {
+		t.Fatal(err)
 	}
 	ctx := context.Background()
 	tok, err := kube.CoreV1().ServiceAccounts("kumo").CreateToken(ctx, "kumo-worker", &authv1.TokenRequest{}, metav1.CreateOptions{})
@@ -191,28 +283,92 @@ func TestClusterRoleIsWhatTheRuntimeNeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := exercise(ctx, rt, "rbac-all"); err != nil {
-		t.Fatalf("the runtime under the ClusterRole: %v", err)
-	}
-
-	role, err := kube.RbacV1().ClusterRoles().Get(ctx, "kumo-runtime", metav1.GetOptions{})
+	// The namespace the secrets role's reductions are checked in.
+	secrets, err := kube.RbacV1().ClusterRoles().Get(ctx, "kumo-runtime-secrets", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	full := role.Rules
-	for i, less := range lessRules(full) {
-		ns := fmt.Sprintf("rbac-less-%d", i)
-		setRules(t, kube, less.rules, less.verb, less.group, less.resource, false)
-		err := exercise(ctx, rt, ns)
-		if err == nil || !strings.Contains(err.Error(), "forbidden") {
-			t.Errorf("without %s: the run was not refused: %v", less.without, err)
-		} else {
-			t.Logf("without %s: %v", less.without, err)
-		}
-		setRules(t, kube, full, less.verb, less.group, less.resource, true)
-		// What the refused run left goes with its namespace, in the background.
-		_ = kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	createNamespace(t, kube, "rbac-ref")
+	grant(t, kube, binding, "rbac-ref", secrets.Rules)()
+	if err := exercise(ctx, rt, "rbac-all", grant(t, kube, binding, "rbac-all", secrets.Rules)); err != nil {
+		t.Fatalf("the runtime under the ClusterRole: %v", err)
 	}
+
+	// Secrets elsewhere: not readable, not writable.
+	for _, ns := range []string{"kube-system", "kumo"} {
+		if allowed(t, kube, "get", "", "secrets", ns) {
+			t.Errorf("the worker may read the Secrets of namespace %s, which no RoleBinding grants it", ns)
+		}
+	}
+	if err := exercise(ctx, rt, "rbac-no-secrets", nil); err == nil || !strings.Contains(err.Error(), "forbidden") || !strings.Contains(err.Error(), "secrets") {
+		t.Errorf("a run writing a Secret in a namespace not granted: %v, want it forbidden", err)
+	}
+	_ = kube.CoreV1().Namespaces().Delete(ctx, "rbac-no-secrets", metav1.DeleteOptions{})
+
+	for _, name := range []string{"kumo-runtime", "kumo-runtime-secrets"} {
+		role, err := kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := role.Rules
+		for i, less := range lessRules(full) {
+			ns := fmt.Sprintf("rbac-less-%s-%d", strings.TrimPrefix(name, "kumo-"), i)
+			setRules(t, kube, name, "rbac-ref", less.rules, less.verb, less.group, less.resource, false)
+			granted := secrets.Rules
+			if name == "kumo-runtime-secrets" {
+				granted = less.rules
+			}
+			err := exercise(ctx, rt, ns, grant(t, kube, binding, ns, granted))
+			if err == nil || !strings.Contains(err.Error(), "forbidden") {
+				t.Errorf("%s without %s: the run was not refused: %v", name, less.without, err)
+			} else {
+				t.Logf("%s without %s: %v", name, less.without, err)
+			}
+			setRules(t, kube, name, "rbac-ref", full, less.verb, less.group, less.resource, true)
+			// What the refused run left goes with its namespace, in the background.
+			_ = kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+		}
+	}
+}
+
+// grant returns what an operator does once namespace ns exists: bind
+// kumo-runtime-secrets there as binding does; it waits until the authorizer
+// follows the binding, allowing the first verb of the role's rules (none to
+// wait for when the role has no rules).
+func grant(t *testing.T, kube k8s.Interface, binding rbacv1.RoleBinding, ns string, rules []rbacv1.PolicyRule) func() {
+	return func() {
+		t.Helper()
+		b := binding.DeepCopy()
+		b.Namespace, b.ResourceVersion = ns, ""
+		if _, err := kube.RbacV1().RoleBindings(ns).Create(context.Background(), b, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if len(rules) == 0 {
+			return
+		}
+		for range 100 {
+			if allowed(t, kube, rules[0].Verbs[0], rules[0].APIGroups[0], rules[0].Resources[0], ns) {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("the authorizer did not follow the RoleBinding in %s", ns)
+	}
+}
+
+// allowed asks the authorizer whether the worker's service account may verb
+// resource in namespace ns.
+func allowed(t *testing.T, kube k8s.Interface, verb, group, resource, ns string) bool {
+	t.Helper()
+	review := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
+		User: "system:serviceaccount:kumo:kumo-worker", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kumo", "system:authenticated"},
+		ResourceAttributes: &authzv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Namespace: ns},
+	}}
+	got, err := kube.AuthorizationV1().SubjectAccessReviews().Create(context.Background(), review, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got.Status.Allowed
 }
 
 type reducedRules struct {
@@ -247,8 +403,9 @@ func lessRules(full []rbacv1.PolicyRule) []reducedRules {
 }
 
 // exercise applies, reads, waits for and deletes one object of every kind the
-// ClusterRole names, in a new namespace.
-func exercise(ctx context.Context, rt *kubernetes.Runtime, ns string) error {
+// roles name, in a new namespace; granted (if not nil) runs once the
+// namespace is created, before anything is put in it.
+func exercise(ctx context.Context, rt *kubernetes.Runtime, ns string, granted func()) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	labels := map[string]any{"app": "web"}
@@ -285,6 +442,9 @@ func exercise(ctx context.Context, rt *kubernetes.Runtime, ns string) error {
 		if _, err := rt.Read(ctx, res); err != nil {
 			return err
 		}
+		if obj["kind"] == "Namespace" && granted != nil {
+			granted()
+		}
 	}
 	// Health follows each object (list and watch) and a workload's Pods:
 	// nothing runs Pods or load balancers here, so those waits end by the timeout.
@@ -315,12 +475,13 @@ func object(apiVersion, kind, ns, name string, body map[string]any) map[string]a
 	return obj
 }
 
-// setRules replaces the ClusterRole's rules and waits until the authorizer,
-// which follows roles through a cache, allows (or refuses) verb on resource.
-func setRules(t *testing.T, kube k8s.Interface, rules []rbacv1.PolicyRule, verb, group, resource string, allowed bool) {
+// setRules replaces ClusterRole name's rules and waits until the authorizer,
+// which follows roles through a cache, allows (or refuses) verb on resource in
+// namespace ns.
+func setRules(t *testing.T, kube k8s.Interface, name, ns string, rules []rbacv1.PolicyRule, verb, group, resource string, want bool) {
 	t.Helper()
 	ctx := context.Background()
-	role, err := kube.RbacV1().ClusterRoles().Get(ctx, "kumo-runtime", metav1.GetOptions{})
+	role, err := kube.RbacV1().ClusterRoles().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,21 +489,13 @@ func setRules(t *testing.T, kube k8s.Interface, rules []rbacv1.PolicyRule, verb,
 	if _, err := kube.RbacV1().ClusterRoles().Update(ctx, role, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	review := &authzv1.SubjectAccessReview{Spec: authzv1.SubjectAccessReviewSpec{
-		User: "system:serviceaccount:kumo:kumo-worker", Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kumo", "system:authenticated"},
-		ResourceAttributes: &authzv1.ResourceAttributes{Verb: verb, Group: group, Resource: resource, Namespace: "x"},
-	}}
 	for range 100 {
-		got, err := kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.Status.Allowed == allowed {
+		if allowed(t, kube, verb, group, resource, ns) == want {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("the authorizer did not follow the ClusterRole for %s %s", verb, resource)
+	t.Fatalf("the authorizer did not follow the ClusterRole %s for %s %s", name, verb, resource)
 }
 
 func startCluster(t *testing.T) *localcluster.Cluster {
