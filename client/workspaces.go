@@ -145,8 +145,12 @@ func (c *Client) SwitchWorkspace(ctx context.Context, name string) error {
 	return os.WriteFile(filepath.Join(c.opts.Home, currentWorkspaceFile), []byte(name+"\n"), 0o600)
 }
 
-// Settings are the runtime settings of a run in workspace: the workspace's
-// runtimes, each overridden by a non-empty value of flags.
+// Settings are the runtime settings a run in workspace is started with: the
+// workspace's cluster and task queue, the cluster overridden by a non-empty
+// value of flags. What only the workspace's administrators decide (the other
+// clusters a resource may name, exec plugins, the terraform binary and
+// mirror, provider sources) is not sent: the worker reads it from the stored
+// workspace itself.
 func (c *Client) Settings(ctx context.Context, workspace string, flags runspec.RuntimeSettings) (runspec.RuntimeSettings, error) {
 	ws, err := c.Workspace(ctx, workspace)
 	if err != nil {
@@ -154,8 +158,6 @@ func (c *Client) Settings(ctx context.Context, workspace string, flags runspec.R
 	}
 	s := runspec.RuntimeSettings{
 		Kubeconfig: ws.Runtimes.Kubernetes.Kubeconfig, Context: ws.Runtimes.Kubernetes.Context,
-		Kubeconfigs: ws.Runtimes.Kubernetes.Kubeconfigs, AllowExecPlugins: ws.Runtimes.Kubernetes.AllowExecPlugins,
-		TerraformBinary: ws.Runtimes.Terraform.Binary, TerraformPluginDir: ws.Runtimes.Terraform.PluginDir,
 		TaskQueue: ws.Temporal.TaskQueue,
 	}
 	override := func(dst *string, v string) {
@@ -165,8 +167,6 @@ func (c *Client) Settings(ctx context.Context, workspace string, flags runspec.R
 	}
 	override(&s.Kubeconfig, flags.Kubeconfig)
 	override(&s.Context, flags.Context)
-	override(&s.TerraformBinary, flags.TerraformBinary)
-	override(&s.TerraformPluginDir, flags.TerraformPluginDir)
 	return s, nil
 }
 

@@ -90,6 +90,13 @@ type TerraformRuntime struct {
 	// PluginDir is a provider filesystem mirror for offline use; empty means the
 	// user's CLI configuration decides.
 	PluginDir string `json:"pluginDir,omitempty"`
+	// AllowedProviders are the provider sources a Terraform resource may use,
+	// as patterns (see ProviderAllowed): "registry.terraform.io/hashicorp/*",
+	// "registry.example.com/*". A provider is a program the worker downloads
+	// and runs with its credentials, so a spec may not pick one freely. Empty:
+	// DefaultAllowedProviders plus the registry hosts of the providers this
+	// workspace's releases already use.
+	AllowedProviders []string `json:"allowedProviders,omitempty"`
 }
 
 // DefaultWorkspace always exists: an empty workspace until it is updated.

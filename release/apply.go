@@ -34,7 +34,7 @@ func (m *Manager) apply(ctx context.Context, in Node, rec record) (ApplyResult, 
 	if err != nil {
 		return ApplyResult{}, err
 	}
-	rt, err := m.runtime(res.Type, in.Settings)
+	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
 	if err != nil {
 		return ApplyResult{}, err
 	}

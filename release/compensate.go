@@ -30,7 +30,7 @@ func (m *Manager) Compensate(ctx context.Context, in Node, action engine.Action)
 	if prior == nil {
 		return kindf(ErrResourceFailed, "cannot restore %s: it is not in the prior state", in.ID)
 	}
-	rt, err := m.runtime(prior.Type, in.Settings)
+	rt, err := m.runtime(ctx, in.Key.Workspace, prior.Type, in.Settings)
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func (m *Manager) deleteAndWait(ctx context.Context, rec record, in Node, res *e
 // runtime waits apart, runtime.DeleteStarter): wait returns once it is gone,
 // and the caller records the tombstone then.
 func (m *Manager) startDelete(ctx context.Context, rec record, in Node, res *engine.Resource) (wait func(context.Context) error, _ error) {
-	rt, err := m.runtime(res.Type, in.Settings)
+	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
 	if err != nil {
 		return nil, err
 	}

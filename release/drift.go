@@ -64,7 +64,7 @@ func (m *Manager) CheckDrift(ctx context.Context, in DriftInput) (*drift.Report,
 		byType[r.Type] = append(byType[r.Type], i)
 	}
 	for typ, idx := range byType {
-		rt, err := m.runtime(typ, in.Settings)
+		rt, err := m.runtime(ctx, in.Workspace, typ, in.Settings)
 		if err != nil {
 			for _, i := range idx {
 				results[i] = drift.Result{ID: recorded[i].ID, Type: string(typ), Status: drift.Error, Error: err.Error()}

@@ -35,6 +35,8 @@ type Manager struct {
 	// plans holds the plans PlanGraph made lately: a large plan is handed
 	// out in pages (PlanPage), each of them a call of its own.
 	plans cache[PlanInput, Plan]
+	// workspaces holds the workspaces read lately (trustedSettings).
+	workspaces workspaces
 }
 
 // maxCachedResources bounds the resources each of a Manager's caches holds

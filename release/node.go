@@ -56,9 +56,14 @@ func (m *Manager) priorResource(ctx context.Context, in Node) (*engine.Resource,
 	return p.resource(in.ID), err
 }
 
-// runtime is the runtime of typ under the run's settings; one the settings
-// cannot give is an invalid spec, which no retry mends.
-func (m *Manager) runtime(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runtime, error) {
+// runtime is the runtime of typ under the run's settings in workspace, with
+// what only the stored workspace decides taken from it (trustedSettings); one
+// the settings cannot give is an invalid spec, which no retry mends.
+func (m *Manager) runtime(ctx context.Context, workspace string, typ engine.Type, s runspec.RuntimeSettings) (runtime.Runtime, error) {
+	s, err := m.trustedSettings(ctx, workspace, typ, s)
+	if err != nil {
+		return nil, err
+	}
 	rt, err := m.runtimes.For(typ, s)
 	if err != nil {
 		return nil, kindErr(ErrInvalid, err)

@@ -49,7 +49,7 @@ func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refres
 	if target == nil {
 		return engine.Change{}, nil, kindf(ErrInvalid, "resource %s is neither in the spec nor in the prior state", in.ID)
 	}
-	rt, err := m.runtime(target.Type, in.Settings)
+	rt, err := m.runtime(ctx, in.Key.Workspace, target.Type, in.Settings)
 	if err != nil {
 		return engine.Change{}, nil, err
 	}

@@ -149,7 +149,7 @@ func (m *Manager) listable(ctx context.Context, in Node, reader *runtime.LiveRea
 		return nil, nil, nil
 	}
 	if *reader == nil {
-		rt, err := m.runtime(target.Type, in.Settings)
+		rt, err := m.runtime(ctx, in.Key.Workspace, target.Type, in.Settings)
 		if err != nil {
 			return nil, nil, nil
 		}
@@ -185,7 +185,7 @@ func (m *Manager) refreshOne(ctx context.Context, in Node) (*backend.StateEntry,
 	if target == nil {
 		return nil, kindf(ErrInvalid, "resource %s is neither in the spec nor in the prior state", in.ID)
 	}
-	rt, err := m.runtime(target.Type, in.Settings)
+	rt, err := m.runtime(ctx, in.Key.Workspace, target.Type, in.Settings)
 	if err != nil {
 		return nil, err
 	}

@@ -54,7 +54,7 @@ func withRefs(ctx context.Context, res *engine.Resource, refs []engine.Ref, look
 // readLive looks references up in the infrastructure (for a preview of in).
 func (m *Manager) readLive(spec *specIndex, in Node) liveLookup {
 	return func(ctx context.Context, id string) (map[string]any, error) {
-		rt, err := m.runtime(spec.resource(id).Type, in.Settings)
+		rt, err := m.runtime(ctx, in.Key.Workspace, spec.resource(id).Type, in.Settings)
 		if err != nil {
 			return nil, err
 		}

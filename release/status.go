@@ -31,7 +31,7 @@ func (m *Manager) Status(ctx context.Context, project, workspace string, setting
 	}
 	st.Resources = make([]runtime.StatusNode, len(rel.State.Resources))
 	for typ, idx := range byType {
-		rt, err := m.runtime(typ, settings)
+		rt, err := m.runtime(ctx, workspace, typ, settings)
 		if err != nil {
 			return runspec.StackStatus{}, err
 		}

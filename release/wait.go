@@ -60,7 +60,7 @@ func (m *Manager) Wait(ctx context.Context, in Node, since time.Time, progress f
 	if err != nil {
 		return health.Result{}, kindf(ErrInvalid, "%s: %v", res.ID, err)
 	}
-	rt, err := m.runtime(res.Type, in.Settings)
+	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
 	if err != nil {
 		return health.Result{}, err
 	}

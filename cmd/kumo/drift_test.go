@@ -145,7 +145,7 @@ func TestDriftCheckTerraform(t *testing.T) {
     provider: %s
     resourceType: local_file
 `, file, terraformtest.LocalProvider) + kumotestObject("obj", dir, "content: mine", "")
-	e.ok("workspace", "create", "dev", "--file", e.writeSpec("dev.yaml", "context: {}\n"))
+	e.ok("workspace", "create", "dev", "--file", e.writeSpec("dev.yaml", testProvidersWorkspace))
 	e.ok("apply", "--yes", "--workspace", "dev", "-f", e.writeSpec("spec.yaml", spec))
 	if r := e.driftCheck(0); r.Counts != (drift.Counts{Resources: 2, InSync: 2}) {
 		t.Fatalf("check right after apply: %+v", r)

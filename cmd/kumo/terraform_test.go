@@ -26,11 +26,24 @@ import (
 // returns the tools.
 func terraformEnv(t *testing.T) (*env, terraformtest.Tools) {
 	t.Helper()
+	e, tools := terraformEnvNoProviders(t)
+	e.ok("workspace", "update", "default", "--file", e.writeSpec("default.yaml", testProvidersWorkspace))
+	return e, tools
+}
+
+// terraformEnvNoProviders is terraformEnv with the default workspace as it
+// comes: allowing HashiCorp's providers, not the test provider.
+func terraformEnvNoProviders(t *testing.T) (*env, terraformtest.Tools) {
+	t.Helper()
 	tools := terraformtest.Ensure(t)
 	e := newEnv(t)
 	e.environ = tools.Env(t.TempDir())
 	return e, tools
 }
+
+// testProvidersWorkspace is a workspace file allowing the test provider
+// (registry.terraform.io/kumoproj/kumotest) besides HashiCorp's.
+var testProvidersWorkspace = "runtimes:\n  terraform:\n    allowedProviders: [" + strings.Join(terraformtest.AllowedProviders, ", ") + "]\n"
 
 // kumotestObject is a kumotest_object resource: a file with a random name in dir.
 func kumotestObject(name, dir, attrs, extra string) string {
@@ -326,6 +339,28 @@ func TestTerraformProvisionerRefused(t *testing.T) {
 	}
 }
 
+// TestTerraformProviderNotAllowed: a resource whose provider source the
+// workspace does not allow (the test provider is not HashiCorp's) is refused
+// at preview and apply, naming the resource, the source and the setting,
+// before terraform installs anything; allowed in the workspace, it applies.
+func TestTerraformProviderNotAllowed(t *testing.T) {
+	t.Parallel()
+	e, _ := terraformEnvNoProviders(t)
+	dir := t.TempDir()
+	spec := e.writeSpec("spec.yaml", "resources:\n"+kumotestObject("o", dir, `content: "x"`, ""))
+	want := []string{"kumoproj:kumotest:kumotest_object:o", "provider registry.terraform.io/kumoproj/kumotest is not allowed", "runtimes.terraform.allowedProviders"}
+	e.fails([]string{"preview", "-f", spec}, want...)
+	e.fails([]string{"apply", "--yes", "-f", spec}, want...)
+	if objs := terraformtest.Objects(t, dir); len(objs) != 0 {
+		t.Errorf("a refused provider made objects %v", objs)
+	}
+	e.ok("workspace", "update", "default", "--file", e.writeSpec("default.yaml", testProvidersWorkspace))
+	e.ok("apply", "--yes", "-f", spec)
+	if objs := terraformtest.Objects(t, dir); len(objs) != 1 {
+		t.Errorf("objects %v after the allowed apply, want one", objs)
+	}
+}
+
 // TestTerraformErrorsNameTheResource: a provider error, a provider that cannot be
 // installed and a missing binary each fail the release with terraform's reason
 // and the resource's ID, on the CLI, in the release and in the run log, and the
@@ -373,7 +408,7 @@ func TestTerraformErrorsNameTheResource(t *testing.T) {
 `, nope), nope, "terraform init: Error: ", "hashicorp/nope")
 
 	// A workspace naming a binary that is not there.
-	ws := e.writeSpec("ws.yaml", "runtimes:\n  terraform:\n    binary: /nonexistent/terraform\n")
+	ws := e.writeSpec("ws.yaml", testProvidersWorkspace+"    binary: /nonexistent/terraform\n")
 	e.ok("workspace", "update", "-f", ws, "default")
 	check(base+kumotestObject("any", dir, `content: "x"`, ""), "kumoproj:kumotest:kumotest_object:any", "terraform binary: ", "/nonexistent/terraform")
 }

@@ -42,6 +42,12 @@ const (
 	BuiltinProvider  = "terraform.io/builtin/terraform"
 )
 
+// AllowedProviders are the provider source patterns that allow both test
+// providers: a workspace's runtimes.terraform.allowedProviders, the
+// terraform runtime's Config.AllowedProviders. The test provider is not
+// HashiCorp's, so the default would refuse it.
+var AllowedProviders = []string{"registry.terraform.io/hashicorp/*", "registry.terraform.io/kumoproj/kumotest"}
+
 // Tools are the built programs and the configuration that installs providers
 // from the mirror.
 type Tools struct {

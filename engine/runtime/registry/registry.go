@@ -36,6 +36,7 @@ type runtimeKey struct {
 	allowExecPlugins   bool
 	terraformBinary    string
 	terraformPluginDir string
+	terraformProviders string
 }
 
 // New returns an empty runtime cache.
@@ -53,8 +54,9 @@ func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runt
 		s = runspec.RuntimeSettings{Kubeconfig: s.Kubeconfig, Context: s.Context, Kubeconfigs: s.Kubeconfigs, AllowExecPlugins: s.AllowExecPlugins}
 		key.kubeconfig, key.kctx, key.kubeconfigs, key.allowExecPlugins = s.Kubeconfig, s.Context, pairs(s.Kubeconfigs), s.AllowExecPlugins
 	case engine.Terraform:
-		s = runspec.RuntimeSettings{TerraformBinary: s.TerraformBinary, TerraformPluginDir: s.TerraformPluginDir}
+		s = runspec.RuntimeSettings{TerraformBinary: s.TerraformBinary, TerraformPluginDir: s.TerraformPluginDir, TerraformAllowedProviders: s.TerraformAllowedProviders}
 		key.terraformBinary, key.terraformPluginDir = s.TerraformBinary, s.TerraformPluginDir
+		key.terraformProviders = quoted(s.TerraformAllowedProviders)
 	}
 	if rt, ok := r.cache[key]; ok {
 		return rt, nil
@@ -67,7 +69,7 @@ func (r *Runtimes) For(typ engine.Type, s runspec.RuntimeSettings) (runtime.Runt
 	case engine.Terraform:
 		// Working directories and the plugin cache are worker-local
 		// (terraform.DefaultDir, $KUMO_TERRAFORM_DIR); the state is in the backend.
-		rt, err = terraform.New(terraform.Config{Binary: s.TerraformBinary, PluginDir: s.TerraformPluginDir})
+		rt, err = terraform.New(terraform.Config{Binary: s.TerraformBinary, PluginDir: s.TerraformPluginDir, AllowedProviders: s.TerraformAllowedProviders})
 	default:
 		return nil, fmt.Errorf("no runtime for resource type %q", typ)
 	}
@@ -84,6 +86,19 @@ func pairs(m map[string]string) string {
 	var b []byte
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		b = strconv.AppendQuote(strconv.AppendQuote(b, k), m[k])
+	}
+	return string(b)
+}
+
+// quoted writes l's values in order, each quoted; nil and empty differ, as
+// they do for the terraform runtime (nil: its default).
+func quoted(l []string) string {
+	if l == nil {
+		return "nil"
+	}
+	b := []byte("list")
+	for _, v := range l {
+		b = strconv.AppendQuote(b, v)
 	}
 	return string(b)
 }

@@ -53,7 +53,7 @@ func TestCacheOutlivesItsPluginCache(t *testing.T) {
 
 func newRuntimeAt(t *testing.T, tools terraformtest.Tools, dir string) *terraform.Runtime {
 	t.Helper()
-	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, Dir: dir})
+	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, AllowedProviders: terraformtest.AllowedProviders, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,6 +56,11 @@ func (r *Runtime) open(ctx context.Context, op string, res *engine.Resource) (*s
 	if err != nil {
 		return nil, err
 	}
+	// The last guard before terraform init downloads and starts the provider.
+	if !engine.ProviderAllowed(r.cfg.AllowedProviders, spec.Provider) {
+		return nil, runtime.Permanent(fmt.Errorf("%s %s: provider %s is not allowed in this workspace: add it to runtimes.terraform.allowedProviders (allowed: %s)",
+			op, res.ID, spec.Provider.Source(), strings.Join(r.cfg.AllowedProviders, ", ")))
+	}
 	bin, err := r.binary()
 	if err != nil {
 		return nil, runtime.Permanent(fmt.Errorf("%s %s: %w", op, res.ID, err))

@@ -23,6 +23,11 @@ type Config struct {
 	// filesystem mirror, `terraform init -plugin-dir`), for offline use. Empty: the
 	// user's CLI configuration decides.
 	PluginDir string
+	// AllowedProviders are the provider source patterns resources may use
+	// (engine.ProviderAllowed); nil: engine.DefaultAllowedProviders. Any
+	// other provider is refused before terraform init, so it is never
+	// downloaded or run.
+	AllowedProviders []string
 	// Dir holds the working directories and the shared provider plugin cache.
 	// Default: DefaultDir().
 	Dir string
@@ -72,6 +77,12 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	if cfg.Dir == "" {
 		cfg.Dir = DefaultDir()
+	}
+	if cfg.AllowedProviders == nil {
+		cfg.AllowedProviders = engine.DefaultAllowedProviders
+	}
+	if err := engine.CheckProviderPatterns(cfg.AllowedProviders); err != nil {
+		return nil, fmt.Errorf("terraform runtime: %w", err)
 	}
 	r := &Runtime{cfg: cfg, work: filepath.Join(cfg.Dir, "work"), cache: filepath.Join(cfg.Dir, "plugins"), tfs: map[tfKey]*tfexec.Terraform{}, sensitive: map[sensitiveKey][]string{}}
 	for _, d := range []string{r.work, r.cache} {

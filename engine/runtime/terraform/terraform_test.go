@@ -22,7 +22,7 @@ func newRuntime(t *testing.T) (*terraform.Runtime, terraformtest.Tools) {
 	t.Helper()
 	tools := terraformtest.Ensure(t)
 	t.Setenv("TF_CLI_CONFIG_FILE", tools.CLIConfig)
-	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, Dir: t.TempDir()})
+	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, AllowedProviders: terraformtest.AllowedProviders, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestStateComesFromTheRecordNotTheDisk(t *testing.T) {
 	t.Setenv("TF_CLI_CONFIG_FILE", tools.CLIConfig)
 	dir := t.TempDir()
 	workerA, workerB := t.TempDir(), t.TempDir()
-	first, err := terraform.New(terraform.Config{Binary: tools.Binary, Dir: workerA})
+	first, err := terraform.New(terraform.Config{Binary: tools.Binary, AllowedProviders: terraformtest.AllowedProviders, Dir: workerA})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestStateComesFromTheRecordNotTheDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	second, err := terraform.New(terraform.Config{Binary: tools.Binary, Dir: workerB})
+	second, err := terraform.New(terraform.Config{Binary: tools.Binary, AllowedProviders: terraformtest.AllowedProviders, Dir: workerB})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestErrorsNameTheResource(t *testing.T) {
 	_, err = rt.Apply(ctx, missing, runtime.ApplyOptions{})
 	checkErr(t, err, "apply "+missing.ID+": terraform init: Error: ", "hashicorp/nope")
 
-	noBinary, err := terraform.New(terraform.Config{Binary: filepath.Join(t.TempDir(), "terraform"), Dir: t.TempDir()})
+	noBinary, err := terraform.New(terraform.Config{Binary: filepath.Join(t.TempDir(), "terraform"), AllowedProviders: terraformtest.AllowedProviders, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestProvidersAreSharedNotCopied(t *testing.T) {
 	tools := terraformtest.Ensure(t)
 	t.Setenv("TF_CLI_CONFIG_FILE", tools.CLIConfig)
 	dir := t.TempDir()
-	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, Dir: dir})
+	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, AllowedProviders: terraformtest.AllowedProviders, Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,7 +343,7 @@ func TestPluginDirInstallsOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("TF_CLI_CONFIG_FILE", empty)
-	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, PluginDir: tools.Mirror, Dir: t.TempDir()})
+	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, PluginDir: tools.Mirror, AllowedProviders: terraformtest.AllowedProviders, Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestMetaArgumentsRefused(t *testing.T) {
 	tools := terraformtest.Ensure(t)
 	t.Setenv("TF_CLI_CONFIG_FILE", tools.CLIConfig)
 	work := t.TempDir()
-	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, Dir: work})
+	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, AllowedProviders: terraformtest.AllowedProviders, Dir: work})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,4 +447,30 @@ func TestPreviewSeesDrift(t *testing.T) {
 	if b, err := os.ReadFile(file); err != nil || string(b) != "mine" {
 		t.Errorf("object holds %q after the apply, %v", b, err)
 	}
+}
+
+// TestProviderNotAllowedRefusedBeforeInit: a provider the workspace does not
+// allow is refused, naming the resource and the source, before terraform runs:
+// no working directory is written and no provider lands in the plugin cache.
+func TestProviderNotAllowedRefusedBeforeInit(t *testing.T) {
+	tools := terraformtest.Ensure(t)
+	t.Setenv("TF_CLI_CONFIG_FILE", tools.CLIConfig)
+	dir := t.TempDir()
+	rt, err := terraform.New(terraform.Config{Binary: tools.Binary, Dir: dir}) // the default: HashiCorp's providers
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := object("o", t.TempDir(), map[string]any{"content": "x"})
+	want := []string{res.ID, "provider registry.terraform.io/kumoproj/kumotest is not allowed", "runtimes.terraform.allowedProviders"}
+	_, _, err = rt.Preview(context.Background(), res)
+	checkErr(t, err, want...)
+	_, err = rt.Apply(context.Background(), res, runtime.ApplyOptions{})
+	checkErr(t, err, want...)
+	for _, sub := range []string{"work", "plugins"} {
+		if entries, err := os.ReadDir(filepath.Join(dir, sub)); err != nil || len(entries) != 0 {
+			t.Errorf("%s holds %v (%v) after a refused provider", sub, entries, err)
+		}
+	}
+	// HashiCorp's providers are allowed by default.
+	apply(t, rt, localFile("f", filepath.Join(t.TempDir(), "f"), "x"))
 }
