@@ -16,6 +16,10 @@ type Workspace struct {
 	Modules map[string]ModuleDefaults `json:"modules,omitempty"`
 	// Generators declares external generators available to every project here.
 	Generators map[string]GeneratorDecl `json:"generators,omitempty"`
+	// GeneratorTrust says which external generators may run for this
+	// workspace, and with which environment. A project.yaml (or this file)
+	// only names a command; the worker runs it only when trusted here.
+	GeneratorTrust GeneratorTrust `json:"generatorTrust,omitzero"`
 	// Runtimes says where resources live in this workspace.
 	Runtimes Runtimes `json:"runtimes,omitempty"`
 	// Context is free values handed to generators.
@@ -49,6 +53,21 @@ type ModuleDefaults struct {
 // the working directory for a workspace).
 type GeneratorDecl struct {
 	Command []string `json:"command"`
+}
+
+// GeneratorTrust is the generators a workspace's administrators allow: an
+// external generator is a program the worker runs with its own user, so a
+// stack or a project.yaml cannot choose one by itself.
+type GeneratorTrust struct {
+	// SHA256 trusts a generator by its module name and the sha256 (hex) of
+	// its executable (symlinks resolved): a changed executable is refused.
+	SHA256 map[string]string `json:"sha256,omitempty"`
+	// Dirs trusts every executable under these absolute directories (symlinks
+	// resolved), e.g. /opt/kumo/generators.
+	Dirs []string `json:"dirs,omitempty"`
+	// Env names the worker's environment variables generators get besides
+	// the fixed PATH, HOME, LANG, LC_ALL, TMPDIR and TZ.
+	Env []string `json:"env,omitempty"`
 }
 
 // Runtimes are a workspace's runtime settings. Empty values mean the worker's defaults.

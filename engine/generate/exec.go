@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -20,16 +19,28 @@ const DefaultGeneratorTimeout = 60 * time.Second
 const maxOutput = 16 << 20
 
 // ExecRunner runs external generators as processes: the request as JSON on stdin,
-// the response read from stdout, stderr kept for the run log.
+// the response read from stdout, stderr kept for the run log. It runs only
+// the generators Trust allows, with Trust's environment.
 type ExecRunner struct {
 	// Timeout bounds each call (default DefaultGeneratorTimeout).
 	Timeout time.Duration
+	// Trust says which generators may run; its zero value trusts none.
+	Trust Trust
 }
 
-// Run starts call.Command in call.Dir. A relative executable path (./gen) is
-// relative to call.Dir; a bare name is looked up on PATH. On timeout or
-// cancellation the whole process group is killed, so a generator's own children
-// do not outlive it.
+// Check reports, before any call runs, a call whose generator is not trusted
+// (an *UntrustedError) or cannot be found.
+func (r ExecRunner) Check(call Call) error {
+	_, err := r.Trust.Check(call)
+	return err
+}
+
+// Run starts call.Command in call.Dir, if Trust allows it (checked again
+// here: Check is advisory for callers that run one call), with only Trust's
+// environment. A relative executable path (./gen) is relative to call.Dir; a
+// bare name is looked up on PATH; the file that was checked, symlinks
+// resolved, is the one run. On timeout or cancellation the whole process
+// group is killed, so a generator's own children do not outlive it.
 func (r ExecRunner) Run(ctx context.Context, call Call) (CallResult, error) {
 	timeout := r.Timeout
 	if timeout <= 0 {
@@ -39,14 +50,18 @@ func (r ExecRunner) Run(ctx context.Context, call Call) (CallResult, error) {
 	if err != nil {
 		return CallResult{}, fmt.Errorf("encode request: %w", err)
 	}
-	name := call.Command[0]
-	if strings.Contains(name, "/") && !filepath.IsAbs(name) {
-		name = filepath.Join(call.Dir, name)
+	name, err := r.Trust.Check(call)
+	if err != nil {
+		return CallResult{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, call.Command[1:]...)
+	cmd.Args[0] = call.Command[0]
 	cmd.Dir = call.Dir
+	// Never the worker's whole environment: it holds cloud and Temporal
+	// credentials. A nil Env would mean all of it.
+	cmd.Env = append([]string{}, r.Trust.Env()...)
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr capped
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -49,7 +49,7 @@ func TestExternalGenerator(t *testing.T) {
 	}
 	ws := &engine.Workspace{Name: "prod", Modules: map[string]engine.ModuleDefaults{"gen": {Config: map[string]any{"size": "big", "zone": "a"}}}, Context: map[string]any{"tier": "prod"}}
 	var seen Request
-	spec, err := Generate(context.Background(), Input{Source: src, Workspace: ws, Log: &log, Runner: recordingRunner{ExecRunner{}, &seen}})
+	spec, err := Generate(context.Background(), Input{Source: src, Workspace: ws, Log: &log, Runner: recordingRunner{ExecRunner{Trust: trustEverything}, &seen}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ JSON`, 0, `response.resources[0].id: "v1:Service:shop:x" does not match its obje
 			}
 			var log strings.Builder
 			start := time.Now()
-			_, err = Generate(context.Background(), Input{Source: src, Runner: ExecRunner{Timeout: tc.timeout}, Log: &log})
+			_, err = Generate(context.Background(), Input{Source: src, Runner: ExecRunner{Timeout: tc.timeout, Trust: trustEverything}, Log: &log})
 			if err == nil {
 				t.Fatal("generated; want an error")
 			}

@@ -235,6 +235,16 @@ func (g *generation) runCalls(ctx context.Context) error {
 	if len(g.calls) == 0 {
 		return nil
 	}
+	// Every call is checked before any runs: one untrusted generator stops
+	// the generation before the trusted ones have run for nothing.
+	if checker, ok := g.in.Runner.(interface{ Check(Call) error }); ok {
+		for _, c := range g.calls {
+			if err := checker.Check(c.call); err != nil {
+				fmt.Fprintf(g.log, "%s: error: %v\n", c.what, err)
+				return fmt.Errorf("%s: %w", c.what, err)
+			}
+		}
+	}
 	limit := g.in.Parallelism
 	if limit <= 0 {
 		limit = 4

@@ -38,7 +38,7 @@ func generateStack(t *testing.T, stackDir string, ws *engine.Workspace, runner R
 		return nil, err
 	}
 	if runner == nil {
-		runner = ExecRunner{}
+		runner = ExecRunner{Trust: trustEverything}
 	}
 	return Generate(context.Background(), Input{Source: src, Workspace: ws, Runner: runner})
 }

@@ -35,6 +35,9 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 	if err := ws.Runtimes.Kubernetes.CheckKubeconfigs(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	if err := CheckTrust(ws.GeneratorTrust); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	if err := engine.CheckProviderPatterns(ws.Runtimes.Terraform.AllowedProviders); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
