@@ -5,6 +5,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -19,6 +20,12 @@ type Activities struct {
 func New(b backend.Backend, r release.Runtimes, runs release.RunChecker) *Activities {
 	return &Activities{m: release.New(b, r, runs)}
 }
+
+// SetGeneration sets the worker operator's policy for generating: where
+// stacks may be read from, which directories' generators are trusted
+// (release.Manager.SetGeneration). A function, not a method: every method
+// of Activities is an activity to a worker that registers the struct.
+func SetGeneration(a *Activities, p generate.Policy) { a.m.SetGeneration(p) }
 
 // Generate builds and stores the Spec of a stack (release.Manager.Generate),
 // heartbeating while external generators run.

@@ -22,6 +22,7 @@ import (
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/internal/keyring"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server"
@@ -54,6 +55,9 @@ type Options struct {
 	// UIBaseURL is the Temporal Web UI's address, for links to runs; empty
 	// when none is known.
 	UIBaseURL string
+	// Notices receives what the client did on the user's behalf that they
+	// should know of: a generator trusted on first use. Nil discards it.
+	Notices io.Writer
 	// CodecKeyFile holds the keys that encrypt Temporal payloads and release
 	// secrets (see CodecKeys); empty: the home's for the embedded server and
 	// kumo server, and for an existing cluster an error unless
@@ -78,6 +82,10 @@ type Client struct {
 	attached      *server.Info // the kumo server dialled, if any
 	requireServer bool
 }
+
+// GeneratorsDir is the home's generators directory: every workspace trusts
+// the executables in it, since only the home's owner can put them there.
+func GeneratorsDir(home string) string { return filepath.Join(absHome(home), "generators") }
 
 // DefaultHome is $KUMO_HOME, else ~/.kumo.
 func DefaultHome() string {
@@ -134,7 +142,12 @@ func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
 	if err != nil || c.server == nil || c.worker != nil {
 		return tc, err
 	}
-	c.worker = worker.New(tc, c.backend)
+	// A one-shot command's worker runs in the process of the user who named
+	// the stack: it reads the stack wherever it is. Generators still run
+	// only as their workspace trusts them (see trustOnFirstUse).
+	c.worker = worker.NewWithOptions(tc, c.backend, worker.Options{Generation: generate.Policy{
+		AnyStackDir: true, TrustedDirs: []string{GeneratorsDir(c.opts.Home)},
+	}})
 	if err := c.worker.Start(); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("start the in-process worker: %w", err)

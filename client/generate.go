@@ -15,7 +15,7 @@ import (
 // The stack's files are read here once, so that a bad project.yaml, stack.yaml or
 // app.yaml is reported before any run starts (the worker reads them again to
 // generate, possibly on another machine). It sets req.Stack from stack.yaml.
-func (c *Client) source(req *Request) (*runspec.GenerateInput, error) {
+func (c *Client) source(ctx context.Context, req *Request) (*runspec.GenerateInput, error) {
 	dir, err := filepath.Abs(req.StackDir)
 	if err != nil {
 		return nil, err
@@ -28,13 +28,16 @@ func (c *Client) source(req *Request) (*runspec.GenerateInput, error) {
 		return nil, fmt.Errorf("stack %s belongs to project %q, not %q", dir, src.Project.Name, req.Project)
 	}
 	req.Stack = src.Stack.Name
+	if err := c.trustOnFirstUse(ctx, src, req.Workspace); err != nil {
+		return nil, err
+	}
 	return &runspec.GenerateInput{StackDir: dir, Project: req.Project, Workspace: req.Workspace, GeneratorTimeout: req.GeneratorTimeout}, nil
 }
 
 // Generate starts a Generate run of req's stack for req's workspace; Run.Spec
 // waits for it and returns the Spec.
 func (c *Client) Generate(ctx context.Context, req Request) (*Run, error) {
-	src, err := c.source(&req)
+	src, err := c.source(ctx, &req)
 	if err != nil {
 		return nil, err
 	}

@@ -102,7 +102,7 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		}
 		in.SpecHash = hash
 	case req.specHash == "" && req.StackDir != "" && workflowType != runspec.DestroyWorkflow:
-		src, err := c.source(&req)
+		src, err := c.source(ctx, &req)
 		if err != nil {
 			return nil, err
 		}

@@ -2,12 +2,16 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/worker"
 )
@@ -18,6 +22,40 @@ type ServerOptions struct {
 	server.Options
 	// ShutdownGrace is how long Stop lets activities in flight finish.
 	ShutdownGrace time.Duration
+	// StackRoots are the directories the server's worker reads stacks under
+	// (`kumo server --stack-root`); none: DefaultStackRoots.
+	StackRoots []string
+}
+
+// DefaultStackRoots are where a kumo server reads stacks when no
+// --stack-root is given: the home directory of the user running it, whose
+// own files those are. Anything else, /tmp included, must be named.
+func DefaultStackRoots() ([]string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return nil, fmt.Errorf("no --stack-root given and no home directory to default to: %w", err)
+	}
+	return []string{home}, nil
+}
+
+// StackRoots makes each of roots absolute and checks it is a directory: a
+// root that cannot be used is an error at start, not a stack refused later.
+func StackRoots(roots []string) ([]string, error) {
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		abs, err := filepath.Abs(r)
+		if err == nil {
+			var fi os.FileInfo
+			if fi, err = os.Stat(abs); err == nil && !fi.IsDir() {
+				err = errors.New("not a directory")
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--stack-root %s: %w", r, err)
+		}
+		out = append(out, abs)
+	}
+	return out, nil
 }
 
 // StartServer starts `kumo server` on the home opts name (see server.Start),
@@ -29,6 +67,16 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 		return nil, err
 	}
 	opts = c.opts
+	roots := so.StackRoots
+	if len(roots) == 0 {
+		if roots, err = DefaultStackRoots(); err != nil {
+			return nil, err
+		}
+	}
+	if roots, err = StackRoots(roots); err != nil {
+		return nil, err
+	}
+	generation := generate.Policy{StackRoots: roots, TrustedDirs: []string{GeneratorsDir(opts.Home)}}
 	startWorker := func(ctx context.Context, address string) (func(), error) {
 		tc, err := sdkclient.DialContext(ctx, sdkclient.Options{
 			HostPort: address, Namespace: opts.Namespace, Logger: sdklog.NewStructuredLogger(opts.Logger),
@@ -37,7 +85,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 		if err != nil {
 			return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)
 		}
-		w := worker.NewWithOptions(tc, c.backend, worker.Options{StopTimeout: so.ShutdownGrace})
+		w := worker.NewWithOptions(tc, c.backend, worker.Options{StopTimeout: so.ShutdownGrace, Generation: generation})
 		if err := w.Start(); err != nil {
 			tc.Close()
 			return nil, fmt.Errorf("start the worker: %w", err)

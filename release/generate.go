@@ -39,7 +39,7 @@ func (m *Manager) Generate(ctx context.Context, runID string, in runspec.Generat
 }
 
 func (m *Manager) generate(ctx context.Context, in runspec.GenerateInput, log *bytes.Buffer) (runspec.GenerateResult, error) {
-	src, err := generate.Load(in.StackDir)
+	src, err := m.generation.Load(in.StackDir)
 	if err != nil {
 		return runspec.GenerateResult{}, err
 	}
@@ -51,7 +51,10 @@ func (m *Manager) generate(ctx context.Context, in runspec.GenerateInput, log *b
 		return runspec.GenerateResult{}, err
 	}
 	spec, err := generate.Generate(ctx, generate.Input{
-		Source: src, Workspace: ws, Runner: generate.ExecRunner{Timeout: in.GeneratorTimeout}, Log: log,
+		Source: src, Workspace: ws, Log: log,
+		Runner: generate.ExecRunner{Timeout: in.GeneratorTimeout, Trust: generate.Trust{
+			Workspace: ws.Name, Config: ws.GeneratorTrust, Dirs: m.generation.TrustedDirs,
+		}},
 	})
 	if err != nil {
 		return runspec.GenerateResult{}, err
@@ -67,6 +70,12 @@ func (m *Manager) generate(ctx context.Context, in runspec.GenerateInput, log *b
 	}
 	return runspec.GenerateResult{SpecHash: hash, Stack: src.Stack.Name, Resources: len(spec.Resources)}, nil
 }
+
+// SetGeneration sets what the worker's operator decides about generation:
+// the roots stack directories must lie under and the directories whose
+// generators every workspace trusts. Its zero value reads no stack directory
+// and trusts no directory.
+func (m *Manager) SetGeneration(p generate.Policy) { m.generation = p }
 
 // LoadWorkspace returns a stored workspace; the default workspace exists even
 // when it was never stored (empty).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -32,6 +33,7 @@ func stack(t *testing.T, app string) string {
 func TestGenerate(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
 		m := release.New(b, nil, &runs{})
+		m.SetGeneration(generate.Policy{AnyStackDir: true})
 		in := runspec.GenerateInput{StackDir: stack(t, "apps: {web: {workload: {type: service, containers: {web: {image: nginx}}}}}\n"), Project: "p", Workspace: engine.DefaultWorkspace}
 		res, err := m.Generate(ctx, "run-1", in)
 		if err != nil {

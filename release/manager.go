@@ -7,6 +7,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -37,6 +38,8 @@ type Manager struct {
 	plans cache[PlanInput, Plan]
 	// workspaces holds the workspaces read lately (trustedSettings).
 	workspaces workspaces
+	// generation is the operator's policy for generating (SetGeneration).
+	generation generate.Policy
 }
 
 // maxCachedResources bounds the resources each of a Manager's caches holds

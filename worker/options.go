@@ -1,6 +1,10 @@
 package worker
 
-import "time"
+import (
+	"time"
+
+	"github.com/kumoproj/kumo/engine/generate"
+)
 
 // Options tune a worker that outlives one run.
 type Options struct {
@@ -10,4 +14,9 @@ type Options struct {
 	// finish is retried by whichever worker polls next, once its heartbeat or
 	// start-to-close timeout expires. Zero cancels them at once.
 	StopTimeout time.Duration
+	// Generation is the operator's policy for generating from stacks: the
+	// roots stack directories must lie under (--stack-root) and the
+	// directories whose generators every workspace trusts. Its zero value
+	// reads no stack.
+	Generation generate.Policy
 }

@@ -24,7 +24,8 @@ import (
 	"github.com/kumoproj/kumo/workflows"
 )
 
-// New returns a worker (not yet started) for kumo's task queue.
+// New returns a worker (not yet started) for kumo's task queue, reading no
+// stack directory (see Options.Generation).
 func New(c client.Client, b backend.Backend) sdkworker.Worker {
 	return NewWithOptions(c, b, Options{})
 }
@@ -33,7 +34,9 @@ func New(c client.Client, b backend.Backend) sdkworker.Worker {
 func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Worker {
 	w := sdkworker.New(c, runspec.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle, Interceptors: interceptors})
 	workflows.Register(w)
-	activities.Register(w, activities.New(b, registry.New(), RunChecker(c)))
+	acts := activities.New(b, registry.New(), RunChecker(c))
+	activities.SetGeneration(acts, o.Generation)
+	activities.Register(w, acts)
 	return w
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
@@ -119,7 +120,9 @@ func recordHistories(t *testing.T) {
 	}
 	w := worker.New(tc, runspec.TaskQueue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{Interceptor}})
 	Register(w)
-	activities.Register(w, activities.New(b, rt, notRunning{}))
+	acts := activities.New(b, rt, notRunning{})
+	activities.SetGeneration(acts, generate.Policy{AnyStackDir: true})
+	activities.Register(w, acts)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
 	}

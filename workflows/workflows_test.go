@@ -20,6 +20,7 @@ import (
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -110,6 +111,8 @@ func newHarness(t *testing.T) *harness {
 	}
 	rt := &fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{}}
 	h := &harness{t: t, rt: rt, backend: b, acts: activities.New(b, rt, notRunning{})}
+	// As a one-shot command's worker: stacks are read wherever they are.
+	activities.SetGeneration(h.acts, generate.Policy{AnyStackDir: true})
 	h.SetLogger(quietLogger)
 	return h
 }

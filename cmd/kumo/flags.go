@@ -151,6 +151,7 @@ func openOptions(c *cli.Context) (client.Options, error) {
 	}
 	opts.TemporalAddress, opts.Namespace, opts.Connection = conn.Address, conn.Namespace, conn
 	opts.UIBaseURL = global(c, "ui-url")
+	opts.Notices = os.Stderr
 	if globalBool(c, "debug") {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}

@@ -29,6 +29,7 @@ func serverCommand() *cli.Command {
 			&cli.StringFlag{Name: "codec-address", Usage: "host:port of the codec endpoint through which the Web UI shows payloads decrypted (default: 127.0.0.1, a free port; whoever reaches it can read every payload)"},
 			&cli.BoolFlag{Name: "ui-write", Usage: "let the Web UI terminate, cancel, signal and start workflows (default: read-only)"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 10 * time.Second, Usage: "on shutdown, how long activities in flight may take to finish"},
+			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this server must lie under, symlinks resolved (repeat for more; default: your home directory)"},
 		},
 		Action: runServer,
 	}
@@ -56,6 +57,7 @@ func runServer(c *cli.Context) error {
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"),
 		},
 		ShutdownGrace: c.Duration("shutdown-grace"),
+		StackRoots:    c.StringSlice("stack-root"),
 	})
 	if err != nil {
 		if errors.Is(c.Context.Err(), context.Canceled) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/codec"
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/worker"
 )
@@ -24,6 +25,7 @@ func workerCommand() *cli.Command {
 			&cli.StringFlag{Name: "health-address", Usage: "host:port serving /livez and /readyz for probes (default: none)"},
 			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: kumo's (kumo_runs_*, kumo_node_step*, kumo_drift*, kumo_runs_awaiting_approval) and the Temporal SDK's (default: none)"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
+			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this worker must lie under, symlinks resolved (repeat for more; default: none, so this worker generates from no stack directory)"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 2 * time.Minute, Usage: "on SIGTERM, how long activities in flight may take to finish (they keep heartbeating) before they are cancelled and retried elsewhere; a second SIGTERM exits at once"},
 		},
 		Action: runWorker,
@@ -92,7 +94,15 @@ func runWorker(c *cli.Context) error {
 		return err
 	}
 	grace := c.Duration("shutdown-grace")
-	wopts := worker.Options{StopTimeout: grace}
+	roots, err := client.StackRoots(c.StringSlice("stack-root"))
+	if err != nil {
+		return err
+	}
+	home := opts.Home
+	if home == "" {
+		home = client.DefaultHome()
+	}
+	wopts := worker.Options{StopTimeout: grace, Generation: generate.Policy{StackRoots: roots, TrustedDirs: []string{client.GeneratorsDir(home)}}}
 	queue := c.String("task-queue")
 	var w sdkworker.Worker
 	if queue == "" || queue == runspec.TaskQueue {

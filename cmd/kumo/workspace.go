@@ -93,6 +93,15 @@ func workspaceCommand() *cli.Command {
 				}),
 			},
 			{
+				Name: "trust-generator", Usage: "let an external generator run for a workspace: by its module name and the sha256 of its executable, or every executable under a directory",
+				ArgsUsage: "NAME [GENERATOR]",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "sha256", Usage: "the sha256 of GENERATOR's executable, as the refusal printed it (check the file first: sha256sum FILE)"},
+					&cli.StringFlag{Name: "dir", Usage: "trust every executable under this absolute directory instead"},
+				},
+				Action: trustGenerator,
+			},
+			{
 				Name: "switch", Usage: "make a workspace the one commands use when --workspace is not given", ArgsUsage: "NAME",
 				Action: workspaceAction(func(c *cli.Context, kc *client.Client, name string) error {
 					if err := kc.SwitchWorkspace(c.Context, name); err != nil {
@@ -144,4 +153,37 @@ func workspaceFile(c *cli.Context, name string) (*engine.Workspace, error) {
 		return nil, fmt.Errorf("want the workspace file: kumo workspace %s %s --file FILE", c.Command.Name, name)
 	}
 	return client.ParseWorkspaceFile(c.String("file"), name)
+}
+
+// trustGenerator is `kumo workspace trust-generator NAME GENERATOR --sha256 HEX`
+// or `kumo workspace trust-generator NAME --dir DIR`.
+func trustGenerator(c *cli.Context) error {
+	args, err := positionalArgs(c)
+	if err != nil {
+		return err
+	}
+	sum, dir := c.String("sha256"), c.String("dir")
+	switch {
+	case len(args) == 2 && sum != "" && dir == "":
+	case len(args) == 1 && dir != "" && sum == "":
+	default:
+		return fmt.Errorf("want kumo workspace trust-generator NAME GENERATOR --sha256 HEX, or kumo workspace trust-generator NAME --dir DIR")
+	}
+	kc, err := open(c)
+	if err != nil {
+		return err
+	}
+	defer kc.CloseBeforeExit()
+	if dir != "" {
+		if err := kc.TrustGeneratorDir(c.Context, args[0], dir); err != nil {
+			return err
+		}
+		fmt.Printf("Workspace %s now trusts every generator under %s.\n", args[0], dir)
+		return nil
+	}
+	if err := kc.TrustGenerator(c.Context, args[0], args[1], sum); err != nil {
+		return err
+	}
+	fmt.Printf("Workspace %s now trusts generator %s with sha256 %s.\n", args[0], args[1], sum)
+	return nil
 }
