@@ -1,6 +1,8 @@
 package activities
 
 import (
+	"go.temporal.io/sdk/temporal"
+
 	"context"
 	"time"
 
@@ -39,8 +41,12 @@ func (a *Activities) RecordRemediation(ctx context.Context, in runspec.Remediati
 // the check does not fail with it.
 func (a *Activities) NotifyDrift(ctx context.Context, in runspec.DriftNotice) error {
 	hook := in.Webhook
-	if hook.URL == "" {
+	if hook.URL == "" && hook.Sealed == "" {
 		hook.URL = in.URL // a notice scheduled by an older worker
+	}
+	hook, err := a.m.OpenDriftWebhook(hook, in.Event)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError("drift webhook: "+err.Error(), "WebhookRefused", nil)
 	}
 	w, err := release.DriftWebhookOf(hook, in.Event)
 	if err != nil {

@@ -113,6 +113,15 @@ type Backend interface {
 	AppendAudit(ctx context.Context, e AuditEntry) error
 	// ListAudit returns the entries f selects, oldest first.
 	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+
+	// SealText seals a text only workers should read (a webhook URL, which
+	// may hold a token) for project and workspace, so that it can travel in
+	// workflow inputs without a decoded history holding it in clear. Without
+	// a sealer (no codec key) it returns "", nil: keep the text as it is.
+	SealText(project, workspace, what, text string) (string, error)
+	// OpenText opens what SealText sealed for the same project, workspace
+	// and what; anything else fails, never echoing the text.
+	OpenText(project, workspace, what, sealed string) (string, error)
 }
 
 // ReleaseKey names one revision.

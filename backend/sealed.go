@@ -215,3 +215,28 @@ func (s *Store) openRelease(r *engine.Release, where string) error {
 	}
 	return nil
 }
+
+// textScope binds a sealed text to its project, workspace and what it is.
+func textScope(project, workspace, what string) []byte {
+	return keyring.AAD("text", what, project, workspace)
+}
+
+// SealText implements Backend.
+func (s *Store) SealText(project, workspace, what, text string) (string, error) {
+	if s.sealer == nil {
+		return "", nil
+	}
+	return s.sealer.Seal([]byte(text), textScope(project, workspace, what))
+}
+
+// OpenText implements Backend.
+func (s *Store) OpenText(project, workspace, what, sealed string) (string, error) {
+	if s.sealer == nil {
+		return "", fmt.Errorf("the %s of %s/%s is sealed, and this kumo has no codec key to open it", what, project, workspace)
+	}
+	text, err := s.sealer.Open(sealed, textScope(project, workspace, what))
+	if err != nil {
+		return "", fmt.Errorf("the %s of %s/%s does not open here: %w", what, project, workspace, err)
+	}
+	return string(text), nil
+}

@@ -55,6 +55,17 @@ func (c *Client) driftInput(ctx context.Context, req DriftRequest) (runspec.Drif
 		Project: req.Project, Workspace: req.Workspace, Settings: req.Settings, Parallelism: req.Parallelism,
 		Drift: ws.Drift.Merge(req.ProjectDrift), Mode: req.Mode,
 	}
+	// The URL may hold a token: it travels sealed for the worker, so that no
+	// history holds it in clear, not even decoded with the codec key.
+	if u := in.Drift.Webhook.URL; u != "" {
+		sealed, err := c.backend.SealText(req.Project, req.Workspace, runspec.DriftWebhookURL, u)
+		if err != nil {
+			return in, fmt.Errorf("seal the drift webhook URL: %w", err)
+		}
+		if sealed != "" {
+			in.Drift.Webhook.URL, in.Drift.Webhook.Sealed = "", sealed
+		}
+	}
 	latest, err := c.backend.LatestRelease(ctx, req.Project, req.Workspace)
 	if errors.Is(err, backend.ErrNotFound) {
 		return in, fmt.Errorf("nothing to check: %s/%s has no releases", req.Project, req.Workspace)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // Signature headers: a receiver recomputes HMAC-SHA256(secret, timestamp +
@@ -59,4 +60,20 @@ func WebhookSignature(secret []byte, timestamp string, body []byte) string {
 	m.Write([]byte("."))
 	m.Write(body)
 	return hex.EncodeToString(m.Sum(nil))
+}
+
+// OpenDriftWebhook returns hook with its URL in clear: a check's input
+// carries it sealed (drift.Webhook.Sealed) for the event's project and
+// workspace, so that no history holds it. A URL that does not open is a
+// refused webhook; the error never holds the URL.
+func (m *Manager) OpenDriftWebhook(hook drift.Webhook, e drift.Event) (drift.Webhook, error) {
+	if hook.Sealed == "" {
+		return hook, nil
+	}
+	url, err := m.backend.OpenText(e.Project, e.Workspace, runspec.DriftWebhookURL, hook.Sealed)
+	if err != nil {
+		return hook, kindErr(ErrInvalid, err)
+	}
+	hook.URL, hook.Sealed = url, ""
+	return hook, nil
 }

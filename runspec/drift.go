@@ -70,5 +70,10 @@ type DriftNotice struct {
 	Event drift.Event `json:"event"`
 }
 
+// DriftWebhookURL names what a sealed drift webhook URL is
+// (backend.SealText): the client seals it into a check's input, the worker
+// opens it to POST.
+const DriftWebhookURL = "drift webhook URL"
+
 // MaxDriftedIDs bounds DriftResult.NotInSync, so history stays small.
 const MaxDriftedIDs = 50

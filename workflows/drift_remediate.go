@@ -78,11 +78,12 @@ func remediate(ctx workflow.Context, in runspec.DriftInput, res runspec.DriftRes
 const notifyAttempts = 5
 
 // notify POSTs the events to the webhook one after the other, in order (none
-// when the hook has no URL). Temporal retries a failed POST; one that still
+// when the hook has no URL, in clear or sealed: histories recorded before
+// sealed URLs have none sealed, so they replay to the same commands). Temporal retries a failed POST; one that still
 // fails is logged (the activity's error names the host only), and the check
 // goes on.
 func notify(ctx workflow.Context, hook drift.Webhook, events []drift.Event) {
-	if hook.URL == "" {
+	if hook.URL == "" && hook.Sealed == "" {
 		return
 	}
 	for _, e := range events {

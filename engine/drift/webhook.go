@@ -26,6 +26,10 @@ import (
 // workspace file, workflow input or history.
 type Webhook struct {
 	URL string `json:"url,omitempty"`
+	// Sealed is URL sealed for the worker (backend.SealText), in place of
+	// URL in a check's input: a URL may hold a token, and workflow inputs
+	// are in history, which whoever holds the codec key can decode.
+	Sealed string `json:"sealed,omitempty"`
 	// SecretEnv names the worker environment variable holding the HMAC-SHA256
 	// key every POST is signed with. It must start with SecretEnvPrefix, so a
 	// workspace cannot make the worker key signatures with an unrelated
@@ -66,7 +70,7 @@ func (w *Webhook) UnmarshalJSON(b []byte) error {
 
 // IsZero reports an unset webhook (for omitzero).
 func (w Webhook) IsZero() bool {
-	return w.URL == "" && w.SecretEnv == "" && len(w.AllowedHosts) == 0 && !w.AllowPrivate
+	return w.URL == "" && w.Sealed == "" && w.SecretEnv == "" && len(w.AllowedHosts) == 0 && !w.AllowPrivate
 }
 
 // validate checks the URL, the secret's variable name and the host globs;
@@ -75,16 +79,18 @@ func (w Webhook) validate() error {
 	if w.IsZero() {
 		return nil
 	}
-	if w.URL == "" {
+	if w.URL == "" && w.Sealed == "" {
 		return errors.New("url: missing")
 	}
-	p, err := url.Parse(w.URL)
-	if err != nil {
-		// url.Parse's error repeats the URL, which may hold a token.
-		return errors.New("url: not a valid URL")
-	}
-	if (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return errors.New("url: want an http:// or https:// URL")
+	if w.URL != "" {
+		p, err := url.Parse(w.URL)
+		if err != nil {
+			// url.Parse's error repeats the URL, which may hold a token.
+			return errors.New("url: not a valid URL")
+		}
+		if (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return errors.New("url: want an http:// or https:// URL")
+		}
 	}
 	if w.SecretEnv != "" && (!strings.HasPrefix(w.SecretEnv, SecretEnvPrefix) || !envName.MatchString(w.SecretEnv)) {
 		return fmt.Errorf("secretEnv: %q is not an environment variable name starting with %s", w.SecretEnv, SecretEnvPrefix)
@@ -93,6 +99,9 @@ func (w Webhook) validate() error {
 		if _, err := path.Match(h, ""); err != nil || h == "" {
 			return fmt.Errorf("allowedHosts[%d]: %q is not a valid host glob", i, h)
 		}
+	}
+	if w.URL == "" {
+		return nil // sealed: the worker checks the host once it opened it
 	}
 	return w.HostAllowed()
 }
