@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"errors"
 	"go.temporal.io/sdk/temporal"
 
 	"context"
@@ -44,9 +45,12 @@ func (a *Activities) NotifyDrift(ctx context.Context, in runspec.DriftNotice) er
 	if hook.URL == "" && hook.Sealed == "" {
 		hook.URL = in.URL // a notice scheduled by an older worker
 	}
-	hook, err := a.m.OpenDriftWebhook(hook, in.Event)
-	if err != nil {
+	hook, err := a.m.ResolveDriftWebhook(ctx, hook, in.Event)
+	if errors.Is(err, release.ErrInvalid) {
 		return temporal.NewNonRetryableApplicationError("drift webhook: "+err.Error(), "WebhookRefused", nil)
+	}
+	if err != nil {
+		return temporalError(err)
 	}
 	w, err := release.DriftWebhookOf(hook, in.Event)
 	if err != nil {

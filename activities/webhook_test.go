@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
@@ -24,6 +26,23 @@ const testSecretEnv = "KUMO_WEBHOOK_TEST_SECRET"
 func localHook(t *testing.T, url string) drift.Webhook {
 	t.Setenv(testSecretEnv, "s3cret")
 	return drift.Webhook{URL: url, AllowPrivate: true, SecretEnv: testSecretEnv}
+}
+
+// notifier returns activities over a backend whose workspace "w" allows the
+// destinations allow allows (allowedHosts, allowPrivate): the worker reads
+// those there, never from the notice.
+func notifier(t *testing.T, allow drift.Webhook) *Activities {
+	t.Helper()
+	b, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := &engine.Workspace{Name: "w", Drift: drift.Config{Webhook: drift.Webhook{
+		URL: "https://hooks.example.com/x", AllowedHosts: allow.AllowedHosts, AllowPrivate: allow.AllowPrivate}}}
+	if err := b.PutWorkspace(context.Background(), ws); err != nil {
+		t.Fatal(err)
+	}
+	return New(b, nil, nil)
 }
 
 // verify is the receiver side of a signature, as docs/secrets.md shows it.
@@ -56,8 +75,8 @@ func TestNotifyDriftPostsTheEvent(t *testing.T) {
 	}))
 	defer hook.Close()
 	e := drift.Event{Event: "drift.detected", Project: "p", Workspace: "w", Check: "check-1"}
-	a := &Activities{}
 	h := localHook(t, hook.URL)
+	a := notifier(t, h)
 	if err := a.NotifyDrift(context.Background(), runspec.DriftNotice{Webhook: h, Event: e}); err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +110,7 @@ func TestNotifyDriftRefusesDestinations(t *testing.T) {
 	}))
 	defer hook.Close()
 	srvURL = hook.URL
-	e := drift.Event{Event: "drift-detected", Check: "c"}
-	a := &Activities{}
+	e := drift.Event{Event: "drift-detected", Workspace: "w", Check: "c"}
 	for name, c := range map[string]struct {
 		hook drift.Webhook
 		want string
@@ -102,8 +120,9 @@ func TestNotifyDriftRefusesDestinations(t *testing.T) {
 		"not an allowed host": {drift.Webhook{URL: hook.URL, AllowPrivate: true, AllowedHosts: []string{"hooks.example.com"}}, "host 127.0.0.1 is not in drift.webhook.allowedHosts"},
 		"redirect":            {drift.Webhook{URL: hook.URL + "/redirect", AllowPrivate: true}, "refused: 127.0.0.1 redirected the POST to 127.0.0.1; kumo follows no redirect"},
 	} {
+		a := notifier(t, c.hook)
+		// The notice asks for everything: only the stored workspace counts.
 		h := localHook(t, c.hook.URL)
-		h.AllowPrivate, h.AllowedHosts = c.hook.AllowPrivate, c.hook.AllowedHosts
 		err := a.NotifyDrift(context.Background(), runspec.DriftNotice{Webhook: h, Event: e})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", name, err, c.want)
@@ -128,8 +147,8 @@ func TestNotifyDriftSigns(t *testing.T) {
 		wrongKey = verify("other", r, body)
 	}))
 	defer hook.Close()
-	e := drift.Event{Event: "drift-detected", Project: "p", Check: "c"}
-	a := &Activities{}
+	e := drift.Event{Event: "drift-detected", Project: "p", Workspace: "w", Check: "c"}
+	a := notifier(t, drift.Webhook{AllowPrivate: true})
 	if err := a.NotifyDrift(context.Background(), runspec.DriftNotice{Webhook: localHook(t, hook.URL), Event: e}); err != nil {
 		t.Fatal(err)
 	}
@@ -165,14 +184,14 @@ func TestNotifyDriftRedactsTheURL(t *testing.T) {
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
 	const token = "tok3n-abc"
-	a := &Activities{}
+	a := notifier(t, drift.Webhook{AllowPrivate: true})
 	for _, base := range []string{hook.URL, closed.URL} {
 		for _, raw := range []string{
 			base + "/hooks/" + token,
 			base + "/hooks?token=" + token,
 			strings.Replace(base, "http://", "http://user:"+token+"@", 1) + "/x",
 		} {
-			err := a.NotifyDrift(context.Background(), runspec.DriftNotice{Webhook: localHook(t, raw), Event: drift.Event{Event: "drift-detected"}})
+			err := a.NotifyDrift(context.Background(), runspec.DriftNotice{Webhook: localHook(t, raw), Event: drift.Event{Event: "drift-detected", Workspace: "w"}})
 			if err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "drift webhook "+base) {
 				t.Errorf("%s: %v", raw, err)
 			}

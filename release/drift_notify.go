@@ -1,6 +1,7 @@
 package release
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -62,11 +63,20 @@ func WebhookSignature(secret []byte, timestamp string, body []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// OpenDriftWebhook returns hook with its URL in clear: a check's input
-// carries it sealed (drift.Webhook.Sealed) for the event's project and
-// workspace, so that no history holds it. A URL that does not open is a
-// refused webhook; the error never holds the URL.
-func (m *Manager) OpenDriftWebhook(hook drift.Webhook, e drift.Event) (drift.Webhook, error) {
+// ResolveDriftWebhook returns the webhook to POST e to: hook's URL in clear
+// (a check's input carries it sealed, drift.Webhook.Sealed, for the event's
+// project and workspace, so that no history holds it) and secret's variable,
+// with what it may reach (allowedHosts, allowPrivate) as the workspace stored
+// in the backend says, whatever the input says: whoever starts a check
+// chooses its input. A URL that does not open is a refused webhook; no error
+// holds the URL.
+func (m *Manager) ResolveDriftWebhook(ctx context.Context, hook drift.Webhook, e drift.Event) (drift.Webhook, error) {
+	ws, err := m.workspaceEntry(ctx, e.Workspace)
+	if err != nil {
+		return hook, err
+	}
+	allow := ws.ws.Drift.Webhook
+	hook.AllowedHosts, hook.AllowPrivate = allow.AllowedHosts, allow.AllowPrivate
 	if hook.Sealed == "" {
 		return hook, nil
 	}

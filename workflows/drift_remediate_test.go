@@ -12,16 +12,22 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/runspec"
 )
 
-// testHook is a webhook to a loopback test receiver: allowed explicitly and
-// signed with a secret from the worker's environment.
-func testHook(t *testing.T, url string) drift.Webhook {
+// testHook is a webhook to a loopback test receiver: allowed explicitly by
+// workspace "w" as stored in b (the worker reads what a webhook may reach
+// there) and signed with a secret from the worker's environment.
+func testHook(t *testing.T, b backend.Backend, url string) drift.Webhook {
 	t.Setenv("KUMO_WEBHOOK_TEST_SECRET", "s3cret")
-	return drift.Webhook{URL: url, AllowPrivate: true, SecretEnv: "KUMO_WEBHOOK_TEST_SECRET"}
+	hook := drift.Webhook{URL: url, AllowPrivate: true, SecretEnv: "KUMO_WEBHOOK_TEST_SECRET"}
+	if err := b.PutWorkspace(context.Background(), &engine.Workspace{Name: "w", Drift: drift.Config{Webhook: hook}}); err != nil {
+		t.Fatal(err)
+	}
+	return hook
 }
 
 // TestDriftRemediateWithFailingWebhook: a remediate-mode check repairs the
@@ -45,7 +51,7 @@ func TestDriftRemediateWithFailingWebhook(t *testing.T) {
 	env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
 	activities.Register(env, h.acts)
 	Register(env)
-	env.ExecuteWorkflow(runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate, Drift: drift.Config{Webhook: testHook(t, hook.URL)}})
+	env.ExecuteWorkflow(runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Mode: drift.ModeRemediate, Drift: drift.Config{Webhook: testHook(t, h.backend, hook.URL)}})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("the check failed: %v", err)
 	}

@@ -53,7 +53,7 @@ func TestRecordDriftHistories(t *testing.T) {
 		h.rt.mu.Unlock()
 		in := runspec.DriftInput{Project: "p", Workspace: "w", Mode: run.mode}
 		if run.webhook {
-			in.Drift.Webhook = testHook(t, hook.URL)
+			in.Drift.Webhook = testHook(t, h.backend, hook.URL)
 		}
 		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo-drift/p/w/" + run.name, TaskQueue: runspec.TaskQueue}, runspec.DriftWorkflow, in)
 		if err != nil {
