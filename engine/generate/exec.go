@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -50,13 +52,20 @@ func (r ExecRunner) Run(ctx context.Context, call Call) (CallResult, error) {
 	if err != nil {
 		return CallResult{}, fmt.Errorf("encode request: %w", err)
 	}
-	name, err := r.Trust.Check(call)
+	exe, name, err := r.Trust.Open(call)
 	if err != nil {
 		return CallResult{}, err
 	}
+	defer exe.Close()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, call.Command[1:]...)
+	if runtime.GOOS == "linux" {
+		// Run the file that was checked, open as the child's fd 3, rather
+		// than whatever the path names by then. A script's interpreter opens
+		// it there too (fd 3 stays open across exec).
+		cmd.Path, cmd.ExtraFiles = "/proc/self/fd/3", []*os.File{exe}
+	}
 	cmd.Args[0] = call.Command[0]
 	cmd.Dir = call.Dir
 	// Never the worker's whole environment: it holds cloud and Temporal

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/kumoproj/kumo/engine"
 )
@@ -165,24 +166,45 @@ func FileSHA256(path string) (string, error) {
 // Check resolves call's executable and returns it when trusted, else an
 // *UntrustedError.
 func (t Trust) Check(call Call) (string, error) {
-	path, err := Executable(call)
+	f, path, err := t.Open(call)
 	if err != nil {
 		return "", err
 	}
+	f.Close()
+	return path, nil
+}
+
+// Open resolves call's executable and, when trusted, returns it open with
+// its path: the digest is taken from the open file, so running that file
+// (see ExecRunner) runs what was checked even if the path changes meanwhile.
+// Otherwise it returns an *UntrustedError.
+func (t Trust) Open(call Call) (*os.File, string, error) {
+	path, err := Executable(call)
+	if err != nil {
+		return nil, "", err
+	}
+	// The path has no symlink left: a link put in its place is not followed.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, "", fmt.Errorf("could not run %s: %w", strings.Join(call.Command, " "), err)
+	}
 	for _, dir := range slices.Concat(t.Config.Dirs, t.Dirs) {
 		if within(path, dir) {
-			return path, nil
+			return f, path, nil
 		}
 	}
-	sum, err := FileSHA256(path)
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		f.Close()
+		return nil, "", fmt.Errorf("read %s: %w", path, err)
 	}
+	sum := hex.EncodeToString(h.Sum(nil))
 	trusted := t.Config.SHA256[call.Generator]
 	if trusted != "" && strings.EqualFold(trusted, sum) {
-		return path, nil
+		return f, path, nil
 	}
-	return "", &UntrustedError{Generator: call.Generator, Workspace: t.Workspace, Path: path, SHA256: sum, Trusted: trusted}
+	f.Close()
+	return nil, "", &UntrustedError{Generator: call.Generator, Workspace: t.Workspace, Path: path, SHA256: sum, Trusted: trusted}
 }
 
 // Env is the environment a generator runs with: BaseEnv and the variables
