@@ -57,6 +57,9 @@ func (c *Client) trustOnFirstUse(ctx context.Context, src *generate.Source, work
 	if err := c.backend.PutWorkspace(ctx, ws); err != nil {
 		return fmt.Errorf("trust generators in workspace %s: %w", ws.Name, err)
 	}
+	if err := c.auditOwn(ctx, "workspace trust-generator", src.Project.Name, ws.Name, "workspace "+ws.Name+" (first use)", nil); err != nil {
+		return err
+	}
 	for _, line := range trusted {
 		fmt.Fprint(notices, line)
 	}
@@ -66,7 +69,7 @@ func (c *Client) trustOnFirstUse(ctx context.Context, src *generate.Source, work
 // TrustGenerator lets generator name run for workspace while its executable
 // has the given sha256 (hex), replacing any digest trusted before.
 func (c *Client) TrustGenerator(ctx context.Context, workspace, name, sum string) error {
-	return c.changeTrust(ctx, workspace, func(t *engine.GeneratorTrust) {
+	return c.changeTrust(ctx, workspace, "generator "+name, func(t *engine.GeneratorTrust) {
 		if t.SHA256 == nil {
 			t.SHA256 = map[string]string{}
 		}
@@ -77,7 +80,7 @@ func (c *Client) TrustGenerator(ctx context.Context, workspace, name, sum string
 // TrustGeneratorDir lets every executable under dir (absolute) run as a
 // generator for workspace.
 func (c *Client) TrustGeneratorDir(ctx context.Context, workspace, dir string) error {
-	return c.changeTrust(ctx, workspace, func(t *engine.GeneratorTrust) {
+	return c.changeTrust(ctx, workspace, "generators under "+dir, func(t *engine.GeneratorTrust) {
 		if !slices.Contains(t.Dirs, dir) {
 			t.Dirs = append(t.Dirs, dir)
 		}
@@ -85,8 +88,9 @@ func (c *Client) TrustGeneratorDir(ctx context.Context, workspace, dir string) e
 }
 
 // changeTrust applies change to workspace's generator trust, checked as a
-// workspace file's would be, and stores the workspace.
-func (c *Client) changeTrust(ctx context.Context, workspace string, change func(*engine.GeneratorTrust)) error {
+// workspace file's would be, stores the workspace and audits the change (of
+// what).
+func (c *Client) changeTrust(ctx context.Context, workspace, what string, change func(*engine.GeneratorTrust)) error {
 	if err := backend.ValidateName("workspace", workspace); err != nil {
 		return err
 	}
@@ -98,5 +102,5 @@ func (c *Client) changeTrust(ctx context.Context, workspace string, change func(
 	if err := generate.CheckTrust(ws.GeneratorTrust); err != nil {
 		return fmt.Errorf("workspace %s: %w", workspace, err)
 	}
-	return c.backend.PutWorkspace(ctx, ws)
+	return c.auditOwn(ctx, "workspace trust-generator", "", workspace, "workspace "+workspace+": "+what, c.backend.PutWorkspace(ctx, ws))
 }
