@@ -71,11 +71,11 @@ func WebhookSignature(secret []byte, timestamp string, body []byte) string {
 // chooses its input. A URL that does not open is a refused webhook; no error
 // holds the URL.
 func (m *Manager) ResolveDriftWebhook(ctx context.Context, hook drift.Webhook, e drift.Event) (drift.Webhook, error) {
-	ws, err := m.workspaceEntry(ctx, e.Workspace)
+	ws, err := m.storedWorkspace(ctx, e.Workspace)
 	if err != nil {
 		return hook, err
 	}
-	allow := ws.ws.Drift.Webhook
+	allow := ws.Drift.Webhook
 	hook.AllowedHosts, hook.AllowPrivate = allow.AllowedHosts, allow.AllowPrivate
 	if hook.Sealed == "" {
 		return hook, nil

@@ -36,8 +36,9 @@ type Manager struct {
 	// plans holds the plans PlanGraph made lately: a large plan is handed
 	// out in pages (PlanPage), each of them a call of its own.
 	plans cache[PlanInput, Plan]
-	// workspaces holds the workspaces read lately (trustedSettings).
-	workspaces workspaces
+	// hosts holds the provider hosts workspaces' releases applied lately
+	// (allowedProviders).
+	hosts hostsInUse
 	// generation is the operator's policy for generating (SetGeneration).
 	generation generate.Policy
 }
