@@ -154,6 +154,7 @@ var packageLayers = map[string]string{
 	"internal/keys":                          "support",
 	"internal/memlimit":                      "support",
 	"internal/quietport":                     "support",
+	"internal/token":                         "support",
 	"internal/benchspec":                     "testbed",
 	"internal/localcluster":                  "testbed",
 	"internal/localcluster/localclustertest": "testbed",
