@@ -171,8 +171,8 @@ func ParseTTL(s string) (time.Duration, error) {
 		if _, err := fmt.Sscanf(days, "%d", &n); err != nil || fmt.Sprint(n) != days {
 			return 0, fmt.Errorf("ttl %q: want a duration such as 8h, 90m or 30d", s)
 		}
-		if n > int(MaxTTL/(24*time.Hour)) {
-			return 0, CheckTTL(MaxTTL + 1) // before n*24h could overflow
+		if n > int(MaxTTL/(24*time.Hour)) { // checked before n*24h could overflow
+			return 0, fmt.Errorf("ttl %s is longer than the %d days a kumo token may live", s, int(MaxTTL/(24*time.Hour)))
 		}
 		d := time.Duration(n) * 24 * time.Hour
 		return d, CheckTTL(d)
