@@ -127,6 +127,7 @@ var packageLayers = map[string]string{
 	"client":                                 "client",
 	"server":                                 "server",
 	"server/embedded":                        "server",
+	"server/oidc":                            "server",
 	"worker":                                 "worker",
 	"workflows":                              "workflows",
 	"activities":                             "activities",
