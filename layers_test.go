@@ -157,6 +157,7 @@ var packageLayers = map[string]string{
 	"internal/quietport":                     "support",
 	"internal/token":                         "support",
 	"internal/benchspec":                     "testbed",
+	"internal/hydratest":                     "testbed",
 	"internal/localcluster":                  "testbed",
 	"internal/localcluster/localclustertest": "testbed",
 	"internal/s3test":                        "testbed",

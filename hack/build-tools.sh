@@ -11,15 +11,18 @@
 #     OpenTofu's replace of HCL;
 #   - terraform-provider-kumotest, kumo's test provider (hack/tools), cached by version
 #     and a hash of its sources, so an edit rebuilds it;
+#   - hydra (ory/hydra, an OpenID Connect provider the identity tests log in
+#     with), through its wrapper module, which carries Hydra's replace of pop; it
+#     needs cgo (gcc) for its SQLite store, the only one that runs in memory;
 #   - terraform-mirror: a provider filesystem mirror of those two providers next to the
 #     bin directory, and a CLI configuration (terraform.tfrc) that installs providers
 #     from it only, for offline tests (TF_CLI_CONFIG_FILE).
-# internal/localcluster, internal/s3test and internal/terraformtest run this script
+# internal/localcluster, internal/s3test, internal/terraformtest and internal/hydratest run this script
 # when a binary is missing and name the binaries by the same versions (tests keep
 # them in sync).
 #
 # Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kwok|versitygw|terraform|
-#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|tofu]...
+#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|hydra|tofu]...
 # (default: all but tofu). Prints nothing for a tool already cached.
 set -euo pipefail
 
@@ -31,18 +34,19 @@ TERRAFORM_VERSION=v1.5.7
 TOFU_VERSION=v1.12.6
 PROVIDER_LOCAL_VERSION=v1.4.0
 PROVIDER_KUMOTEST_VERSION=0.1.0
+HYDRA_VERSION=v2.3.0
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${KUMO_TOOLS_BIN:-$HOME/.cache/kumo/bin}
 mkdir -p "$bin"
 export GOTOOLCHAIN=local GOFLAGS=-mod=mod CGO_ENABLED=0
 
-build() { # name version module-dir package ldflags
-  local name=$1 version=$2 dir=$3 pkg=$4 ldflags=$5 out="$bin/$1-$2"
+build() { # name version module-dir package ldflags [build tags]
+  local name=$1 version=$2 dir=$3 pkg=$4 ldflags=$5 tags=${6:-} out="$bin/$1-$2"
   [[ -x $out ]] && return 0
   echo "building $name $version (first time only; cached at $out)" >&2
   local start=$SECONDS
-  (cd "$root/hack/tools/$dir" && go build -trimpath -ldflags "-s -w $ldflags" -o "$out.tmp" "$pkg")
+  (cd "$root/hack/tools/$dir" && go build -trimpath ${tags:+-tags "$tags"} -ldflags "-s -w $ldflags" -o "$out.tmp" "$pkg")
   mv "$out.tmp" "$out"
   echo "built $name $version in $((SECONDS - start))s" >&2
 }
@@ -98,7 +102,7 @@ kube_ldflags() {
 }
 
 tools=("$@")
-((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok versitygw terraform terraform-mirror)
+((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok versitygw terraform terraform-mirror hydra)
 for t in "${tools[@]}"; do
   case $t in
     etcd) build etcd "$ETCD_VERSION" etcd . "" ;;
@@ -114,6 +118,8 @@ for t in "${tools[@]}"; do
       install terraform-provider-local "$PROVIDER_LOCAL_VERSION" github.com/terraform-providers/terraform-provider-local
       build terraform-provider-kumotest "$(kumotest_tag)" terraform-provider-kumotest . ""
       mirror ;;
+    hydra) CGO_ENABLED=1 build hydra "$HYDRA_VERSION" hydra github.com/ory/hydra/v2 \
+      "-X github.com/ory/hydra/v2/driver/config.Version=$HYDRA_VERSION" sqlite,sqlite_omit_load_extension ;;
     tofu) build tofu "$TOFU_VERSION" opentofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no" ;;
     *) echo "unknown tool $t (see the usage at the top of $0)" >&2; exit 2 ;;
   esac

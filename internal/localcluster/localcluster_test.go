@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kumoproj/kumo/internal/hydratest"
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 	"github.com/kumoproj/kumo/internal/s3test"
@@ -35,6 +36,7 @@ func TestVersionsMatchBuildScript(t *testing.T) {
 		"VERSITYGW_VERSION": s3test.VersitygwVersion,
 		"TERRAFORM_VERSION": terraformtest.TerraformVersion, "PROVIDER_LOCAL_VERSION": terraformtest.ProviderLocalVersion,
 		"PROVIDER_KUMOTEST_VERSION": terraformtest.ProviderKumotestVersion,
+		"HYDRA_VERSION":             hydratest.Version,
 	} {
 		m := regexp.MustCompile(`(?m)^` + name + `=(\S+)$`).FindSubmatch(script)
 		if m == nil || string(m[1]) != want {
