@@ -126,6 +126,7 @@ var packageLayers = map[string]string{
 	"cmd/kumo":                               "cli",
 	"client":                                 "client",
 	"server":                                 "server",
+	"server/bearer":                          "server",
 	"server/embedded":                        "server",
 	"server/oidc":                            "server",
 	"worker":                                 "worker",
