@@ -25,6 +25,9 @@ type ServerOptions struct {
 	// StackRoots are the directories the server's worker reads stacks under
 	// (`kumo server --stack-root`); none: DefaultStackRoots.
 	StackRoots []string
+	// BearerVerifiers authenticate bearer credentials (kumo tokens, OIDC
+	// JWTs): server.Config's.
+	BearerVerifiers []server.BearerVerifier
 }
 
 // DefaultStackRoots are where a kumo server reads stacks when no
@@ -94,6 +97,6 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 	}
 	return server.Start(ctx, server.Config{
 		Home: absHome(opts.Home), Namespace: opts.Namespace, Logger: opts.Logger, Backend: opts.Backend, CodecKeys: c.keys,
-		StartWorker: startWorker,
+		StartWorker: startWorker, BearerVerifiers: so.BearerVerifiers,
 	}, so.Options)
 }

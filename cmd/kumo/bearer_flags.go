@@ -28,7 +28,11 @@ func bearerFlags() []cli.Flag {
 func bearerConfig(c *cli.Context, home string) (bearer.Config, error) {
 	var cfg bearer.Config
 	if c.Bool("kumo-tokens") {
-		cfg.KumoTokensDir = filepath.Join(home, "auth")
+		abs, err := filepath.Abs(home)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.KumoTokensDir = filepath.Join(abs, "auth")
 	}
 	issuer := c.String("oidc-issuer")
 	if issuer == "" {

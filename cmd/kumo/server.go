@@ -13,6 +13,7 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/server"
+	"github.com/kumoproj/kumo/server/bearer"
 )
 
 func serverCommand() *cli.Command {
@@ -22,7 +23,7 @@ func serverCommand() *cli.Command {
 		Description: "Runs in the foreground until interrupted. While it runs, every kumo command on the same home\n" +
 			"uses it (any number at once), runs can be started with --detach, and the Web UI shows every run\n" +
 			"this home's database holds, those made before the server started included.",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "address", Value: server.DefaultAddress, Usage: "host:port of the Temporal frontend"},
 			&cli.StringFlag{Name: "ui-address", Usage: "host:port of the Web UI (default: the frontend's host, port + 1000)"},
 			&cli.BoolFlag{Name: "headless", Usage: "serve no Web UI"},
@@ -30,7 +31,7 @@ func serverCommand() *cli.Command {
 			&cli.BoolFlag{Name: "ui-write", Usage: "let the Web UI terminate, cancel, signal and start workflows (default: read-only)"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 10 * time.Second, Usage: "on shutdown, how long activities in flight may take to finish"},
 			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this server must lie under, symlinks resolved (repeat for more; default: your home directory)"},
-		},
+		}, bearerFlags()...),
 		Action: runServer,
 	}
 }
@@ -50,14 +51,27 @@ func runServer(c *cli.Context) error {
 	if opts.Home == "" {
 		opts.Home = client.DefaultHome()
 	}
+	bearers, err := bearerConfig(c, opts.Home)
+	if err != nil {
+		return err
+	}
+	verifiers, err := bearers.Verifiers(c.Context)
+	if err != nil {
+		return err
+	}
+	var bearerVerifiers []server.BearerVerifier
+	if len(verifiers) > 0 {
+		bearerVerifiers = []server.BearerVerifier{bearer.Chain(verifiers...)}
+	}
 	start := time.Now()
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"),
 		},
-		ShutdownGrace: c.Duration("shutdown-grace"),
-		StackRoots:    c.StringSlice("stack-root"),
+		ShutdownGrace:   c.Duration("shutdown-grace"),
+		StackRoots:      c.StringSlice("stack-root"),
+		BearerVerifiers: bearerVerifiers,
 	})
 	if err != nil {
 		if errors.Is(c.Context.Err(), context.Canceled) {
@@ -78,6 +92,12 @@ func runServer(c *cli.Context) error {
 	}
 	if info.CodecURL != "" {
 		fmt.Printf("Codec:    %s (payloads are encrypted with %s; the Web UI decodes them here)\n", info.CodecURL, info.CodecKeyFile)
+	}
+	if bearers.KumoTokensDir != "" {
+		fmt.Printf("Bearer:   kumo tokens of %s (kumo token create/list/revoke)\n", bearers.KumoTokensDir)
+	}
+	if bearers.OIDC != nil {
+		fmt.Printf("Bearer:   OIDC tokens of %s for client %s\n", bearers.OIDC.Issuer, bearers.OIDC.ClientID)
 	}
 	fmt.Println("kumo commands on this home now run here, any number at once; Ctrl-C stops the server.")
 
