@@ -48,3 +48,44 @@ func TestBearerConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenFlag: --token (or KUMO_TOKEN) is the bearer credential the CLI
+// dials a shared server with, as --api-key is; the two differing is an error.
+func TestTokenFlag(t *testing.T) {
+	t.Setenv("KUMO_TOKEN", "")
+	t.Setenv("TEMPORAL_API_KEY", "")
+	t.Setenv("TEMPORAL_CONFIG_FILE", filepath.Join(t.TempDir(), "none.toml"))
+	apiKey := func(env string, args ...string) (string, error) {
+		t.Helper()
+		t.Setenv("KUMO_TOKEN", env)
+		var key string
+		var err error
+		app := &cli.App{Flags: commonFlags(), Action: func(c *cli.Context) error {
+			p, cerr := connection(c)
+			key, err = p.APIKey, cerr
+			return nil
+		}}
+		if rerr := app.Run(append([]string{"kumo"}, args...)); rerr != nil {
+			t.Fatal(rerr)
+		}
+		return key, err
+	}
+	for _, c := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"--token", "kumo_a.b"}, "kumo_a.b"},
+		{"kumo_env.x", nil, "kumo_env.x"},
+		{"kumo_env.x", []string{"--token", "kumo_flag.y"}, "kumo_flag.y"},
+		{"", []string{"--api-key", "k"}, "k"},
+		{"", []string{"--api-key", "same", "--token", "same"}, "same"},
+	} {
+		if got, err := apiKey(c.env, c.args...); err != nil || got != c.want {
+			t.Errorf("KUMO_TOKEN=%q %q: %q, %v; want %q", c.env, c.args, got, err, c.want)
+		}
+	}
+	if _, err := apiKey("", "--api-key", "k", "--token", "kumo_t.x"); err == nil || !strings.Contains(err.Error(), "both set and differ") {
+		t.Errorf("--api-key and --token differing: %v", err)
+	}
+}

@@ -30,6 +30,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "Kubernetes namespace for objects of plain manifests that have none (apply, preview, spec convert; default: the kubeconfig context's, else default)"},
 		&cli.StringFlag{Name: "ui-url", Usage: "address of the Temporal Web UI, for links to runs (e.g. http://localhost:8233)", EnvVars: []string{"KUMO_UI_URL"}},
 		&cli.StringFlag{Name: "api-key", Usage: "API key for the Temporal cluster (default: $TEMPORAL_API_KEY, else the profile's)"},
+		&cli.StringFlag{Name: "token", Usage: "bearer token for a shared kumo server: a kumo token (kumo token create) or an OIDC ID token, sent as --api-key is (over TLS)", EnvVars: []string{"KUMO_TOKEN"}},
 		&cli.StringFlag{Name: "tls-cert-path", Usage: "client certificate for mTLS with Temporal (default: $TEMPORAL_TLS_CLIENT_CERT_PATH or _DATA, else the profile's)"},
 		&cli.StringFlag{Name: "tls-key-path", Usage: "client key for mTLS with Temporal (default: $TEMPORAL_TLS_CLIENT_KEY_PATH or _DATA, else the profile's)"},
 		&cli.StringFlag{Name: "tls-ca-path", Usage: "CA that signed Temporal's server certificate (default: $TEMPORAL_TLS_SERVER_CA_CERT_PATH or _DATA, else the profile's, else the system's)"},
@@ -188,8 +189,15 @@ func connection(c *cli.Context) (envconfig.ClientConfigProfile, error) {
 	if _, err := temporalNamespace(c); err != nil {
 		return envconfig.ClientConfigProfile{}, err
 	}
+	apiKey, token := globalSet(c, "api-key"), globalSet(c, "token")
+	if token != "" {
+		if apiKey != "" && apiKey != token {
+			return envconfig.ClientConfigProfile{}, fmt.Errorf("--token (KUMO_TOKEN) and --api-key are both set and differ: a request carries one bearer credential")
+		}
+		apiKey = token
+	}
 	return client.LoadConnection(client.ConnectionFlags{
-		Address: globalSet(c, "temporal-address"), Namespace: globalSet(c, "temporal-namespace"), APIKey: globalSet(c, "api-key"),
+		Address: globalSet(c, "temporal-address"), Namespace: globalSet(c, "temporal-namespace"), APIKey: apiKey,
 		TLSCertPath: globalSet(c, "tls-cert-path"), TLSKeyPath: globalSet(c, "tls-key-path"), TLSCAPath: globalSet(c, "tls-ca-path"),
 		TLSServerName: globalSet(c, "tls-server-name"), Profile: globalSet(c, "profile"), ConfigFilePath: globalSet(c, "temporal-config-file"),
 	})
