@@ -4,7 +4,8 @@
 //
 // The issuer's keys come from its discovery document's JWKS and follow its
 // key rotation as github.com/coreos/go-oidc does: a token signed by a key not
-// yet seen makes it fetch the key set again. A token of another issuer or
+// yet seen makes it fetch the key set again (keyset.go: at most once a
+// second, and never for a known key whose signature does not verify). A token of another issuer or
 // audience, an expired one, an unsigned one (alg "none") or one signed by a
 // key the issuer does not publish is refused with an error saying which.
 package oidc

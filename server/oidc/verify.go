@@ -71,9 +71,10 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oidc: issuer %s: discovery: %w", cfg.Issuer, err)
 	}
-	// The key set's requests outlive ctx: they are made when a token
-	// signed by a new key arrives.
-	keys := gooidc.NewRemoteKeySet(gooidc.ClientContext(context.Background(), client), jwksURL(provider))
+	keys, err := newKeySet(dctx, jwksURL(provider), client)
+	if err != nil {
+		return nil, fmt.Errorf("oidc: issuer %s: key set: %w", cfg.Issuer, err)
+	}
 	var algs struct {
 		IDTokenAlgs []string `json:"id_token_signing_alg_values_supported"`
 	}

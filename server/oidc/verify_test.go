@@ -7,9 +7,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,9 +23,10 @@ import (
 // provider (ory/hydra) is exercised in hydra_test.go; this one lets a test
 // sign exactly the claims it needs, with keys it rotates.
 type issuer struct {
-	srv  *httptest.Server
-	keys []*rsa.PrivateKey // published; the last signs
-	kid  []string
+	srv      *httptest.Server
+	keys     []*rsa.PrivateKey // published; the last signs
+	kid      []string
+	jwksHits atomic.Int32
 }
 
 func newIssuer(t *testing.T) *issuer {
@@ -39,6 +42,7 @@ func newIssuer(t *testing.T) *issuer {
 		})
 	})
 	mux.HandleFunc("/jwks", func(w http.ResponseWriter, r *http.Request) {
+		is.jwksHits.Add(1)
 		var set jose.JSONWebKeySet
 		for i, k := range is.keys {
 			set.Keys = append(set.Keys, jose.JSONWebKey{Key: &k.PublicKey, KeyID: is.kid[i], Algorithm: "RS256", Use: "sig"})
@@ -220,5 +224,37 @@ func TestConfig(t *testing.T) {
 	srv.Close()
 	if _, err := New(context.Background(), Config{Issuer: srv.URL, ClientID: "kumo"}); err == nil || !strings.Contains(err.Error(), "discovery") {
 		t.Errorf("New with an issuer that is down: %v", err)
+	}
+}
+
+// TestForgedTokensDoNotHammerTheIssuer: tokens that do not verify make the
+// verifier fetch the issuer's key set again only for key IDs it does not
+// hold, at most once a second; never for a known key ID.
+func TestForgedTokensDoNotHammerTheIssuer(t *testing.T) {
+	is := newIssuer(t)
+	ctx := context.Background()
+	v, err := New(ctx, Config{Issuer: is.srv.URL, ClientID: "kumo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := is.jwksHits.Load()
+	for range 50 {
+		_, err := v.Verify(ctx, sign(t, other, is.kid[0], is.claims()))
+		refused(t, err, BadSignature)
+	}
+	if n := is.jwksHits.Load() - start; n != 0 {
+		t.Errorf("50 forged tokens naming the issuer's key fetched its key set %d times, want 0", n)
+	}
+	began := time.Now()
+	for i := range 3 {
+		_, err := v.Verify(ctx, sign(t, other, fmt.Sprintf("unknown-%d", i), is.claims()))
+		refused(t, err, BadSignature)
+	}
+	if n, most := is.jwksHits.Load()-start, int32(time.Since(began)/time.Second)+1; n > most {
+		t.Errorf("3 tokens naming unknown keys fetched the key set %d times in %v, want at most %d", n, time.Since(began), most)
 	}
 }
