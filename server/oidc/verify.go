@@ -21,9 +21,10 @@ import (
 )
 
 // ReservedPrefixes start the names of subjects kumo authenticates in other
-// ways (the local account, kumo-issued tokens): an OIDC subject with one of
+// ways (the local account, kumo-issued tokens, kumo's own parts) or that
+// mean something else in a policy (a group): an OIDC subject with one of
 // them is refused, so no identity provider can name someone into them.
-var ReservedPrefixes = []string{"local:", "token:", "worker:"}
+var ReservedPrefixes = []string{"local:", "token:", "worker:", "kumo-", "system:", "group:"}
 
 // Reason says why a token was refused.
 type Reason string
