@@ -14,7 +14,7 @@ import (
 // accepts: kumo-issued tokens and an OIDC provider's JWTs.
 func bearerFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "kumo-tokens", Value: true, Usage: "accept the tokens kumo token create issues on this home (revocations apply at once)"},
+		&cli.BoolFlag{Name: "kumo-tokens", Usage: "accept the tokens kumo token create issues on this home (revocations apply at once)", EnvVars: []string{"KUMO_ACCEPT_TOKENS"}},
 		&cli.StringFlag{Name: "oidc-issuer", Usage: "accept JWTs of this OpenID Connect issuer (its URL exactly as tokens carry it in iss; https, or http on loopback)", EnvVars: []string{"KUMO_OIDC_ISSUER"}},
 		&cli.StringFlag{Name: "oidc-client-id", Usage: "the audience OIDC tokens must be issued for (required with --oidc-issuer)", EnvVars: []string{"KUMO_OIDC_CLIENT_ID"}},
 		&cli.StringFlag{Name: "oidc-subject-claim", Usage: "claim naming the subject: sub, or email (then email_verified must be true), or another string claim", Value: oidc.DefaultSubjectClaim, EnvVars: []string{"KUMO_OIDC_SUBJECT_CLAIM"}},

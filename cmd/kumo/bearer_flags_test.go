@@ -27,10 +27,14 @@ func TestBearerConfig(t *testing.T) {
 		return cfg, err
 	}
 	cfg, err := parse()
-	if err != nil || cfg.KumoTokensDir != filepath.Join("/home/k", "auth") || cfg.OIDC != nil {
-		t.Errorf("defaults: %+v, %v; want kumo tokens of /home/k/auth, no OIDC", cfg, err)
+	if err != nil || cfg.Enabled() {
+		t.Errorf("defaults: %+v, %v; want no bearer credential accepted", cfg, err)
 	}
-	cfg, err = parse("--kumo-tokens=false", "--oidc-issuer", "https://id.example.com", "--oidc-client-id", "kumo", "--oidc-subject-claim", "email")
+	cfg, err = parse("--kumo-tokens")
+	if err != nil || cfg.KumoTokensDir != filepath.Join("/home/k", "auth") || cfg.OIDC != nil {
+		t.Errorf("--kumo-tokens: %+v, %v; want kumo tokens of /home/k/auth, no OIDC", cfg, err)
+	}
+	cfg, err = parse("--oidc-issuer", "https://id.example.com", "--oidc-client-id", "kumo", "--oidc-subject-claim", "email")
 	if err != nil || cfg.KumoTokensDir != "" || cfg.OIDC == nil || cfg.OIDC.Issuer != "https://id.example.com" ||
 		cfg.OIDC.ClientID != "kumo" || cfg.OIDC.SubjectClaim != "email" || cfg.OIDC.GroupsClaim != "groups" {
 		t.Errorf("OIDC flags: %+v (%+v), %v", cfg, cfg.OIDC, err)

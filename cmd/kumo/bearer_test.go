@@ -10,7 +10,7 @@ import (
 	"github.com/kumoproj/kumo/internal/hydratest"
 )
 
-// TestServerBearerCredentials: `kumo server --oidc-issuer … --oidc-client-id …`
+// TestServerBearerCredentials: `kumo server --kumo-tokens --oidc-issuer … --oidc-client-id …`
 // accepts at its codec endpoint a kumo token and an ID token the OIDC
 // provider (a real ory/hydra) issued for its client; it refuses another
 // client's ID token and garbage, without echoing them, and a kumo token from
@@ -24,9 +24,10 @@ func TestServerBearerCredentials(t *testing.T) {
 
 	e.fails([]string{"server", "--address", "127.0.0.1:0", "--oidc-issuer", "http://127.0.0.1:1/", "--oidc-client-id", app.ID}, "discovery")
 	e.fails([]string{"server", "--address", "127.0.0.1:0", "--oidc-client-id", app.ID}, "--oidc-client-id is set but --oidc-issuer is not")
+	e.fails([]string{"server", "--address", "127.0.0.1:0", "--token", "kumo_x.y"}, "kumo server does not use --token")
 
 	tok := strings.TrimSpace(e.ok("token", "create", "--subject", "ci", "--ttl", "1h").stdout)
-	srv := e.startServer("--oidc-issuer", idp.Issuer, "--oidc-client-id", app.ID)
+	srv := e.startServer("--kumo-tokens", "--oidc-issuer", idp.Issuer, "--oidc-client-id", app.ID)
 	decode := func(bearer string) (int, string) {
 		t.Helper()
 		req, err := http.NewRequest(http.MethodPost, srv.info.CodecURL+"/default/decode", strings.NewReader(`{"payloads":[]}`))

@@ -51,6 +51,9 @@ func runServer(c *cli.Context) error {
 	if opts.Home == "" {
 		opts.Home = client.DefaultHome()
 	}
+	if globalSet(c, "token") != "" {
+		return errors.New("kumo server does not use --token (KUMO_TOKEN): it is the credential commands send to a shared server; the server accepts tokens with --kumo-tokens and --oidc-issuer")
+	}
 	bearers, err := bearerConfig(c, opts.Home)
 	if err != nil {
 		return err
