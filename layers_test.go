@@ -155,6 +155,7 @@ var packageLayers = map[string]string{
 	"internal/keyring":                       "support",
 	"internal/keys":                          "support",
 	"internal/memlimit":                      "support",
+	"internal/pki":                           "support",
 	"internal/quietport":                     "support",
 	"internal/token":                         "support",
 	"internal/benchspec":                     "testbed",
