@@ -205,4 +205,3 @@ func serial() *big.Int {
 	}
 	return n
 }
-
