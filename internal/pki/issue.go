@@ -21,15 +21,14 @@ type leaf struct {
 	file  string
 	name  string   // common name
 	hosts []string // DNS names and IPs, for a server certificate
-	// server: valid for server auth too (the server certificate also
-	// authenticates Temporal's services to each other as clients).
-	server bool
+	// server, client: the extended key usages it is valid for.
+	server, client bool
 }
 
 // loadOrCreateCA reads the CA, or creates it when missing or near expiry (a
 // new CA means new leaves: they no longer verify and are reissued).
-func loadOrCreateCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
-	certPath, keyPath := filepath.Join(dir, caFile), filepath.Join(dir, caKeyFile)
+func loadOrCreateCA(dir, certName, keyName, cn string, now time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+	certPath, keyPath := filepath.Join(dir, certName), filepath.Join(dir, keyName)
 	cert, key, err := readCA(certPath, keyPath)
 	switch {
 	case err == nil && now.Add(renewBefore).Before(cert.NotAfter):
@@ -42,7 +41,7 @@ func loadOrCreateCA(dir string, now time.Time) (*x509.Certificate, *ecdsa.Privat
 		return nil, nil, fmt.Errorf("kumo PKI: CA key: %w", err)
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: "kumo home CA", Organization: []string{"kumo"}},
+		SerialNumber: serial(), Subject: pkix.Name{CommonName: cn, Organization: []string{"kumo"}},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(caValidity),
 		IsCA: true, BasicConstraintsValid: true, MaxPathLenZero: true,
 		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
@@ -104,8 +103,10 @@ func ensureLeaf(dir string, l leaf, ca *x509.Certificate, caKey *ecdsa.PrivateKe
 	tmpl := &x509.Certificate{
 		SerialNumber: serial(), Subject: pkix.Name{CommonName: l.name},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(leafValidity),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		KeyUsage: x509.KeyUsageDigitalSignature,
+	}
+	if l.client {
+		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageClientAuth)
 	}
 	if l.server {
 		tmpl.ExtKeyUsage = append(tmpl.ExtKeyUsage, x509.ExtKeyUsageServerAuth)
@@ -132,12 +133,14 @@ func leafUsable(cert *x509.Certificate, l leaf, pool *x509.CertPool, now time.Ti
 	if cert.Subject.CommonName != l.name || !now.Add(renewBefore).Before(cert.NotAfter) || now.Before(cert.NotBefore) {
 		return false
 	}
-	usage := x509.ExtKeyUsageClientAuth
-	if l.server {
-		usage = x509.ExtKeyUsageServerAuth
-	}
-	if _, err := cert.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{usage}}); err != nil {
-		return false
+	for _, u := range []struct {
+		want  bool
+		usage x509.ExtKeyUsage
+	}{{l.client, x509.ExtKeyUsageClientAuth}, {l.server, x509.ExtKeyUsageServerAuth}} {
+		_, err := cert.Verify(x509.VerifyOptions{Roots: pool, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{u.usage}})
+		if (err == nil) != u.want {
+			return false
+		}
 	}
 	for _, h := range l.hosts {
 		if cert.VerifyHostname(h) != nil {

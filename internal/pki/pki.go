@@ -8,8 +8,7 @@
 // together:
 //
 //   - server.pem: the frontend's certificate (127.0.0.1, ::1, localhost and
-//     any further hosts asked for), also used between Temporal's own services
-//     (internode mutual TLS);
+//     any further hosts asked for);
 //   - system.pem: Temporal's own system worker, and the server's own calls
 //     to its frontend (readiness, search attributes);
 //   - owner.pem: the home owner's client certificate, subject
@@ -17,6 +16,11 @@
 //     in-process worker and `kumo server`'s worker present;
 //   - ui.pem: the Web UI server's transport identity, which carries no right
 //     of its own (the UI forwards its user's credential).
+//
+// Temporal's own services (history, matching, worker) talk to each other
+// with internode.pem, issued by a second CA (internode-ca.pem) that signs
+// nothing else: no client certificate of the home, the owner's included, is
+// accepted on those ports, so every request goes through the frontend.
 //
 // Later uses reuse them, and reissue a leaf that is close to expiry, no
 // longer verifies under the CA, or lacks a host now asked for. Two processes
@@ -60,6 +64,10 @@ const (
 	ownerFile  = "owner.pem"
 	uiFile     = "ui.pem"
 
+	internodeCAFile    = "internode-ca.pem"
+	internodeCAKeyFile = "internode-ca-key.pem"
+	internodeFile      = "internode.pem"
+
 	caValidity   = 10 * 365 * 24 * time.Hour
 	leafValidity = 90 * 24 * time.Hour
 	// renewBefore: a leaf with less left than this is reissued on Open, so a
@@ -89,6 +97,9 @@ type PKI struct {
 	ca    *x509.Certificate
 	pool  *x509.CertPool
 }
+
+// InternodeName is the internode certificate's common name.
+const InternodeName = "kumo-internode"
 
 // Open returns the PKI of the kumo home, creating the home (0700) and its
 // PKI under home/tls on first use and renewing leaf certificates that need
@@ -121,7 +132,7 @@ func Open(home string, opts Options) (*PKI, error) {
 	}
 	defer unlock()
 
-	ca, caKey, err := loadOrCreateCA(dir, opts.now())
+	ca, caKey, err := loadOrCreateCA(dir, caFile, caKeyFile, "kumo home CA", opts.now())
 	if err != nil {
 		return nil, err
 	}
@@ -130,14 +141,24 @@ func Open(home string, opts Options) (*PKI, error) {
 	hosts := append([]string{"127.0.0.1", "::1", "localhost"}, opts.Hosts...)
 	leaves := []leaf{
 		{file: serverFile, name: ServerName, hosts: hosts, server: true},
-		{file: systemFile, name: SystemName},
-		{file: ownerFile, name: owner},
-		{file: uiFile, name: UIName},
+		{file: systemFile, name: SystemName, client: true},
+		{file: ownerFile, name: owner, client: true},
+		{file: uiFile, name: UIName, client: true},
 	}
 	for _, l := range leaves {
 		if err := ensureLeaf(dir, l, ca, caKey, p.pool, opts.now()); err != nil {
 			return nil, err
 		}
+	}
+	inCA, inKey, err := loadOrCreateCA(dir, internodeCAFile, internodeCAKeyFile, "kumo internode CA", opts.now())
+	if err != nil {
+		return nil, err
+	}
+	inPool := x509.NewCertPool()
+	inPool.AddCert(inCA)
+	internode := leaf{file: internodeFile, name: InternodeName, hosts: []string{"127.0.0.1", "::1", "localhost"}, server: true, client: true}
+	if err := ensureLeaf(dir, internode, inCA, inKey, inPool, opts.now()); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -157,7 +178,14 @@ func (p *PKI) CA() *x509.Certificate { return p.ca }
 // Pool is a pool holding only the CA.
 func (p *PKI) Pool() *x509.CertPool { return p.pool }
 
-// Server is the server certificate (frontend and internode).
+// InternodeCAFile is the file of the CA that issued only Internode.
+func (p *PKI) InternodeCAFile() string { return filepath.Join(p.dir, internodeCAFile) }
+
+// Internode is the certificate Temporal's services present to each other,
+// as servers and as clients.
+func (p *PKI) Internode() Pair { return p.pair(internodeFile) }
+
+// Server is the frontend's certificate.
 func (p *PKI) Server() Pair { return p.pair(serverFile) }
 
 // System is the certificate of Temporal's own system worker.

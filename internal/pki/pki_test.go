@@ -34,7 +34,7 @@ func TestOpenCreatesPrivatePKI(t *testing.T) {
 	if fi.Mode().Perm() != 0o700 {
 		t.Errorf("%s mode %v, want 0700", p.Dir(), fi.Mode().Perm())
 	}
-	for _, f := range []string{caKeyFile, serverFile, systemFile, ownerFile, uiFile} {
+	for _, f := range []string{caKeyFile, serverFile, systemFile, ownerFile, uiFile, internodeCAKeyFile, internodeFile} {
 		fi, err := os.Stat(filepath.Join(p.Dir(), f))
 		if err != nil {
 			t.Fatal(err)
@@ -43,7 +43,7 @@ func TestOpenCreatesPrivatePKI(t *testing.T) {
 			t.Errorf("%s mode %v, want 0600", f, fi.Mode().Perm())
 		}
 	}
-	names := map[Pair]string{p.Server(): ServerName, p.System(): SystemName, p.OwnerCert(): p.Owner(), p.UI(): UIName}
+	names := map[Pair]string{p.System(): SystemName, p.OwnerCert(): p.Owner(), p.UI(): UIName}
 	for pair, cn := range names {
 		c, _, err := readLeaf(pair.CertFile)
 		if err != nil {
@@ -62,6 +62,16 @@ func TestOpenCreatesPrivatePKI(t *testing.T) {
 	srv, _, err := readLeaf(p.Server().CertFile)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := srv.Verify(x509.VerifyOptions{Roots: p.Pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err == nil {
+		t.Error("the server certificate is valid as a client certificate")
+	}
+	in, _, err := readLeaf(p.Internode().CertFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := in.Verify(x509.VerifyOptions{Roots: p.Pool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err == nil {
+		t.Error("the internode certificate verifies under the home CA, which clients use")
 	}
 	for _, h := range []string{"127.0.0.1", "::1", "localhost", "kumo.example", "10.1.2.3"} {
 		if err := srv.VerifyHostname(h); err != nil {
@@ -119,7 +129,7 @@ func TestOpenRenews(t *testing.T) {
 	if !bytes.Equal(mid[caFile], after[caFile]) {
 		t.Error("CA replaced although it is far from expiry")
 	}
-	for _, f := range []string{serverFile, systemFile, ownerFile, uiFile} {
+	for _, f := range []string{serverFile, systemFile, ownerFile, uiFile, internodeFile} {
 		if bytes.Equal(mid[f], after[f]) {
 			t.Errorf("%s not renewed close to expiry", f)
 		}
@@ -264,7 +274,7 @@ func TestClientTLSHandshake(t *testing.T) {
 func readAll(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	m := map[string][]byte{}
-	for _, f := range []string{caFile, caKeyFile, serverFile, systemFile, ownerFile, uiFile} {
+	for _, f := range []string{caFile, caKeyFile, serverFile, systemFile, ownerFile, uiFile, internodeCAFile, internodeCAKeyFile, internodeFile} {
 		b, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,8 @@ package embedded
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,6 +38,7 @@ import (
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 
+	"github.com/kumoproj/kumo/internal/pki"
 	"github.com/kumoproj/kumo/internal/quietport"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -75,7 +78,13 @@ type Options struct {
 	// Retention of closed workflows, used only when the namespace is created.
 	// Default DefaultRetention.
 	Retention time.Duration
-	// TLS, if set, makes the frontend require mutual TLS (tls.go).
+	// Home is the kumo home whose PKI (Home/tls, created on first use, see
+	// internal/pki) secures the server: the frontend always serves TLS and
+	// requires a client certificate, and Temporal's services talk to each
+	// other with mutual TLS. Default Dir.
+	Home string
+	// TLS, if set, is the operator's certificate, served by the frontend
+	// instead of the home's (tls.go).
 	TLS *TLS
 	// Maintenance runs Temporal's maintenance workers: the task-queue and
 	// history scanners, which clean the database over hours (idle task
@@ -98,12 +107,43 @@ type Server struct {
 	srv  temporal.Server
 	lock *os.File
 
+	pki   *pki.PKI
+	roots *x509.CertPool
+	ports servicePorts
+
 	stopOnce sync.Once
 	stopErr  error
 }
 
 // Address is the frontend's "127.0.0.1:port", for client.Options.HostPort.
 func (s *Server) Address() string { return s.address }
+
+// InternalAddresses are the loopback addresses of the history, matching and
+// worker services, which accept only the server's own certificate: for
+// tests that check nobody else gets in.
+func (s *Server) InternalAddresses() []string {
+	var as []string
+	for _, p := range []int{s.ports.history, s.ports.matching, s.ports.worker} {
+		as = append(as, net.JoinHostPort(host, strconv.Itoa(p)))
+	}
+	return as
+}
+
+// PKI is the home's PKI that secures the server.
+func (s *Server) PKI() *pki.PKI { return s.pki }
+
+// ClientTLS is the TLS configuration of a client presenting pair (one of
+// PKI's, or another certificate the server accepts) to this server.
+func (s *Server) ClientTLS(pair pki.Pair) (*tls.Config, error) {
+	return s.pki.ClientTLS(pair, s.roots)
+}
+
+// ConnectionOptions are the SDK's connection options of the home's owner:
+// what a test or a program of the owner dials this server with.
+func (s *Server) ConnectionOptions() (client.ConnectionOptions, error) {
+	cfg, err := s.ClientTLS(s.pki.OwnerCert())
+	return client.ConnectionOptions{TLS: cfg}, err
+}
 
 // Namespace is the namespace the server was started for.
 func (s *Server) Namespace() string { return s.namespace }
@@ -171,6 +211,23 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	if opts.Host == "" {
 		opts.Host = host
 	}
+	if opts.Home == "" {
+		opts.Home = dir
+	}
+	var opRoots *x509.CertPool
+	if opts.TLS != nil {
+		if opRoots, err = opts.TLS.check(); err != nil {
+			return nil, err
+		}
+	}
+	var hosts []string
+	if h := dialHost(opts.Host); h != host {
+		hosts = append(hosts, h)
+	}
+	homePKI, err := pki.Open(opts.Home, pki.Options{Hosts: hosts})
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
 	ports, err := pickPorts(opts.Host, opts.Port)
 	if err != nil {
 		return nil, err
@@ -186,25 +243,26 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 
 	address := net.JoinHostPort(dialHost(opts.Host), strconv.Itoa(ports.frontend))
 	cfg := serverConfig(sqlCfg, ports, opts.Host)
-	dialOpts := client.ConnectionOptions{}
-	if opts.TLS != nil {
-		opts.TLS.apply(cfg)
-		if dialOpts.TLS, err = opts.TLS.clientConfig(); err != nil {
-			return nil, err
-		}
+	applyTLS(cfg, homePKI, opts.TLS)
+	roots := rootPool(homePKI, opRoots)
+	// The server's own calls (readiness, search attributes) are the system's.
+	systemTLS, err := homePKI.ClientTLS(homePKI.System(), roots)
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: %w", err)
 	}
+	dialOpts := client.ConnectionOptions{TLS: systemTLS}
 	srvLogger := newServerLogger(logger)
-	hosts := map[primitives.ServiceName]static.Hosts{}
+	staticHosts := map[primitives.ServiceName]static.Hosts{}
 	for svc, port := range ports.byService() {
-		hosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
+		staticHosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
 	}
-	hosts[primitives.FrontendService] = static.SingleLocalHost(address)
+	staticHosts[primitives.FrontendService] = static.SingleLocalHost(address)
 	srv, err := temporal.NewServer(
 		temporal.WithConfig(cfg),
 		temporal.ForServices(temporal.DefaultServices),
 		// One process: resolve the services statically instead of running
 		// ringpop membership (no membership ports, no join delay).
-		temporal.WithStaticHosts(hosts),
+		temporal.WithStaticHosts(staticHosts),
 		temporal.WithLogger(srvLogger),
 		temporal.WithDynamicConfigClient(dynamicConfig(tune, opts.Maintenance)),
 	)
@@ -221,6 +279,9 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		dir:       dir,
 		srv:       srv,
 		lock:      lock,
+		pki:       homePKI,
+		roots:     roots,
+		ports:     ports,
 	}
 	defer func() {
 		if retErr != nil {

@@ -146,10 +146,20 @@ func startServerTuned(tb testing.TB, dir string, tune tuning) *Server {
 	return s
 }
 
+// ownerConnection is how the home's owner dials s.
+func ownerConnection(tb testing.TB, s *Server) client.ConnectionOptions {
+	tb.Helper()
+	co, err := s.ConnectionOptions()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return co
+}
+
 // connect dials the server and starts a worker with the test workflows.
 func connect(tb testing.TB, s *Server) client.Client {
 	tb.Helper()
-	c, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: s.Namespace(), Logger: quietSDKLogger()})
+	c, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: s.Namespace(), Logger: quietSDKLogger(), ConnectionOptions: ownerConnection(tb, s)})
 	if err != nil {
 		tb.Fatalf("dial: %v", err)
 	}
@@ -561,7 +571,7 @@ func (c conn) close() { c.w.Stop(); c.c.Close() }
 
 func connectNoCleanup(t *testing.T, s *Server) conn {
 	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: s.Namespace(), Logger: quietSDKLogger()})
+	c, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: s.Namespace(), Logger: quietSDKLogger(), ConnectionOptions: ownerConnection(t, s)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -815,7 +825,7 @@ func TestMaintenanceWorkersOnlyWhenAsked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: "temporal-system", Logger: quietSDKLogger()})
+			c, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: "temporal-system", Logger: quietSDKLogger(), ConnectionOptions: ownerConnection(t, s)})
 			if err != nil {
 				t.Fatal(err)
 			}
