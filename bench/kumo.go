@@ -11,6 +11,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/proto"
@@ -57,14 +58,19 @@ func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
 		k.close()
 		return nil, err
 	}
-	if k.tc, err = sdkclient.DialContext(ctx, sdkclient.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quiet}); err != nil {
+	co, err := srv.ConnectionOptions()
+	if err != nil {
+		k.close()
+		return nil, err
+	}
+	if k.tc, err = sdkclient.DialContext(ctx, sdkclient.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quiet, ConnectionOptions: co}); err != nil {
 		k.close()
 		return nil, err
 	}
 	// Plaintext, as the SDK client k.tc its worker polls with: the bench
 	// measures orchestration against the raw floor (codec/'s benchmark
 	// measures what the codec adds).
-	if k.c, err = client.Open(client.Options{Home: home, TemporalAddress: srv.Address(), Namespace: srv.Namespace(), InsecurePlaintext: true}); err != nil {
+	if k.c, err = client.Open(client.Options{Home: home, TemporalAddress: srv.Address(), Namespace: srv.Namespace(), Connection: ownerProfile(srv), InsecurePlaintext: true}); err != nil {
 		k.close()
 		return nil, err
 	}
@@ -179,4 +185,13 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	}
 	slices.Sort(ds)
 	return ds[int(q*float64(len(ds)-1))]
+}
+
+// ownerProfile is the connection of the owner of srv's home, for a client
+// given srv's address as an existing cluster's.
+func ownerProfile(srv *embedded.Server) envconfig.ClientConfigProfile {
+	owner := srv.PKI().OwnerCert()
+	return envconfig.ClientConfigProfile{TLS: &envconfig.ClientConfigTLS{
+		ClientCertPath: owner.CertFile, ClientKeyPath: owner.KeyFile, ServerCACertPath: srv.PKI().CAFile(),
+	}}
 }

@@ -162,12 +162,13 @@ func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
 	if c.temporal != nil {
 		return c.temporal, nil
 	}
-	address, err := c.temporalAddress(ctx)
+	address, tlsCfg, err := c.temporalAddress(ctx)
 	if err != nil {
 		return nil, err
 	}
 	base := sdkclient.Options{
 		HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger), DataConverter: c.DataConverter(),
+		ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsCfg},
 	}
 	var tc sdkclient.Client
 	if c.opts.TemporalAddress != "" {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/contrib/envconfig"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	k8s "k8s.io/client-go/kubernetes"
@@ -56,7 +57,9 @@ func newScheduleEnv(t *testing.T) *scheduleEnv {
 	if _, err := keyring.AddKey(keyFile); err != nil {
 		t.Fatal(err)
 	}
-	if e.c, err = Open(Options{Home: e.home, TemporalAddress: srv.Address(), CodecKeyFile: keyFile}); err != nil {
+	owner := srv.PKI().OwnerCert()
+	conn := envconfig.ClientConfigProfile{TLS: &envconfig.ClientConfigTLS{ClientCertPath: owner.CertFile, ClientKeyPath: owner.KeyFile, ServerCACertPath: srv.PKI().CAFile()}}
+	if e.c, err = Open(Options{Home: e.home, TemporalAddress: srv.Address(), CodecKeyFile: keyFile, Connection: conn}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.c.Close() })

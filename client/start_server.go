@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -80,10 +81,10 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 		return nil, err
 	}
 	generation := generate.Policy{StackRoots: roots, TrustedDirs: []string{GeneratorsDir(opts.Home)}}
-	startWorker := func(ctx context.Context, address string) (func(), error) {
+	startWorker := func(ctx context.Context, address string, tlsCfg *tls.Config) (func(), error) {
 		tc, err := sdkclient.DialContext(ctx, sdkclient.Options{
 			HostPort: address, Namespace: opts.Namespace, Logger: sdklog.NewStructuredLogger(opts.Logger),
-			DataConverter: c.DataConverter(),
+			DataConverter: c.DataConverter(), ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsCfg},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)

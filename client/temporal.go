@@ -2,10 +2,13 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
+	"github.com/kumoproj/kumo/internal/pki"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/server/embedded"
 )
@@ -24,36 +27,68 @@ func (c *Client) Server() *server.Info { return c.attached }
 
 // temporalAddress finds this client's Temporal: the address it was given,
 // else a live kumo server on its home (attach: no embedded server, no lock),
-// else a one-shot embedded server started in this process.
-func (c *Client) temporalAddress(ctx context.Context) (string, error) {
+// else a one-shot embedded server started in this process. For the home's
+// own server it returns the TLS the home's owner dials it with: the owner's
+// certificate from the home's PKI, which only the owner can read.
+func (c *Client) temporalAddress(ctx context.Context) (string, *tls.Config, error) {
 	if c.opts.TemporalAddress != "" {
-		return c.opts.TemporalAddress, nil
+		return c.opts.TemporalAddress, nil, nil
 	}
 	home := absHome(c.opts.Home)
 	info, err := server.Live(home)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if info != nil {
 		if err := c.canAttach(home, info); err != nil {
-			return "", err
+			return "", nil, err
+		}
+		tlsCfg, err := ownerTLS(home, info)
+		if err != nil {
+			return "", nil, err
 		}
 		c.attached = info
-		return info.Address, nil
+		return info.Address, tlsCfg, nil
 	}
 	if c.requireServer {
-		return "", fmt.Errorf("%w on %s: start one with `kumo server --home %s`, or pass --temporal-address", ErrNoServer, home, home)
+		return "", nil, fmt.Errorf("%w on %s: start one with `kumo server --home %s`, or pass --temporal-address", ErrNoServer, home, home)
 	}
-	srv, err := embedded.Start(ctx, embedded.Options{Dir: server.TemporalDir(home), Namespace: c.opts.Namespace, Logger: c.opts.Logger})
+	srv, err := embedded.Start(ctx, embedded.Options{Dir: server.TemporalDir(home), Home: home, Namespace: c.opts.Namespace, Logger: c.opts.Logger})
 	var locked *embedded.LockedError
 	if errors.As(err, &locked) {
-		return "", &homeBusyError{home: home, locked: locked}
+		return "", nil, &homeBusyError{home: home, locked: locked}
 	}
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	c.server = srv
-	return srv.Address(), nil
+	tlsCfg, err := srv.ClientTLS(srv.PKI().OwnerCert())
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.Address(), tlsCfg, nil
+}
+
+// ownerTLS is how the home's owner dials the kumo server on home: with the
+// owner's certificate, trusting the home's CA and the operator's CA the
+// server recorded, if any.
+func ownerTLS(home string, info *server.Info) (*tls.Config, error) {
+	p, err := pki.Open(home, pki.Options{})
+	if err != nil {
+		return nil, err
+	}
+	roots := p.Pool()
+	if info.TLSCAFile != "" {
+		pem, err := os.ReadFile(info.TLSCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("the kumo server on %s serves a certificate of the CA %s, which this command cannot read: %w", home, info.TLSCAFile, err)
+		}
+		roots = roots.Clone()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("the kumo server on %s names the CA %s, which holds no PEM certificate", home, info.TLSCAFile)
+		}
+	}
+	return p.ClientTLS(p.OwnerCert(), roots)
 }
 
 // canAttach refuses a server that would run this client's runs somewhere else

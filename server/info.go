@@ -22,8 +22,15 @@ const FileName = "server.json"
 // runs, for the other kumo commands on that home to attach to it.
 type Info struct {
 	PID int `json:"pid"`
-	// Address is the Temporal frontend, host:port.
-	Address   string `json:"address"`
+	// Address is the Temporal frontend, host:port, as a client on this
+	// machine dials it.
+	Address string `json:"address"`
+	// Listen is the address the frontend is bound to (0.0.0.0:7233 for every
+	// interface).
+	Listen string `json:"listen,omitempty"`
+	// TLSCAFile is the operator's CA when the frontend serves the operator's
+	// certificate; clients of the home trust it besides the home's CA.
+	TLSCAFile string `json:"tlsCAFile,omitempty"`
 	Namespace string `json:"namespace"`
 	// UIURL is the Web UI's root; empty when the server is headless.
 	UIURL string `json:"uiURL,omitempty"`

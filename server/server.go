@@ -16,6 +16,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -54,10 +55,13 @@ type Config struct {
 	// StartWorker (required) starts the worker once Temporal listens at address, before
 	// the server records itself: a command that attaches finds its runs
 	// served. Stop calls the stop it returns before stopping Temporal.
+	//
+	// The worker dials with tls: the home owner's client certificate (the
+	// owner is a worker principal) and the CAs of the frontend.
+	StartWorker func(ctx context.Context, address string, tls *tls.Config) (stop func(), err error)
 	// BearerVerifiers accept bearer credentials (OIDC tokens, tokens kumo
 	// issued) at the codec endpoint; none: only the owner's browser session.
 	BearerVerifiers []BearerVerifier
-	StartWorker     func(ctx context.Context, address string) (stop func(), err error)
 }
 
 // Options say where the server listens and what its Web UI may do.
@@ -73,6 +77,9 @@ type Options struct {
 	// UIWrite enables the UI's terminate, cancel, signal, reset and start
 	// buttons; by default it only shows.
 	UIWrite bool
+	// TLS is the operator's certificate for a shared server, served instead
+	// of the home's (embedded.TLS); nil: the home's PKI only.
+	TLS *embedded.TLS
 	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
 	// payloads with; default loopback, any free port.
 	CodecAddress string
@@ -122,7 +129,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 		}
 	}()
 	s.temporal, err = embedded.Start(ctx, embedded.Options{
-		Dir: TemporalDir(home), Namespace: cfg.Namespace, Host: host, Port: port, Logger: cfg.Logger,
+		Dir: TemporalDir(home), Home: home, Namespace: cfg.Namespace, Host: host, Port: port, Logger: cfg.Logger, TLS: opts.TLS,
 		// It keeps running: it cleans the database up, for the one-shot
 		// commands too.
 		Maintenance: true,
@@ -134,11 +141,18 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 		}
 		return nil, err
 	}
-	if s.stopWorker, err = cfg.StartWorker(ctx, s.temporal.Address()); err != nil {
+	ownerTLS, err := s.temporal.ClientTLS(s.temporal.PKI().OwnerCert())
+	if err != nil {
+		return nil, err
+	}
+	if s.stopWorker, err = cfg.StartWorker(ctx, s.temporal.Address(), ownerTLS); err != nil {
 		return nil, err
 	}
 	s.info = Info{
-		PID: os.Getpid(), Address: s.temporal.Address(), Namespace: cfg.Namespace, Backend: cfg.Backend, Started: time.Now().UTC(),
+		PID: os.Getpid(), Address: s.temporal.Address(), Listen: s.temporal.ListenAddress(), Namespace: cfg.Namespace, Backend: cfg.Backend, Started: time.Now().UTC(),
+	}
+	if opts.TLS != nil {
+		s.info.TLSCAFile = opts.TLS.CAFile
 	}
 	if cfg.CodecKeys != nil || !opts.Headless {
 		if s.web, err = s.startWeb(cfg, opts); err != nil {
@@ -152,7 +166,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 		}
 		s.ui, err = embedded.StartUI(ctx, embedded.UIOptions{
 			Address: uiAddress, TemporalAddress: s.temporal.Address(), Namespace: cfg.Namespace, Write: opts.UIWrite,
-			CodecEndpoint: s.info.CodecURL,
+			CodecEndpoint: s.info.CodecURL, Certificate: s.temporal.PKI().UI(), RootsPEM: s.temporal.RootsPEM(),
 			// The browser's session cookie goes to the frontend with every
 			// call the UI makes for it, and to the codec endpoint.
 			ForwardHeaders: []string{"cookie"},

@@ -53,7 +53,7 @@ func TestDriftCheckResumesAfterAWorkerDies(t *testing.T) {
 	}
 	defer srv.Stop()
 	dial := func() client.Client {
-		tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger})
+		tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger, ConnectionOptions: ownerConnection(t, srv)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -91,7 +91,7 @@ func recordHistories(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Stop()
-	tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger})
+	tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger, ConnectionOptions: ownerConnection(t, srv)})
 	if err != nil {
 		t.Fatal(err)
 	}

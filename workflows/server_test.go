@@ -37,7 +37,7 @@ func startServer(t testing.TB) client.Client {
 			t.Errorf("stop temporal: %v", err)
 		}
 	})
-	tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger})
+	tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger, ConnectionOptions: ownerConnection(t, srv)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,3 +71,13 @@ type stopOnce struct {
 }
 
 func (w stopOnce) Stop() { w.once.Do(w.Worker.Stop) }
+
+// ownerConnection is how the owner of srv's home dials it.
+func ownerConnection(t testing.TB, srv *embedded.Server) client.ConnectionOptions {
+	t.Helper()
+	co, err := srv.ConnectionOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return co
+}

@@ -71,7 +71,7 @@ func (e *env) checkFailed(revision int, r result, msg string) {
 func TestApprovalFromAnotherProcess(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.flags = []string{"--temporal-address", temporalServer(t)}
+	e.flags = temporalServer(t).flags()
 	e.worker()
 
 	// Rejected: the release fails with the reason, nothing is created.

@@ -65,7 +65,7 @@ func TestKilledWorkerDuringCompensation(t *testing.T) {
 	const n = 60
 	e := newEnv(t)
 	address := temporalServer(t)
-	e.flags = []string{"--temporal-address", address}
+	e.flags = address.flags()
 	w := e.worker()
 	ns := e.ns
 	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", "resources:\n"+namespace(ns)+configMap(ns, "keep", "dependsOn: [v1:Namespace:"+ns+"]")))

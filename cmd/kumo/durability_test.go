@@ -35,9 +35,16 @@ func chainSpec(ns string, n int) string {
 	return b.String()
 }
 
-// temporalServer starts a Temporal server in the test process, standing in for
-// an existing cluster that kumo CLIs and workers connect to.
-func temporalServer(t *testing.T) string {
+// testTemporal is a Temporal server in the test process, standing in for an
+// existing cluster that kumo CLIs and workers connect to, as the owner of
+// its home.
+type testTemporal struct {
+	address string
+	srv     *embedded.Server
+}
+
+// temporalServer starts a testTemporal.
+func temporalServer(t *testing.T) testTemporal {
 	t.Helper()
 	fleetKeyFile(t) // its commands and workers share a codec key, as a fleet's do
 	srv, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir()})
@@ -49,7 +56,27 @@ func temporalServer(t *testing.T) string {
 			t.Errorf("stop temporal: %v", err)
 		}
 	})
-	return srv.Address()
+	return testTemporal{address: srv.Address(), srv: srv}
+}
+
+// flags reach the server as its home's owner.
+func (s testTemporal) flags() []string {
+	owner := s.srv.PKI().OwnerCert()
+	return []string{"--temporal-address", s.address, "--tls-cert-path", owner.CertFile, "--tls-key-path", owner.KeyFile, "--tls-ca-path", s.srv.PKI().CAFile()}
+}
+
+// dial connects an SDK client as the home's owner.
+func (s testTemporal) dial(t *testing.T) sdkclient.Client {
+	t.Helper()
+	co, err := s.srv.ConnectionOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: s.address, ConnectionOptions: co, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tc
 }
 
 // background starts kumo without waiting; the returned func waits for it.
@@ -139,7 +166,7 @@ func (e *env) checkStateMatchesCluster(n int) {
 func TestSecondApplyIsRefusedWhileOneRuns(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.flags = []string{"--temporal-address", temporalServer(t)}
+	e.flags = temporalServer(t).flags()
 	e.worker()
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+configMap(e.ns, "a", "dependsOn: [v1:Namespace:"+e.ns+"]"))
 
@@ -187,7 +214,7 @@ func TestKilledWorkerRunResumesOnANewWorker(t *testing.T) {
 	const n = 150
 	e := newEnv(t)
 	address := temporalServer(t)
-	e.flags = []string{"--temporal-address", address}
+	e.flags = address.flags()
 	w := e.worker()
 	spec := e.writeSpec("chain.yaml", chainSpec(e.ns, n))
 	_, wait := e.background(nil, "apply", "--yes", "--parallelism", "1", "-f", spec)
@@ -211,12 +238,9 @@ func TestKilledWorkerRunResumesOnANewWorker(t *testing.T) {
 
 // checkRunIsFindable: runs are filterable by kumo's search attributes, as in the
 // Temporal Web UI.
-func (e *env) checkRunIsFindable(address, operation string, revision int) {
+func (e *env) checkRunIsFindable(ts testTemporal, operation string, revision int) {
 	e.t.Helper()
-	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	tc := ts.dial(e.t)
 	defer tc.Close()
 	query := fmt.Sprintf("KumoProject = %q AND KumoWorkspace = 'default' AND KumoOperation = %q AND KumoRevision = %d", e.project, operation, revision)
 	var found int
@@ -303,7 +327,7 @@ func TestUnlock(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	address := temporalServer(t)
-	e.flags = []string{"--temporal-address", address}
+	e.flags = address.flags()
 	e.worker()
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns))
 	answer, answerWriter := io.Pipe()
@@ -325,10 +349,7 @@ func TestUnlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait()
-	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tc := address.dial(t)
 	defer tc.Close()
 	if err := tc.TerminateWorkflow(context.Background(), workflowID, runID, "test"); err != nil {
 		t.Fatal(err)

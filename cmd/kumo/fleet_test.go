@@ -107,7 +107,7 @@ func TestWorkerSIGTERMMidApply(t *testing.T) {
 	const n = 120
 	e := newEnv(t)
 	address := temporalServer(t)
-	e.flags = []string{"--temporal-address", address}
+	e.flags = address.flags()
 	healthAddr := freeAddress(t)
 	first, firstDone := e.background(nil, "worker", "--health-address", healthAddr, "--shutdown-grace", "30s", "--log-format", "json")
 	waitFor(t, "the first worker to be ready", time.Minute, func() bool { return httpStatus("http://"+healthAddr+"/readyz") == 200 })
@@ -193,7 +193,7 @@ func TestTwoWorkersOneKilledMidApply(t *testing.T) {
 	const n = 3000
 	srv := s3test.Start(t)
 	e := s3Env(t, srv, srv.Bucket(t))
-	e.flags = append(e.flags, "--temporal-address", temporalServer(t))
+	e.flags = append(e.flags, temporalServer(t).flags()...)
 	metrics := []string{freeAddress(t), freeAddress(t)}
 	victim, _ := e.background(nil, "worker", "--metrics-address", metrics[0])
 	e.background(nil, "worker", "--metrics-address", metrics[1])

@@ -33,7 +33,7 @@ func metricValue(body, metric string, labels map[string]string) float64 {
 func TestWorkerMetrics(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.flags = []string{"--temporal-address", temporalServer(t)}
+	e.flags = temporalServer(t).flags()
 	addr := freeAddress(t)
 	e.background(nil, "worker", "--metrics-address", addr)
 	scrape := func() string { return httpBody(t, "http://"+addr+"/metrics") }

@@ -43,9 +43,10 @@ func TestInsecurePlaintextRunsAndWarns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Temporal and a kumo worker")
 	}
-	address := temporalServer(t)
+	ts := temporalServer(t)
+	address := ts.address
 	e := &env{t: t, home: t.TempDir(), project: "p"}
-	e.flags = []string{"--temporal-address", address, "--insecure-plaintext"}
+	e.flags = append(ts.flags(), "--insecure-plaintext")
 	e.environ = []string{"KUMO_CODEC_KEY_FILE="} // none, though temporalServer made the test a fleet key
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -43,7 +43,7 @@ func activityTypes(t *testing.T, metricsAddr string) map[string]bool {
 func TestWorkspaceTaskQueue(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.flags = []string{"--temporal-address", temporalServer(t)}
+	e.flags = temporalServer(t).flags()
 	mainMetrics := freeAddress(t)
 	e.background(nil, "worker", "--metrics-address", mainMetrics)
 	ws := filepath.Join(t.TempDir(), "edge.yaml")

@@ -194,7 +194,7 @@ func TestRunCancel(t *testing.T) {
 	// milliseconds each resource) is still running when the cancel lands.
 	const n = 1000
 	e := newEnv(t)
-	e.flags = []string{"--temporal-address", temporalServer(t)}
+	e.flags = temporalServer(t).flags()
 	e.worker()
 	ns := e.ns
 	var cms []string

@@ -179,10 +179,10 @@ func TestS3BackendWithRemoteWorkers(t *testing.T) {
 	e := s3Env(t, srv, bucket)
 	address := temporalServer(t)
 	w := e.another()
-	w.flags = []string{"--temporal-address", address}
+	w.flags = address.flags()
 	w.environ = append(srv.Env(), "KUMO_BACKEND=s3://"+bucket+"/team/kumo")
 	w.worker()
-	e.flags = append(e.flags, "--temporal-address", address)
+	e.flags = append(e.flags, address.flags()...)
 	spec := e.writeSpec("spec.yaml", "resources:\n"+namespace(e.ns)+configMap(e.ns, "a", "dependsOn: [v1:Namespace:"+e.ns+"]"))
 	e.ok("apply", "--yes", "-f", spec)
 	if rows := e.releases(); len(rows) != 1 || rows[0].Phase != "succeeded" || rows[0].Resources != 2 {

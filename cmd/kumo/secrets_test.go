@@ -149,7 +149,7 @@ func TestSecretsNeverReachHistoryFilesOrOutputInClear(t *testing.T) {
 	}
 
 	// The whole history of every run, as the Temporal API returns it.
-	history, payloads, summaries := dumpHistories(t, srv.info.Address)
+	history, payloads, summaries := dumpHistories(t, e.home, srv.info.Address)
 	if !bytes.Contains(history, []byte(codec.EncodingEncrypted)) {
 		t.Fatal("no encrypted payload in the histories")
 	}
@@ -230,10 +230,10 @@ func TestSecretsNeverReachHistoryFilesOrOutputInClear(t *testing.T) {
 // dumpHistories returns every event of every run in the namespace, as the
 // protobuf bytes the API sent, the payloads in them, and the summaries among
 // those.
-func dumpHistories(t *testing.T, address string) (all []byte, payloads, summaries []*commonpb.Payload) {
+func dumpHistories(t *testing.T, home, address string) (all []byte, payloads, summaries []*commonpb.Payload) {
 	t.Helper()
 	ctx := context.Background()
-	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(quietLogger())})
+	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(quietLogger()), ConnectionOptions: ownerConnection(t, home)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/server/bearer"
+	"github.com/kumoproj/kumo/server/embedded"
 )
 
 func serverCommand() *cli.Command {
@@ -25,6 +27,9 @@ func serverCommand() *cli.Command {
 			"this home's database holds, those made before the server started included.",
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "address", Value: server.DefaultAddress, Usage: "host:port of the Temporal frontend"},
+			&cli.StringFlag{Name: "tls-cert", Usage: "the frontend's certificate for a shared server (PEM; default: the home's own, valid for loopback only)"},
+			&cli.StringFlag{Name: "tls-key", Usage: "the key of --tls-cert"},
+			&cli.StringFlag{Name: "tls-client-ca", Usage: "CA of the client certificates the frontend accepts besides the home's (and that signed --tls-cert)"},
 			&cli.StringFlag{Name: "ui-address", Usage: "host:port of the Web UI (default: the frontend's host, port + 1000)"},
 			&cli.BoolFlag{Name: "headless", Usage: "serve no Web UI"},
 			&cli.StringFlag{Name: "codec-address", Usage: "host:port of the codec endpoint through which the Web UI shows payloads decrypted (default: 127.0.0.1, a free port; whoever reaches it can read every payload)"},
@@ -40,8 +45,19 @@ func runServer(c *cli.Context) error {
 	if a := global(c, "temporal-address"); a != "" {
 		return fmt.Errorf("kumo server runs its own Temporal; --temporal-address (or TEMPORAL_ADDRESS) %s is for commands that use an existing one", a)
 	}
+	for _, f := range []string{"tls-cert-path", "tls-key-path", "tls-ca-path", "tls-server-name", "api-key"} {
+		if v := globalSet(c, f); v != "" {
+			return fmt.Errorf("kumo server does not use --%s (%s): it is how commands reach an existing Temporal; the server's own TLS is --tls-cert, --tls-key and --tls-client-ca", f, v)
+		}
+	}
+	tlsOpts, err := serverTLS(c)
+	if err != nil {
+		return err
+	}
+	if err := checkExposure(c.String("address"), tlsOpts); err != nil {
+		return err
+	}
 	opts := backendFlags(c)
-	var err error
 	if opts.Namespace, err = temporalNamespace(c); err != nil {
 		return err
 	}
@@ -70,7 +86,7 @@ func runServer(c *cli.Context) error {
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
-			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"),
+			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"), TLS: tlsOpts,
 		},
 		ShutdownGrace:   c.Duration("shutdown-grace"),
 		StackRoots:      c.StringSlice("stack-root"),
@@ -84,7 +100,7 @@ func runServer(c *cli.Context) error {
 	}
 	info := srv.Info()
 	fmt.Printf("kumo server (pid %d) on %s, started in %s\n", info.PID, opts.Home, time.Since(start).Round(10*time.Millisecond))
-	fmt.Printf("Temporal: %s (namespace %s)\n", info.Address, info.Namespace)
+	fmt.Printf("Temporal: %s (namespace %s)\n", info.Listen, info.Namespace)
 	if info.UIURL != "" {
 		mode := "read-only"
 		if c.Bool("ui-write") {
@@ -109,4 +125,42 @@ func runServer(c *cli.Context) error {
 		c.Duration("shutdown-grace"))
 	exitOnSecondSignal()
 	return srv.Stop()
+}
+
+// serverTLS is the operator's certificate given with --tls-cert, --tls-key
+// and --tls-client-ca: all three or none.
+func serverTLS(c *cli.Context) (*embedded.TLS, error) {
+	t := &embedded.TLS{CertFile: c.String("tls-cert"), KeyFile: c.String("tls-key"), CAFile: c.String("tls-client-ca")}
+	if *t == (embedded.TLS{}) {
+		return nil, nil
+	}
+	if t.CertFile == "" || t.KeyFile == "" || t.CAFile == "" {
+		return nil, errors.New("kumo server: --tls-cert, --tls-key and --tls-client-ca go together: give all three")
+	}
+	for _, f := range []*string{&t.CertFile, &t.KeyFile, &t.CAFile} {
+		*f = absPath(*f)
+	}
+	return t, nil
+}
+
+// checkExposure refuses to listen beyond loopback without what keeps
+// strangers out: a certificate the operator gives (the home's is valid for
+// loopback only) and a way to authenticate anyone but the home's owner.
+func checkExposure(address string, t *embedded.TLS) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil || host == "" || isLoopback(host) {
+		return nil // a malformed address is reported by the server, with its flag
+	}
+	if t == nil {
+		return fmt.Errorf("kumo server: --address %s listens beyond this machine: add --tls-cert, --tls-key and --tls-client-ca (a certificate for the names clients dial, and the CA of their certificates)", address)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

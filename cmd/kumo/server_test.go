@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	sdkclient "go.temporal.io/sdk/client"
+
+	"github.com/kumoproj/kumo/internal/pki"
 	"github.com/kumoproj/kumo/server"
 )
 
@@ -38,6 +41,20 @@ func (e *env) startServer(args ...string) *kumoServer {
 	})
 	e.t.Logf("kumo server ready in %s (Temporal %s, UI %s)", time.Since(start).Round(time.Millisecond), s.info.Address, s.info.UIURL)
 	return s
+}
+
+// ownerConnection is how the owner of home dials its server.
+func ownerConnection(t *testing.T, home string) sdkclient.ConnectionOptions {
+	t.Helper()
+	p, err := pki.Open(home, pki.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := p.ClientTLS(p.OwnerCert(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sdkclient.ConnectionOptions{TLS: cfg}
 }
 
 // waitFinal polls `release list` until the latest release has a final phase.

@@ -2,16 +2,12 @@ package main
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/workflowservice/v1"
-	sdkclient "go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
@@ -21,11 +17,9 @@ func TestTemporalSetupRegistersSearchAttributes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	address := temporalServer(t)
-	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ts := temporalServer(t)
+	address := ts.address
+	tc := ts.dial(t)
 	defer tc.Close()
 	ctx := context.Background()
 	if _, err := tc.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
@@ -46,10 +40,10 @@ func TestTemporalSetupRegistersSearchAttributes(t *testing.T) {
 	if r := run("temporal", "setup"); r.code == 0 || !strings.Contains(r.stderr, "--temporal-address") {
 		t.Errorf("setup without an address: %s", r)
 	}
-	if r := run("--temporal-address", address, "--temporal-namespace", "team-a", "worker"); r.code == 0 || !strings.Contains(r.stderr, "kumo temporal setup --temporal-address "+address+" --temporal-namespace team-a") {
+	if r := run(append(ts.flags(), "--temporal-namespace", "team-a", "worker")...); r.code == 0 || !strings.Contains(r.stderr, "kumo temporal setup --temporal-address "+address+" --temporal-namespace team-a") {
 		t.Errorf("worker on a namespace without kumo's search attributes: %s", r)
 	}
-	if r := run("--temporal-address", address, "--temporal-namespace", "team-a", "temporal", "setup"); r.code != 0 || !strings.Contains(r.stdout, "KumoProject") {
+	if r := run(append(ts.flags(), "--temporal-namespace", "team-a", "temporal", "setup")...); r.code != 0 || !strings.Contains(r.stdout, "KumoProject") {
 		t.Fatalf("setup: %s", r)
 	}
 	resp, err := tc.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "team-a"})

@@ -205,7 +205,7 @@ func TestTerraformApplySurvivesAKilledWorker(t *testing.T) {
 	t.Parallel()
 	e, tools := terraformEnv(t)
 	address := temporalServer(t)
-	e.flags = []string{"--temporal-address", address}
+	e.flags = address.flags()
 	dir := t.TempDir()
 	id := "kumoproj:kumotest:kumotest_object:slow"
 

@@ -3,16 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	sdkclient "go.temporal.io/sdk/client"
-	sdklog "go.temporal.io/sdk/log"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -127,7 +123,7 @@ func TestKilledWorkerWaitResumes(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	address := temporalServer(t)
-	e.flags = []string{"--temporal-address", address}
+	e.flags = address.flags()
 	w := e.worker()
 	label := "kumo-test/" + e.ns
 	dep := "apps/v1:Deployment:" + e.ns + ":later"
@@ -136,10 +132,7 @@ func TestKilledWorkerWaitResumes(t *testing.T) {
 	_, wait := e.background(nil, "apply", "--yes", "--timeout", "2m", "-f", spec)
 
 	ctx := context.Background()
-	tc, err := sdkclient.Dial(sdkclient.Options{HostPort: address, Logger: sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tc := address.dial(t)
 	defer tc.Close()
 	waiting := func(attempt int32) func() bool {
 		return func() bool {

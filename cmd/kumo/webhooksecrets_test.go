@@ -94,7 +94,7 @@ func TestDriftWebhookTokenAndSecretStayOut(t *testing.T) {
 	}
 
 	marks := []string{token, secret}
-	history, payloads, _ := dumpHistories(t, srv.info.Address)
+	history, payloads, _ := dumpHistories(t, e.home, srv.info.Address)
 	keys, err := keyring.Load(filepath.Join(e.home, "codec.keys"))
 	if err != nil {
 		t.Fatal(err)

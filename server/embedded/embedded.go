@@ -101,15 +101,17 @@ type Options struct {
 // Server is a running embedded Temporal server. Stop it when done.
 type Server struct {
 	address   string
+	listen    string
 	namespace string
 	dir       string
 
 	srv  temporal.Server
 	lock *os.File
 
-	pki   *pki.PKI
-	roots *x509.CertPool
-	ports servicePorts
+	pki      *pki.PKI
+	roots    *x509.CertPool
+	rootsPEM []byte
+	ports    servicePorts
 
 	stopOnce sync.Once
 	stopErr  error
@@ -138,12 +140,20 @@ func (s *Server) ClientTLS(pair pki.Pair) (*tls.Config, error) {
 	return s.pki.ClientTLS(pair, s.roots)
 }
 
+// RootsPEM holds the CAs a client verifies the frontend's certificate with
+// (PEM): the home's, and the operator's when its certificate is served.
+func (s *Server) RootsPEM() []byte { return s.rootsPEM }
+
 // ConnectionOptions are the SDK's connection options of the home's owner:
 // what a test or a program of the owner dials this server with.
 func (s *Server) ConnectionOptions() (client.ConnectionOptions, error) {
 	cfg, err := s.ClientTLS(s.pki.OwnerCert())
 	return client.ConnectionOptions{TLS: cfg}, err
 }
+
+// ListenAddress is the address the frontend is bound to: Address, or
+// "0.0.0.0:port" when it listens on every interface.
+func (s *Server) ListenAddress() string { return s.listen }
 
 // Namespace is the namespace the server was started for.
 func (s *Server) Namespace() string { return s.namespace }
@@ -245,6 +255,10 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	cfg := serverConfig(sqlCfg, ports, opts.Host)
 	applyTLS(cfg, homePKI, opts.TLS)
 	roots := rootPool(homePKI, opRoots)
+	rootsPEM, err := rootFiles(homePKI, opts.TLS)
+	if err != nil {
+		return nil, err
+	}
 	// The server's own calls (readiness, search attributes) are the system's.
 	systemTLS, err := homePKI.ClientTLS(homePKI.System(), roots)
 	if err != nil {
@@ -275,12 +289,14 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	}
 	s := &Server{
 		address:   address,
+		listen:    net.JoinHostPort(opts.Host, strconv.Itoa(ports.frontend)),
 		namespace: opts.Namespace,
 		dir:       dir,
 		srv:       srv,
 		lock:      lock,
 		pki:       homePKI,
 		roots:     roots,
+		rootsPEM:  rootsPEM,
 		ports:     ports,
 	}
 	defer func() {

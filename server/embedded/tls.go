@@ -75,3 +75,20 @@ func rootPool(p *pki.PKI, op *x509.CertPool) *x509.CertPool {
 	pool.AddCert(p.CA())
 	return pool
 }
+
+// rootFiles is rootPool as PEM, for clients configured with bytes (the Web UI).
+func rootFiles(p *pki.PKI, op *TLS) ([]byte, error) {
+	files := []string{p.CAFile()}
+	if op != nil {
+		files = append(files, op.CAFile)
+	}
+	var out []byte
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("embedded temporal: %w", err)
+		}
+		out = append(append(out, b...), '\n')
+	}
+	return out, nil
+}

@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -9,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/kumoproj/kumo/internal/pki"
 
 	uiserver "github.com/temporalio/ui-server/v2/server"
 	uiconfig "github.com/temporalio/ui-server/v2/server/config"
@@ -25,6 +28,11 @@ type UIOptions struct {
 	// Write enables the UI's write actions (terminate, cancel, signal, reset,
 	// start, batch operations). Off, the UI only shows.
 	Write bool
+	// Certificate is the UI server's client certificate for the frontend
+	// (the home's "ui" certificate: a transport identity with no rights of
+	// its own), and RootsPEM the CAs it verifies the frontend with (Server.RootsPEM).
+	Certificate pki.Pair
+	RootsPEM    []byte
 	// CodecEndpoint is the codec server the UI sends payloads to for decoding
 	// (from the browser); empty: payloads show as stored.
 	CodecEndpoint string
@@ -82,6 +90,13 @@ func StartUI(ctx context.Context, opts UIOptions) (*UI, error) {
 		// come back, and every write would be refused.
 		CORS:                uiconfig.CORS{CookieInsecure: true},
 		DisableWriteActions: !opts.Write,
+	}
+	if opts.Certificate.CertFile == "" || len(opts.RootsPEM) == 0 {
+		return nil, errors.New("web UI: no client certificate or CA for the Temporal frontend, which requires them")
+	}
+	cfg.TLS = uiconfig.TLS{
+		CertFile: opts.Certificate.CertFile, KeyFile: opts.Certificate.KeyFile,
+		CaData: base64.StdEncoding.EncodeToString(opts.RootsPEM), EnableHostVerification: true,
 	}
 	cfg.Codec.Endpoint = opts.CodecEndpoint
 	// The browser sends its session cookie to the codec endpoint, which
