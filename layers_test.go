@@ -38,19 +38,19 @@ var everyTestImports = []string{"testbed", "conformance"}
 var layers = map[string]layer{
 	"cli": {
 		why:     "the CLI parses flags, calls the client and renders; it reaches runs only through the client and the run contract, never the workflows, activities or release",
-		imports: []string{"client", "server", "worker", "contract", "codec", "engine", "support"},
+		imports: []string{"policy", "client", "server", "worker", "contract", "codec", "engine", "support"},
 	},
 	"client": {
 		why:     "the Go API: starts runs, waits, queries; may use everything below it",
-		imports: []string{"server", "worker", "workflows", "activities", "release", "engine", "runtimes", "backend", "stores", "contract", "codec", "support"},
+		imports: []string{"policy", "server", "worker", "workflows", "activities", "release", "engine", "runtimes", "backend", "stores", "contract", "codec", "support"},
 	},
 	"server": {
 		why:     "the Temporal server kumo runs or attaches to, and its codec server: knows the contract's search attributes, not how runs work",
-		imports: []string{"server", "contract", "codec", "support"},
+		imports: []string{"policy", "server", "contract", "codec", "support"},
 	},
 	"worker": {
 		why:         "registers the workflows and activities on a task queue, with their runtimes and backend",
-		imports:     []string{"workflows", "activities", "release", "engine", "runtimes", "backend", "stores", "contract", "codec", "support"},
+		imports:     []string{"policy", "workflows", "activities", "release", "engine", "runtimes", "backend", "stores", "contract", "codec", "support"},
 		testImports: []string{"server"},
 	},
 	"workflows": {
@@ -60,7 +60,7 @@ var layers = map[string]layer{
 	},
 	"activities": {
 		why:         "thin adapters from Temporal to the release lifecycle; the runtimes and stores are handed to them by the worker",
-		imports:     []string{"release", "engine", "backend", "contract", "support"},
+		imports:     []string{"policy", "release", "engine", "backend", "contract", "support"},
 		testImports: []string{"stores"},
 	},
 	"release": {
@@ -99,6 +99,10 @@ var layers = map[string]layer{
 		why:     "encrypts payloads for the client, the worker and the codec server",
 		imports: []string{"support"},
 	},
+	"policy": {
+		why:          "who may do what where (authz): one pure decision that every entry point asks, so it imports nothing of kumo and no Temporal",
+		temporalFree: true,
+	},
 	"support": {
 		why: "small helpers (keys, keyring, ports, memory limit) usable from any layer",
 	},
@@ -112,7 +116,7 @@ var layers = map[string]layer{
 	},
 	"harness": {
 		why:     "programs and tests that drive kumo from outside (benchmarks, chaos, local clusters, deployment checks); they may use any layer but the CLI",
-		imports: []string{"client", "server", "worker", "workflows", "activities", "release", "engine", "runtimes", "backend", "stores", "contract", "codec", "support", "testbed", "conformance"},
+		imports: []string{"policy", "client", "server", "worker", "workflows", "activities", "release", "engine", "runtimes", "backend", "stores", "contract", "codec", "support", "testbed", "conformance"},
 	},
 	"standalone": {
 		why: "stands on its own: an example generator, and this test",
@@ -151,6 +155,7 @@ var packageLayers = map[string]string{
 	"backend/s3":                             "stores",
 	"backend/backendtest":                    "conformance",
 	"runspec":                                "contract",
+	"authz":                                  "policy",
 	"codec":                                  "codec",
 	"internal/keyring":                       "support",
 	"internal/keys":                          "support",
