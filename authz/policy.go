@@ -49,6 +49,9 @@ func ParseScope(s string) (Scope, error) {
 		if seg == "" || (seg != "*" && strings.ContainsAny(seg, "*?[]{} \t")) {
 			return Scope{}, fmt.Errorf("scope %q: segment %q must be a name or * alone (no partial patterns)", s, seg)
 		}
+		if strings.ContainsAny(seg, "'\"`\\()") {
+			return Scope{}, fmt.Errorf("scope %q: segment %q holds a quote, backslash or parenthesis, which no project or workspace name has", s, seg)
+		}
 	}
 	return Scope{p, w}, nil
 }

@@ -38,10 +38,32 @@ import (
 	sqliteschema "go.temporal.io/server/schema/sqlite"
 	"go.temporal.io/server/temporal"
 
+	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/internal/pki"
 	"github.com/kumoproj/kumo/internal/quietport"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/auth"
 )
+
+// PolicyFileName is the home's policy file, read when no other is named.
+const PolicyFileName = "policy.yaml"
+
+// LoadPolicy reads the policy a server on home decides with: file if
+// given (it must exist), else home/policy.yaml if it exists, else the
+// owner's alone.
+func LoadPolicy(home, file, owner string) (*authz.Policy, error) {
+	var p *authz.Policy
+	var err error
+	if file != "" {
+		p, err = authz.Load(file, owner)
+	} else {
+		p, err = authz.LoadDefault(filepath.Join(home, PolicyFileName), owner)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
+	return p, nil
+}
 
 // ErrLocked is wrapped by the error Start returns when another Server (in this
 // process or another one) holds the directory.
@@ -86,6 +108,18 @@ type Options struct {
 	// TLS, if set, is the operator's certificate, served by the frontend
 	// instead of the home's (tls.go).
 	TLS *TLS
+	// PolicyFile grants roles to others than the home's owner (authz);
+	// empty: Home/policy.yaml if it exists, else the owner alone. Every
+	// frontend call is authenticated and authorized with it (server/auth).
+	PolicyFile string
+	// Verifiers check bearer tokens; none: bearer tokens are refused.
+	Verifiers []auth.BearerVerifier
+	// Auditor records every write decision of the frontend; nil: none.
+	Auditor auth.Auditor
+
+	// adminWorkflows: this package's tests run workflows of their own
+	// (auth.Config.AdminWorkflows); nothing outside it can set this.
+	adminWorkflows map[string]string
 	// Maintenance runs Temporal's maintenance workers: the task-queue and
 	// history scanners, which clean the database over hours (idle task
 	// queues, such as every process's sticky queue, and orphaned history),
@@ -238,6 +272,14 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: %w", err)
 	}
+	policy, err := LoadPolicy(opts.Home, opts.PolicyFile, homePKI.Owner())
+	if err != nil {
+		return nil, err
+	}
+	gate, err := auth.New(auth.Config{PKI: homePKI, Policy: policy, Verifiers: opts.Verifiers, Auditor: opts.Auditor, AdminWorkflows: opts.adminWorkflows})
+	if err != nil {
+		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
 	ports, err := pickPorts(opts.Host, opts.Port)
 	if err != nil {
 		return nil, err
@@ -279,6 +321,12 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		temporal.WithStaticHosts(staticHosts),
 		temporal.WithLogger(srvLogger),
 		temporal.WithDynamicConfigClient(dynamicConfig(tune, opts.Maintenance)),
+		// Every call of the frontend is authenticated and authorized; the
+		// stream interceptor runs on every service, and lets the internal
+		// services' own streams pass (their ports take only the internode
+		// certificate).
+		temporal.WithChainedFrontendGrpcInterceptors(gate.Unary),
+		temporal.WithAdditionalStreamInterceptors(gate.Stream),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: create server: %w", err)

@@ -31,6 +31,14 @@ import (
 
 const taskQueue = "embedded-test"
 
+// testWorkflows are this file's workflow types: the frontend lets the
+// home's owner (an admin) start them on taskQueue, as it lets nobody start
+// any type but kumo's on a server kumo runs.
+var testWorkflows = map[string]string{
+	"TaggedWorkflow": taskQueue, "WaitWorkflow": taskQueue, "SequentialWorkflow": taskQueue,
+	"ParallelWorkflow": taskQueue, "TimerWorkflow": taskQueue,
+}
+
 var (
 	keyProject   = temporal.NewSearchAttributeKeyKeyword("KumoProject")
 	keyStack     = temporal.NewSearchAttributeKeyKeyword("KumoStack")
@@ -133,7 +141,7 @@ func startServerTuned(tb testing.TB, dir string, tune tuning) *Server {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	t0 := time.Now()
-	s, err := start(ctx, Options{Dir: dir}, tune)
+	s, err := start(ctx, Options{Dir: dir, adminWorkflows: testWorkflows}, tune)
 	if err != nil {
 		tb.Fatalf("Start: %v", err)
 	}
@@ -297,7 +305,7 @@ func TestLockSameProcess(t *testing.T) {
 	dir := t.TempDir()
 	newServer(t, dir)
 	t0 := time.Now()
-	_, err := Start(context.Background(), Options{Dir: dir})
+	_, err := Start(context.Background(), Options{Dir: dir, adminWorkflows: testWorkflows})
 	if err == nil {
 		t.Fatal("second Start on the same Dir succeeded")
 	}
@@ -345,7 +353,7 @@ func TestLockOtherProcess(t *testing.T) {
 	if !locked {
 		t.Fatal("helper did not take the lock")
 	}
-	_, err = Start(context.Background(), Options{Dir: dir})
+	_, err = Start(context.Background(), Options{Dir: dir, adminWorkflows: testWorkflows})
 	if !errors.Is(err, ErrLocked) {
 		t.Fatalf("Start while another process holds the lock: %v, want ErrLocked", err)
 	}
@@ -393,7 +401,7 @@ func TestPortInUse(t *testing.T) {
 	}()
 	port := l.Addr().(*net.TCPAddr).Port
 	dir := t.TempDir()
-	_, err = Start(context.Background(), Options{Dir: dir, Port: port})
+	_, err = Start(context.Background(), Options{Dir: dir, adminWorkflows: testWorkflows, Port: port})
 	if err == nil {
 		t.Fatal("Start on a port in use succeeded")
 	}
@@ -414,7 +422,7 @@ func TestFixedPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := ports[0]
-	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), Port: port, Namespace: "kumo-test"})
+	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), adminWorkflows: testWorkflows, Port: port, Namespace: "kumo-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +447,7 @@ func TestFixedPort(t *testing.T) {
 
 func TestRestartPersistence(t *testing.T) {
 	dir := t.TempDir()
-	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: dir})
+	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: dir, adminWorkflows: testWorkflows})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +504,7 @@ func TestHelperFirstLife(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process for TestRestartAfterKill")
 	}
-	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: dir})
+	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: dir, adminWorkflows: testWorkflows})
 	if err != nil {
 		fmt.Println("error:", err)
 		os.Exit(1)
@@ -623,7 +631,7 @@ func TestQuiet(t *testing.T) {
 	os.Stdout, os.Stderr = outW, errW
 	func() {
 		defer func() { os.Stdout, os.Stderr = stdout, stderr }()
-		s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir()})
+		s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), adminWorkflows: testWorkflows})
 		if err != nil {
 			t.Error(err)
 			return
@@ -657,7 +665,7 @@ func TestLoggerReceivesServerLogs(t *testing.T) {
 		defer mu.Unlock()
 		return buf.Write(p)
 	}), &slog.HandlerOptions{Level: slog.LevelInfo})
-	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), Logger: slog.New(h)})
+	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), adminWorkflows: testWorkflows, Logger: slog.New(h)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -772,7 +780,7 @@ func benchSteps(b *testing.B, id string, wf any, warmUp bool, unit string) {
 // BenchmarkStart measures Start and Stop on an existing database.
 func BenchmarkStart(b *testing.B) {
 	dir := b.TempDir()
-	s, err := Start(context.Background(), Options{Dir: dir})
+	s, err := Start(context.Background(), Options{Dir: dir, adminWorkflows: testWorkflows})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -782,7 +790,7 @@ func BenchmarkStart(b *testing.B) {
 	var starting, stopping time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		s, err := Start(context.Background(), Options{Dir: dir})
+		s, err := Start(context.Background(), Options{Dir: dir, adminWorkflows: testWorkflows})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -821,7 +829,7 @@ func TestMaintenanceWorkersOnlyWhenAsked(t *testing.T) {
 	const scannerQueue = "temporal-sys-tq-scanner-taskqueue-0"
 	for _, maintenance := range []bool{true, false} {
 		t.Run(fmt.Sprintf("maintenance=%v", maintenance), func(t *testing.T) {
-			s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), Maintenance: maintenance})
+			s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: t.TempDir(), adminWorkflows: testWorkflows, Maintenance: maintenance})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,0 +1,126 @@
+package auth
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/kumoproj/kumo/authz"
+	"github.com/kumoproj/kumo/internal/pki"
+)
+
+// principal is an authenticated caller.
+type principal struct {
+	subject authz.Subject
+	// system is Temporal's own system worker: every right, nothing rewritten.
+	system bool
+}
+
+// authenticate finds who calls: the bearer token's subject if the call
+// carries one, else the client certificate's. The frontend's TLS has
+// already verified the certificate against the home's CA or the operator's.
+func (i *Interceptor) authenticate(ctx context.Context) (principal, error) {
+	chain := verifiedChain(ctx)
+	if chain == nil {
+		return principal{}, status.Error(codes.Unauthenticated, "no verified client certificate: kumo's frontend takes mutual TLS only")
+	}
+	cn := chain[0].Subject.CommonName
+	home := i.pki.IssuedBy(chain)
+	token, hasToken, err := bearer(ctx)
+	if err != nil {
+		return principal{}, err
+	}
+	if hasToken {
+		return i.verifyBearer(ctx, token)
+	}
+	if home {
+		switch cn {
+		case i.pki.Owner():
+			return principal{subject: authz.Subject{Name: cn}}, nil
+		case pki.SystemName:
+			return principal{subject: authz.Subject{Name: "system:" + pki.SystemName}, system: true}, nil
+		case pki.UIName:
+			return principal{}, status.Error(codes.Unauthenticated, "the Web UI server's certificate carries no rights of its own: the request needs its user's credential (authorization: Bearer ...)")
+		}
+		return principal{}, status.Errorf(codes.Unauthenticated, "certificate %q of the home's CA names no client", cn)
+	}
+	if err := checkExternalName(cn); err != nil {
+		return principal{}, status.Errorf(codes.Unauthenticated, "client certificate: %v", err)
+	}
+	return principal{subject: authz.Subject{Name: cn, Groups: chain[0].Subject.OrganizationalUnit}}, nil
+}
+
+// verifiedChain is the client certificate chain the TLS handshake verified.
+func verifiedChain(ctx context.Context) []*x509.Certificate {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return nil
+	}
+	ti, ok := p.AuthInfo.(credentials.TLSInfo)
+	if !ok || len(ti.State.VerifiedChains) == 0 || len(ti.State.VerifiedChains[0]) == 0 {
+		return nil
+	}
+	return ti.State.VerifiedChains[0]
+}
+
+// bearer is the call's "authorization: Bearer <token>", if any. Two
+// authorization values, or one that is not a bearer token, are refused
+// rather than guessed at.
+func bearer(ctx context.Context) (string, bool, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	vals := md.Get("authorization")
+	switch len(vals) {
+	case 0:
+		return "", false, nil
+	case 1:
+	default:
+		return "", false, status.Error(codes.Unauthenticated, "more than one authorization header")
+	}
+	scheme, token, ok := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "bearer") || token == "" {
+		return "", false, status.Error(codes.Unauthenticated, "authorization header: want \"Bearer <token>\"")
+	}
+	return token, true, nil
+}
+
+func (i *Interceptor) verifyBearer(ctx context.Context, token string) (principal, error) {
+	if len(i.verifiers) == 0 {
+		return principal{}, status.Error(codes.Unauthenticated, "this server accepts no bearer tokens: it is configured with none (kumo tokens or OIDC)")
+	}
+	for _, v := range i.verifiers {
+		s, err := v.Verify(ctx, token)
+		if errors.Is(err, ErrNotMine) {
+			continue
+		}
+		if err != nil {
+			return principal{}, status.Errorf(codes.Unauthenticated, "bearer token refused: %v", err)
+		}
+		if err := checkExternalName(s.Name); err != nil {
+			return principal{}, status.Errorf(codes.Unauthenticated, "bearer token: %v", err)
+		}
+		return principal{subject: authz.Subject{Name: s.Name, Groups: s.Groups}}, nil
+	}
+	return principal{}, status.Error(codes.Unauthenticated, "bearer token refused: no configured verifier (kumo tokens, OIDC issuer) recognises it")
+}
+
+// checkExternalName refuses a subject from outside the home (an operator's
+// certificate, a token) that would pass for one of the home's own: a local
+// account ("local:...") or kumo's parts ("kumo-...", "system:...").
+func checkExternalName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return errors.New("no subject name")
+	case strings.HasPrefix(name, pki.LocalPrefix), strings.HasPrefix(name, "kumo-"), strings.HasPrefix(name, "system:"),
+		strings.HasPrefix(name, authz.GroupPrefix):
+		return errors.New("subject " + name + " is reserved for the home's own certificates")
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package auth
+
+import (
+	"strings"
+
+	"github.com/kumoproj/kumo/authz"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// idKind is the form of a kumo workflow ID (runspec/ids.go).
+type idKind int
+
+const (
+	notKumo   idKind = iota
+	mutating         // kumo/<p>/<w>: apply, destroy, rollback, remediate
+	generate         // kumo/<p>/<w>/generate/<n>
+	preview          // kumo/<p>/<w>/preview/<n>
+	drift            // kumo-drift/<p>/<w>/<n...> (a schedule appends to its action's ID)
+	stackStat        // kumo-status/<p>/<w>/<n>
+)
+
+// parseWorkflowID finds the project and workspace of a kumo workflow ID.
+func parseWorkflowID(id string) (kind idKind, project, workspace string) {
+	seg := strings.Split(id, "/")
+	if len(seg) < 3 || !name(seg[1]) || !name(seg[2]) {
+		return notKumo, "", ""
+	}
+	p, w := seg[1], seg[2]
+	switch seg[0] {
+	case "kumo":
+		switch {
+		case len(seg) == 3:
+			return mutating, p, w
+		case len(seg) == 5 && seg[3] == "generate" && seg[4] != "":
+			return generate, p, w
+		case len(seg) == 5 && seg[3] == "preview" && seg[4] != "":
+			return preview, p, w
+		}
+	case "kumo-drift":
+		if len(seg) >= 4 && seg[3] != "" {
+			return drift, p, w
+		}
+	case "kumo-status":
+		if len(seg) == 4 && seg[3] != "" {
+			return stackStat, p, w
+		}
+	}
+	return notKumo, "", ""
+}
+
+// parseScheduleID finds the project and workspace of a drift schedule's ID
+// (runspec.DriftScheduleID).
+func parseScheduleID(id string) (project, workspace string, ok bool) {
+	rest, ok := strings.CutPrefix(id, runspec.DriftSchedulePrefix)
+	if !ok {
+		return "", "", false
+	}
+	p, w, ok := strings.Cut(rest, "/")
+	if !ok || !name(p) || !name(w) {
+		return "", "", false
+	}
+	return p, w, true
+}
+
+// name is a project or workspace name as IDs hold it: not empty, no pattern.
+func name(s string) bool { return s != "" && !strings.ContainsAny(s, "*/") }
+
+// startRule is what starting one of kumo's workflow types takes: the ID form
+// it must have and the action it is.
+type startRule struct {
+	kind   idKind
+	action authz.Action
+}
+
+var workflowTypes = map[string]startRule{
+	runspec.ApplyWorkflow:     {mutating, authz.Apply},
+	runspec.DestroyWorkflow:   {mutating, authz.Destroy},
+	runspec.RollbackWorkflow:  {mutating, authz.Rollback},
+	runspec.RemediateWorkflow: {mutating, authz.Apply},
+	runspec.GenerateWorkflow:  {generate, authz.Generate},
+	runspec.PreviewWorkflow:   {preview, authz.Preview},
+	runspec.DriftWorkflow:     {drift, authz.DriftCheck},
+	runspec.StatusWorkflow:    {stackStat, authz.Status},
+}
+
+// signalAction is what sending a signal to a run takes; a signal kumo does
+// not define takes an admin.
+func signalAction(name string) authz.Action {
+	switch name {
+	case runspec.ApprovalSignal:
+		return authz.Approve
+	case runspec.CancelSignal:
+		return authz.Cancel
+	}
+	return authz.Terminate
+}
+
+// updateAction is what an update takes.
+func updateAction(name string) authz.Action {
+	if name == runspec.ApproveUpdate {
+		return authz.Approve
+	}
+	return authz.Terminate
+}
