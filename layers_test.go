@@ -132,6 +132,7 @@ var packageLayers = map[string]string{
 	"server":                                 "server",
 	"server/bearer":                          "server",
 	"server/embedded":                        "server",
+	"server/auth":                            "server",
 	"server/oidc":                            "server",
 	"worker":                                 "worker",
 	"workflows":                              "workflows",

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/kumoproj/kumo/authz"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // startWorkflow: a kumo run, stamped with its starter.
@@ -109,6 +110,9 @@ func (c *call) scheduleWrite(id string, s *schedulepb.Schedule) error {
 	start := s.GetAction().GetStartWorkflow()
 	if start == nil {
 		return c.deny(authz.Schedule, p, w, id, "a schedule's action must start a kumo run")
+	}
+	if ok && start.GetWorkflowType().GetName() != runspec.DriftWorkflow {
+		return c.deny(authz.Schedule, p, w, id, "drift schedule %s may start %s runs only, not %s", id, runspec.DriftWorkflow, start.GetWorkflowType().GetName())
 	}
 	sp, sw, err := c.checkStart(startParams{
 		id: start.GetWorkflowId(), workflowType: start.GetWorkflowType().GetName(), taskQueue: start.GetTaskQueue().GetName(),
