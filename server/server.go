@@ -22,10 +22,13 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/kumoproj/kumo/internal/keyring"
+	"github.com/kumoproj/kumo/internal/pki"
+	"github.com/kumoproj/kumo/server/auth"
 	"github.com/kumoproj/kumo/server/embedded"
 )
 
@@ -80,6 +83,13 @@ type Options struct {
 	// TLS is the operator's certificate for a shared server, served instead
 	// of the home's (embedded.TLS); nil: the home's PKI only.
 	TLS *embedded.TLS
+	// PolicyFile grants roles to others than the home's owner; empty:
+	// $KUMO_HOME/policy.yaml if it exists (embedded.LoadPolicy).
+	PolicyFile string
+	// Verifiers check bearer tokens (kumo tokens, OIDC); none: refused.
+	Verifiers []auth.BearerVerifier
+	// Auditor records the frontend's write decisions; nil: none.
+	Auditor auth.Auditor
 	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
 	// payloads with; default loopback, any free port.
 	CodecAddress string
@@ -121,6 +131,9 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("kumo home: %w", err)
 	}
+	if err := checkExposure(home, host, opts); err != nil {
+		return nil, err
+	}
 
 	s := &Server{home: home}
 	defer func() {
@@ -130,6 +143,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	}()
 	s.temporal, err = embedded.Start(ctx, embedded.Options{
 		Dir: TemporalDir(home), Home: home, Namespace: cfg.Namespace, Host: host, Port: port, Logger: cfg.Logger, TLS: opts.TLS,
+		PolicyFile: opts.PolicyFile, Verifiers: opts.Verifiers, Auditor: opts.Auditor,
 		// It keeps running: it cleans the database up, for the one-shot
 		// commands too.
 		Maintenance: true,
@@ -231,6 +245,45 @@ func (s *Server) startWeb(cfg Config, opts Options) (*webEndpoint, error) {
 		s.info.CodecURL = web.url
 	}
 	return web, nil
+}
+
+// checkExposure refuses to listen beyond loopback without what keeps
+// strangers out and lets others in: a certificate the operator gives (the
+// home's is valid for loopback only), and a way to authenticate someone
+// other than the home's owner (a policy granting someone, or bearer
+// verifiers).
+func checkExposure(home, host string, opts Options) error {
+	if isLoopback(host) {
+		return nil
+	}
+	if opts.TLS == nil {
+		return fmt.Errorf("--address %s listens beyond this machine: add --tls-cert, --tls-key and --tls-client-ca (a certificate for the names clients dial, and the CA of their certificates) and a policy granting roles (--policy, or %s)",
+			opts.Address, filepath.Join(home, embedded.PolicyFileName))
+	}
+	if len(opts.Verifiers) > 0 {
+		return nil
+	}
+	p, err := pki.Open(home, pki.Options{})
+	if err != nil {
+		return err
+	}
+	policy, err := embedded.LoadPolicy(home, opts.PolicyFile, p.Owner())
+	if err != nil {
+		return err
+	}
+	if !policy.GrantsOthers() {
+		return fmt.Errorf("--address %s listens beyond this machine, but nobody besides %s may use it: add a policy granting roles to the subjects of your clients' certificates (--policy, or %s)",
+			opts.Address, p.Owner(), filepath.Join(home, embedded.PolicyFileName))
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // uiAddress is the UI's address: the one given, else the frontend's host and

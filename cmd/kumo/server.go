@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"time"
@@ -30,6 +29,7 @@ func serverCommand() *cli.Command {
 			&cli.StringFlag{Name: "tls-cert", Usage: "the frontend's certificate for a shared server (PEM; default: the home's own, valid for loopback only)"},
 			&cli.StringFlag{Name: "tls-key", Usage: "the key of --tls-cert"},
 			&cli.StringFlag{Name: "tls-client-ca", Usage: "CA of the client certificates the frontend accepts besides the home's (and that signed --tls-cert)"},
+			&cli.StringFlag{Name: "policy", Usage: "policy file granting roles on projects and workspaces to others than this home's owner (default: $KUMO_HOME/policy.yaml if it exists; without one only the owner may use the server)"},
 			&cli.StringFlag{Name: "ui-address", Usage: "host:port of the Web UI (default: the frontend's host, port + 1000)"},
 			&cli.BoolFlag{Name: "headless", Usage: "serve no Web UI"},
 			&cli.StringFlag{Name: "codec-address", Usage: "host:port of the codec endpoint through which the Web UI shows payloads decrypted (default: 127.0.0.1, a free port; whoever reaches it can read every payload)"},
@@ -52,9 +52,6 @@ func runServer(c *cli.Context) error {
 	}
 	tlsOpts, err := serverTLS(c)
 	if err != nil {
-		return err
-	}
-	if err := checkExposure(c.String("address"), tlsOpts); err != nil {
 		return err
 	}
 	opts := backendFlags(c)
@@ -87,6 +84,7 @@ func runServer(c *cli.Context) error {
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"), TLS: tlsOpts,
+			PolicyFile: absPath(c.String("policy")),
 		},
 		ShutdownGrace:   c.Duration("shutdown-grace"),
 		StackRoots:      c.StringSlice("stack-root"),
@@ -141,26 +139,4 @@ func serverTLS(c *cli.Context) (*embedded.TLS, error) {
 		*f = absPath(*f)
 	}
 	return t, nil
-}
-
-// checkExposure refuses to listen beyond loopback without what keeps
-// strangers out: a certificate the operator gives (the home's is valid for
-// loopback only) and a way to authenticate anyone but the home's owner.
-func checkExposure(address string, t *embedded.TLS) error {
-	host, _, err := net.SplitHostPort(address)
-	if err != nil || host == "" || isLoopback(host) {
-		return nil // a malformed address is reported by the server, with its flag
-	}
-	if t == nil {
-		return fmt.Errorf("kumo server: --address %s listens beyond this machine: add --tls-cert, --tls-key and --tls-client-ca (a certificate for the names clients dial, and the CA of their certificates)", address)
-	}
-	return nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
