@@ -131,6 +131,11 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("kumo home: %w", err)
 	}
+	if opts.TLS != nil {
+		if err := opts.TLS.Check(); err != nil {
+			return nil, err
+		}
+	}
 	if err := checkExposure(home, host, opts); err != nil {
 		return nil, err
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/internal/pki"
+	"github.com/kumoproj/kumo/internal/tlstest"
 )
 
 // strangerAttempt is a line of testdata/stranger's output.
@@ -215,4 +218,90 @@ func TestAnotherAccountIsLockedOut(t *testing.T) {
 	checkLockedOut(t, "one-shot server", runStranger(t, bin, true, "-frontend", strings.Join(listeningPorts(t, cli.Process.Pid), ","), "-read", keys))
 	answerWriter.Close()
 	wait()
+}
+
+// TestSharedServer: kumo server on every interface needs the operator's
+// certificate and a policy; with them, a client with a certificate of the
+// operator's CA dialling another loopback address authenticates and gets
+// what its role allows.
+func TestSharedServer(t *testing.T) {
+	t.Parallel()
+	e := &env{t: t, home: t.TempDir(), project: "p"}
+	_, portStr, _ := strings.Cut(freeAddress(t), ":")
+	port, _ := strconv.Atoi(portStr)
+	address := "0.0.0.0:" + strconv.Itoa(port)
+	r := e.runNoCluster("server", "--address", address, "--headless")
+	if r.code == 0 || !strings.Contains(r.stderr, "--address "+address+" listens beyond this machine: add --tls-cert, --tls-key and --tls-client-ca") {
+		t.Fatalf("server on every interface without TLS: %s", r)
+	}
+	ca := tlstest.NewCA(t, "operator")
+	srvPair, alice := ca.Issue(t, "frontend"), ca.Issue(t, "alice")
+	tlsFlags := []string{"--tls-cert", srvPair.CertFile, "--tls-key", srvPair.KeyFile, "--tls-client-ca", ca.CertFile}
+	r = e.runNoCluster(append([]string{"server", "--address", address, "--headless"}, tlsFlags...)...)
+	if r.code == 0 || !strings.Contains(r.stderr, "nobody besides local:") || !strings.Contains(r.stderr, "--policy") {
+		t.Fatalf("server on every interface without a policy: %s", r)
+	}
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	r = e.runNoCluster("server", "--address", address, "--headless", "--tls-cert", missing, "--tls-key", srvPair.KeyFile, "--tls-client-ca", ca.CertFile)
+	if r.code == 0 || !strings.Contains(r.stderr, missing) {
+		t.Fatalf("server with a certificate file that does not exist: %s", r)
+	}
+	r = e.runNoCluster("server", "--tls-cert-path", srvPair.CertFile)
+	if r.code == 0 || !strings.Contains(r.stderr, "does not use --tls-cert-path") {
+		t.Fatalf("server with a client flag: %s", r)
+	}
+
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte("grants:\n  - role: viewer\n    subjects: [alice]\n    scopes: [\"*/*\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := e.commandNoCluster(context.Background(), append([]string{"server", "--address", address, "--headless", "--policy", policy}, tlsFlags...)...)
+	var stdout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stdout
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kill(t, cmd.Process); _ = cmd.Wait() })
+	waitFor(t, "kumo server to record itself", time.Minute, func() bool {
+		_, err := os.Stat(filepath.Join(e.home, "server.json"))
+		return err == nil
+	})
+	if want := "Temporal: " + address + " "; !strings.Contains(stdout.String(), want) {
+		t.Errorf("banner lacks %q (the address bound):\n%s", want, stdout.String())
+	}
+	bin := buildStranger(t)
+	in := map[string]string{}
+	for _, a := range runStranger(t, bin, false, "-frontend", "127.0.0.2:"+strconv.Itoa(port), "-no-start",
+		"-cert", alice.CertFile, "-key", alice.KeyFile, "-ca", ca.CertFile, "-server-name", "localhost") {
+		in[a.Op] = a.Err
+		if a.Op == "list" || a.Op == "system-info" {
+			if !a.OK {
+				t.Errorf("alice (viewer) through 127.0.0.2: %+v", a)
+			}
+		}
+	}
+	if want := "alice may not approve p"; !strings.Contains(in["signal"], "alice may not approve") {
+		t.Errorf("alice's approval signal: %q, want a denial like %q", in["signal"], want)
+	}
+	if !strings.Contains(in["poll"], "alice may not work */*") {
+		t.Errorf("alice's poll: %q", in["poll"])
+	}
+}
+
+// runNoCluster runs a kumo command that needs no Kubernetes.
+func (e *env) runNoCluster(args ...string) result {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := e.commandNoCluster(ctx, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatal(err)
+	}
+	return r
 }

@@ -19,6 +19,12 @@ type TLS struct {
 	CertFile, KeyFile, CAFile string
 }
 
+// Check reads t's files and says what is wrong with them, if anything.
+func (t *TLS) Check() error {
+	_, err := t.check()
+	return err
+}
+
 // check reads t's files, so that a path that is wrong fails Start with a line
 // naming it instead of leaving a server without the TLS it was given.
 func (t *TLS) check() (*x509.CertPool, error) {

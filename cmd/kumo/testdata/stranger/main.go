@@ -41,6 +41,7 @@ func main() {
 	cert := flag.String("cert", "", "client certificate (the owner's, as a control)")
 	key := flag.String("key", "", "its key")
 	ca := flag.String("ca", "", "CA of the server's certificate")
+	serverName := flag.String("server-name", "", "name to verify the server's certificate against (default: the host dialled)")
 	files := flag.String("read", "", "files to try to read, comma-separated")
 	flag.Parse()
 	enc := json.NewEncoder(os.Stdout)
@@ -65,7 +66,7 @@ func main() {
 		}
 		pool := x509.NewCertPool()
 		pool.AppendCertsFromPEM(pem)
-		creds = map[string]credentials.TransportCredentials{"certificate": credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool})}
+		creds = map[string]credentials.TransportCredentials{"certificate": credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{pair}, RootCAs: pool, ServerName: *serverName})}
 	}
 	for via, c := range creds {
 		for _, addr := range split(*frontend) {
