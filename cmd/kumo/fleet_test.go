@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -30,8 +31,13 @@ func TestWorkerMutualTLS(t *testing.T) {
 	}
 	ca := tlstest.NewCA(t, "temporal")
 	server, client := ca.Issue(t, "frontend"), ca.Issue(t, "kumo")
+	// The certificate's subject works the runs and deploys them.
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte("grants:\n  - role: worker\n    subjects: [kumo]\n    scopes: [\"*/*\"]\n  - role: deployer\n    subjects: [kumo]\n    scopes: [\"*/*\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	srv, err := embedded.Start(context.Background(), embedded.Options{
-		Dir: t.TempDir(), TLS: &embedded.TLS{CertFile: server.CertFile, KeyFile: server.KeyFile, CAFile: ca.CertFile},
+		Dir: t.TempDir(), TLS: &embedded.TLS{CertFile: server.CertFile, KeyFile: server.KeyFile, CAFile: ca.CertFile}, PolicyFile: policy,
 	})
 	if err != nil {
 		t.Fatal(err)
