@@ -86,8 +86,6 @@ type Options struct {
 	// PolicyFile grants roles to others than the home's owner; empty:
 	// $KUMO_HOME/policy.yaml if it exists (embedded.LoadPolicy).
 	PolicyFile string
-	// Verifiers check bearer tokens (kumo tokens, OIDC); none: refused.
-	Verifiers []auth.BearerVerifier
 	// Auditor records the frontend's write decisions; nil: none.
 	Auditor auth.Auditor
 	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
@@ -136,7 +134,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 			return nil, err
 		}
 	}
-	if err := checkExposure(home, host, opts); err != nil {
+	if err := checkExposure(home, host, opts, cfg.BearerVerifiers); err != nil {
 		return nil, err
 	}
 
@@ -146,9 +144,19 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 			_ = s.Stop()
 		}
 	}()
+	// The Web UI's sessions: the frontend takes the session cookie the UI
+	// server forwards as its user's credential.
+	owner, err := OwnerSubject()
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := NewSessions(owner)
+	if err != nil {
+		return nil, err
+	}
 	s.temporal, err = embedded.Start(ctx, embedded.Options{
 		Dir: TemporalDir(home), Home: home, Namespace: cfg.Namespace, Host: host, Port: port, Logger: cfg.Logger, TLS: opts.TLS,
-		PolicyFile: opts.PolicyFile, Verifiers: opts.Verifiers, Auditor: opts.Auditor,
+		PolicyFile: opts.PolicyFile, Verifiers: cfg.BearerVerifiers, Sessions: sessions, Auditor: opts.Auditor,
 		// It keeps running: it cleans the database up, for the one-shot
 		// commands too.
 		Maintenance: true,
@@ -174,7 +182,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 		s.info.TLSCAFile = opts.TLS.CAFile
 	}
 	if cfg.CodecKeys != nil || !opts.Headless {
-		if s.web, err = s.startWeb(cfg, opts); err != nil {
+		if s.web, err = s.startWeb(cfg, opts, sessions); err != nil {
 			return nil, err
 		}
 	}
@@ -229,15 +237,7 @@ func (s *Server) Stop() error {
 
 // startWeb starts the web endpoint: the UI's login and, with codec keys, the
 // codec.
-func (s *Server) startWeb(cfg Config, opts Options) (*webEndpoint, error) {
-	owner, err := OwnerSubject()
-	if err != nil {
-		return nil, err
-	}
-	sessions, err := NewSessions(owner)
-	if err != nil {
-		return nil, err
-	}
+func (s *Server) startWeb(cfg Config, opts Options, sessions *Sessions) (*webEndpoint, error) {
 	if opts.CodecAddress == "" {
 		opts.CodecAddress = "127.0.0.1:0"
 	}
@@ -257,7 +257,7 @@ func (s *Server) startWeb(cfg Config, opts Options) (*webEndpoint, error) {
 // home's is valid for loopback only), and a way to authenticate someone
 // other than the home's owner (a policy granting someone, or bearer
 // verifiers).
-func checkExposure(home, host string, opts Options) error {
+func checkExposure(home, host string, opts Options, verifiers []BearerVerifier) error {
 	if isLoopback(host) {
 		return nil
 	}
@@ -265,7 +265,7 @@ func checkExposure(home, host string, opts Options) error {
 		return fmt.Errorf("--address %s listens beyond this machine: add --tls-cert, --tls-key and --tls-client-ca (a certificate for the names clients dial, and the CA of their certificates) and a policy granting roles (--policy, or %s)",
 			opts.Address, filepath.Join(home, embedded.PolicyFileName))
 	}
-	if len(opts.Verifiers) > 0 {
+	if len(verifiers) > 0 {
 		return nil
 	}
 	p, err := pki.Open(home, pki.Options{})

@@ -14,6 +14,7 @@ import (
 	"github.com/kumoproj/kumo/codec"
 	"github.com/kumoproj/kumo/internal/keyring"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/auth"
 )
 
 // webEndpoint is kumo server's own HTTP listener beside the Web UI: /login,
@@ -35,10 +36,9 @@ type webEndpoint struct {
 }
 
 // BearerVerifier checks a bearer credential (an OIDC token, a token kumo
-// issued) and returns whose it is.
-type BearerVerifier interface {
-	Verify(ctx context.Context, token string) (runspec.Subject, error)
-}
+// issued) and returns whose it is: the same verifiers serve the frontend
+// (server/auth) and the web endpoint.
+type BearerVerifier = auth.BearerVerifier
 
 // startWebEndpoint listens on address (host:port, port 0 for any free one).
 // keys nil: no codec.

@@ -44,9 +44,16 @@ type BearerVerifier interface {
 	Verify(ctx context.Context, token string) (runspec.Subject, error)
 }
 
-// ErrNotMine is what a BearerVerifier returns (wrapped) for a token it does
-// not handle (another issuer's, another format), so the next one is asked.
+// ErrNotMine is what a BearerVerifier may return (wrapped) for a token it
+// does not handle (another issuer's, another format): it is left out of the
+// refusal's message.
 var ErrNotMine = errors.New("token not for this verifier")
+
+// SessionVerifier checks the Web UI session cookie that the UI server
+// forwards (a Cookie header's value) and returns whose session it is.
+type SessionVerifier interface {
+	Verify(cookieHeader string) (runspec.Subject, error)
+}
 
 // Entry is one audited decision.
 type Entry struct {
@@ -78,6 +85,9 @@ type Config struct {
 	// Verifiers check bearer tokens, in order; none: bearer tokens are
 	// refused.
 	Verifiers []BearerVerifier
+	// Sessions, if set, checks the session cookie the Web UI server
+	// forwards with a call it makes under its own certificate.
+	Sessions SessionVerifier
 	// Auditor, if set, records every write decision.
 	Auditor Auditor
 	// TaskQueues are the task queues kumo's workflows may be started on;
@@ -95,6 +105,7 @@ type Interceptor struct {
 	pki        *pki.PKI
 	policy     *authz.Policy
 	verifiers  []BearerVerifier
+	sessions   SessionVerifier
 	auditor    Auditor
 	taskQueues map[string]bool
 	adminTypes map[string]string
@@ -114,7 +125,7 @@ func New(cfg Config) (*Interceptor, error) {
 	if len(cfg.TaskQueues) == 0 {
 		cfg.TaskQueues = []string{runspec.TaskQueue}
 	}
-	i := &Interceptor{pki: cfg.PKI, policy: cfg.Policy, verifiers: cfg.Verifiers, auditor: cfg.Auditor, taskQueues: map[string]bool{}, adminTypes: cfg.AdminWorkflows}
+	i := &Interceptor{pki: cfg.PKI, policy: cfg.Policy, verifiers: cfg.Verifiers, sessions: cfg.Sessions, auditor: cfg.Auditor, taskQueues: map[string]bool{}, adminTypes: cfg.AdminWorkflows}
 	for _, q := range cfg.TaskQueues {
 		i.taskQueues[q] = true
 	}

@@ -491,3 +491,44 @@ func known(method string) bool {
 	}
 	return false
 }
+
+// oneSession accepts exactly one session cookie, as the server's signed
+// sessions accept only the ones they issued.
+type oneSession struct{ cookie, owner string }
+
+func (o oneSession) Verify(h string) (runspec.Subject, error) {
+	if !strings.Contains(h, "kumo_session="+o.cookie) {
+		return runspec.Subject{}, errors.New("not signed by this server")
+	}
+	return runspec.Subject{Name: o.owner, Verified: true}, nil
+}
+
+// TestUISession: the UI server's certificate gets its user's rights from the
+// session cookie it forwards, and none without one; a cookie sent under any
+// other certificate is no credential.
+func TestUISession(t *testing.T) {
+	home, err := pki.Open(t.TempDir(), pki.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, err := New(Config{PKI: home, Sessions: oneSession{"good", home.Owner()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ui := home.UI()
+	uiCtx := ctxOf(t, ui.CertFile, ui.KeyFile, home.Pool())
+	list := func(ctx context.Context) error {
+		return i.authorize(ctx, wfs+"ListWorkflowExecutions", &workflowservice.ListWorkflowExecutionsRequest{})
+	}
+	if err := list(metadata.NewIncomingContext(uiCtx, metadata.Pairs("cookie", "a=b; kumo_session=good"))); err != nil {
+		t.Errorf("UI with the owner's session: %v", err)
+	}
+	for name, ctx := range map[string]context.Context{
+		"no cookie":     uiCtx,
+		"forged cookie": metadata.NewIncomingContext(uiCtx, metadata.Pairs("cookie", "kumo_session=forged")),
+	} {
+		if err := list(ctx); code(err) != codes.Unauthenticated {
+			t.Errorf("UI with %s: %v", name, err)
+		}
+	}
+}

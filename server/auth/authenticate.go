@@ -47,7 +47,7 @@ func (i *Interceptor) authenticate(ctx context.Context) (principal, error) {
 		case pki.SystemName:
 			return principal{subject: authz.Subject{Name: "system:" + pki.SystemName}, system: true}, nil
 		case pki.UIName:
-			return principal{}, status.Error(codes.Unauthenticated, "the Web UI server's certificate carries no rights of its own: the request needs its user's credential (authorization: Bearer ...)")
+			return i.session(ctx)
 		}
 		return principal{}, status.Errorf(codes.Unauthenticated, "certificate %q of the home's CA names no client", cn)
 	}
@@ -95,20 +95,45 @@ func (i *Interceptor) verifyBearer(ctx context.Context, token string) (principal
 	if len(i.verifiers) == 0 {
 		return principal{}, status.Error(codes.Unauthenticated, "this server accepts no bearer tokens: it is configured with none (kumo tokens or OIDC)")
 	}
+	// Each verifier is asked in turn (a kumo token is not an OIDC JWT); the
+	// first that accepts the token names the subject.
+	var errs []error
 	for _, v := range i.verifiers {
 		s, err := v.Verify(ctx, token)
-		if errors.Is(err, ErrNotMine) {
-			continue
-		}
 		if err != nil {
-			return principal{}, status.Errorf(codes.Unauthenticated, "bearer token refused: %v", err)
+			if !errors.Is(err, ErrNotMine) {
+				errs = append(errs, err)
+			}
+			continue
 		}
 		if err := checkExternalName(s.Name); err != nil {
 			return principal{}, status.Errorf(codes.Unauthenticated, "bearer token: %v", err)
 		}
 		return principal{subject: authz.Subject{Name: s.Name, Groups: s.Groups}}, nil
 	}
-	return principal{}, status.Error(codes.Unauthenticated, "bearer token refused: no configured verifier (kumo tokens, OIDC issuer) recognises it")
+	if len(errs) == 0 {
+		return principal{}, status.Error(codes.Unauthenticated, "bearer token refused: no configured verifier (kumo tokens, OIDC issuer) recognises it")
+	}
+	return principal{}, status.Errorf(codes.Unauthenticated, "bearer token refused: %v", errors.Join(errs...))
+}
+
+// session is the Web UI user's session, from the cookie the UI server
+// forwards with the calls it makes for a browser: only with the UI
+// server's certificate, and only if the server runs a UI with sessions.
+func (i *Interceptor) session(ctx context.Context) (principal, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	cookies := md.Get("cookie")
+	if i.sessions == nil || len(cookies) == 0 {
+		return principal{}, status.Error(codes.Unauthenticated, "the Web UI server's certificate carries no rights of its own: the request needs its user's credential (log in with the URL kumo server printed, or a bearer token)")
+	}
+	s, err := i.sessions.Verify(strings.Join(cookies, "; "))
+	if err != nil {
+		return principal{}, status.Errorf(codes.Unauthenticated, "Web UI session: %v", err)
+	}
+	if s.Name == "" {
+		return principal{}, status.Error(codes.Unauthenticated, "Web UI session names no subject")
+	}
+	return principal{subject: authz.Subject{Name: s.Name, Groups: s.Groups}}, nil
 }
 
 // checkExternalName refuses a subject from outside the home (an operator's

@@ -114,6 +114,9 @@ type Options struct {
 	PolicyFile string
 	// Verifiers check bearer tokens; none: bearer tokens are refused.
 	Verifiers []auth.BearerVerifier
+	// Sessions checks the Web UI's session cookie, which the UI server
+	// forwards under its certificate; nil: the UI's calls are refused.
+	Sessions auth.SessionVerifier
 	// Auditor records every write decision of the frontend; nil: none.
 	Auditor auth.Auditor
 
@@ -276,7 +279,7 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	if err != nil {
 		return nil, err
 	}
-	gate, err := auth.New(auth.Config{PKI: homePKI, Policy: policy, Verifiers: opts.Verifiers, Auditor: opts.Auditor, AdminWorkflows: opts.adminWorkflows})
+	gate, err := auth.New(auth.Config{PKI: homePKI, Policy: policy, Verifiers: opts.Verifiers, Sessions: opts.Sessions, Auditor: opts.Auditor, AdminWorkflows: opts.adminWorkflows})
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: %w", err)
 	}
