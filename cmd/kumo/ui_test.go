@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"os/exec"
@@ -44,6 +45,23 @@ func TestWebUI(t *testing.T) {
 	query := `KumoProject="shop" AND KumoWorkspace="dev"`
 
 	t.Run("api", func(t *testing.T) {
+		// Without logging in, the UI server's calls carry no credential and
+		// the frontend refuses them.
+		if code := httpStatus(srv.info.UIURL + "/api/v1/namespaces/default/workflows"); code != http.StatusUnauthorized {
+			t.Errorf("the UI's API without a session: %d, want 401", code)
+		}
+		// The owner logs in with the URL the server printed, and the session
+		// cookie it sets goes with every later call.
+		jar, err := cookiejar.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		owner := &http.Client{Jar: jar}
+		if resp, err := owner.Get(srv.info.LoginURL); err != nil {
+			t.Fatal(err)
+		} else {
+			resp.Body.Close()
+		}
 		// The UI server's own API, as the UI's pages call it.
 		var listed []string
 		waitFor(t, "both runs in the UI's list", 30*time.Second, func() bool {
@@ -52,7 +70,7 @@ func TestWebUI(t *testing.T) {
 					Execution struct{ WorkflowID, RunID string }
 				}
 			}
-			getJSON(t, srv.info.UIURL+"/api/v1/namespaces/default/workflows?query="+url.QueryEscape(query), &page)
+			getJSONWith(t, owner, srv.info.UIURL+"/api/v1/namespaces/default/workflows?query="+url.QueryEscape(query), &page)
 			listed = listed[:0]
 			for _, x := range page.Executions {
 				if x.Execution.WorkflowID == workflowID {
@@ -170,7 +188,12 @@ func chromiumPath() string {
 
 func getJSON(t *testing.T, u string, v any) {
 	t.Helper()
-	resp, err := http.Get(u)
+	getJSONWith(t, http.DefaultClient, u, v)
+}
+
+func getJSONWith(t *testing.T, c *http.Client, u string, v any) {
+	t.Helper()
+	resp, err := c.Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}

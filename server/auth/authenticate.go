@@ -122,7 +122,9 @@ func (i *Interceptor) verifyBearer(ctx context.Context, token string) (principal
 // server's certificate, and only if the server runs a UI with sessions.
 func (i *Interceptor) session(ctx context.Context) (principal, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
-	cookies := md.Get("cookie")
+	// The UI server's gateway passes the browser's Cookie header on as
+	// grpcgateway-cookie; a forwarded-headers setting as cookie.
+	cookies := append(md.Get("cookie"), md.Get("grpcgateway-cookie")...)
 	if i.sessions == nil || len(cookies) == 0 {
 		return principal{}, status.Error(codes.Unauthenticated, "the Web UI server's certificate carries no rights of its own: the request needs its user's credential (log in with the URL kumo server printed, or a bearer token)")
 	}
