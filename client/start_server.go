@@ -96,6 +96,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 		}
 		return func() { w.Stop(); tc.Close() }, nil
 	}
+	so.Options.Auditor = c.FrontendAuditor()
 	return server.Start(ctx, server.Config{
 		Home: absHome(opts.Home), Namespace: opts.Namespace, Logger: opts.Logger, Backend: opts.Backend, CodecKeys: c.keys,
 		StartWorker: startWorker, BearerVerifiers: so.BearerVerifiers,

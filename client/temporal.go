@@ -53,7 +53,7 @@ func (c *Client) temporalAddress(ctx context.Context) (string, *tls.Config, erro
 	if c.requireServer {
 		return "", nil, fmt.Errorf("%w on %s: start one with `kumo server --home %s`, or pass --temporal-address", ErrNoServer, home, home)
 	}
-	srv, err := embedded.Start(ctx, embedded.Options{Dir: server.TemporalDir(home), Home: home, Namespace: c.opts.Namespace, Logger: c.opts.Logger})
+	srv, err := embedded.Start(ctx, embedded.Options{Dir: server.TemporalDir(home), Home: home, Namespace: c.opts.Namespace, Logger: c.opts.Logger, Auditor: c.FrontendAuditor()})
 	var locked *embedded.LockedError
 	if errors.As(err, &locked) {
 		return "", nil, &homeBusyError{home: home, locked: locked}

@@ -286,6 +286,14 @@ func TestSharedServer(t *testing.T) {
 	if !strings.Contains(in["poll"], "alice may not work */*") {
 		t.Errorf("alice's poll: %q", in["poll"])
 	}
+	// The frontend's decisions are in the home's audit log, with the subject.
+	kill(t, cmd.Process)
+	_ = cmd.Wait()
+	out, err := exec.Command(kumoPath(t), "--home", e.home, "audit", "-o", "json").CombinedOutput()
+	audit := string(out)
+	if err != nil || !strings.Contains(audit, `"alice"`) || !strings.Contains(audit, "alice may not approve") {
+		t.Errorf("the audit log lacks alice's denied approval: %s", audit)
+	}
 }
 
 // runNoCluster runs a kumo command that needs no Kubernetes.
