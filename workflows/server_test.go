@@ -28,7 +28,21 @@ func startWorker(t testing.TB, acts *activities.Activities) client.Client {
 // both are stopped when the test ends.
 func startServer(t testing.TB) client.Client {
 	t.Helper()
-	srv, err := embedded.Start(context.Background(), embedded.Options{Dir: t.TempDir()})
+	srv := startServerWith(t, embedded.Options{})
+	tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger, ConnectionOptions: ownerConnection(t, srv)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tc.Close)
+	return tc
+}
+
+// startServerWith starts an embedded Temporal server with opts (in a
+// directory of the test's) and stops it when the test ends.
+func startServerWith(t testing.TB, opts embedded.Options) *embedded.Server {
+	t.Helper()
+	opts.Dir = t.TempDir()
+	srv, err := embedded.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,12 +51,7 @@ func startServer(t testing.TB) client.Client {
 			t.Errorf("stop temporal: %v", err)
 		}
 	})
-	tc, err := client.Dial(client.Options{HostPort: srv.Address(), Logger: quietLogger, ConnectionOptions: ownerConnection(t, srv)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tc.Close)
-	return tc
+	return srv
 }
 
 // startWorkerOn starts a worker of tc on TaskQueue with the workflows and

@@ -22,13 +22,23 @@ func clientName() string {
 	return name + "@" + host
 }
 
+// ownerSubject is the subject kumo's frontend stamps for this account's
+// requests: the owner of the test's homes, "local:<user>".
+func ownerSubject() string {
+	u, err := user.Current()
+	if err != nil {
+		return "?"
+	}
+	return "local:" + u.Username
+}
+
 // checkPeople: `run show` (text and JSON), `release show`, `run logs` and
 // `kumo audit` all name who started the run and who answered it (verb:
-// "approved" or "rejected"). No kumo frontend stamps subjects on the servers
-// these tests use: the names are the clients' own, marked unverified.
+// "approved" or "rejected"): the subject kumo's frontend authenticated and
+// stamped, verified — never the name the client sent for itself.
 func (e *env) checkPeople(runID string, revision int, verb string) {
 	e.t.Helper()
-	me := clientName()
+	me := ownerSubject()
 	field := map[string]string{"approved": "approvals", "rejected": "rejectedBy"}[verb]
 	answerer := func(people map[string]any) map[string]any {
 		switch v := people[field].(type) {
@@ -44,8 +54,8 @@ func (e *env) checkPeople(runID string, revision int, verb string) {
 	}
 	isMe := func(what string, a map[string]any) {
 		e.t.Helper()
-		if a == nil || a["name"] != me || a["verified"] != false || a["time"] == nil {
-			e.t.Errorf("%s: %v, want %s, unverified, with a time", what, a, me)
+		if a == nil || a["name"] != me || a["verified"] != true || a["time"] == nil {
+			e.t.Errorf("%s: %v, want %s, verified, with a time", what, a, me)
 		}
 	}
 
@@ -63,12 +73,12 @@ func (e *env) checkPeople(runID string, revision int, verb string) {
 	for _, want := range []string{"Started by:", title} {
 		found := false
 		for _, line := range strings.Split(text, "\n") {
-			if strings.HasPrefix(line, want) && strings.Contains(line, " "+me+" (unverified) at ") {
+			if strings.HasPrefix(line, want) && strings.Contains(line, " "+me+" at ") && !strings.Contains(line, clientName()) {
 				found = true
 			}
 		}
 		if !found {
-			e.t.Errorf("run show has no line %q naming %s (unverified):\n%s", want, me, text)
+			e.t.Errorf("run show has no line %q naming %s:\n%s", want, me, text)
 		}
 	}
 
@@ -78,7 +88,7 @@ func (e *env) checkPeople(runID string, revision int, verb string) {
 	isMe("release show: "+field, answerer(rel))
 
 	logs := e.ok("run", "logs", runID).stdout
-	for _, want := range []string{"started by " + me + " (unverified) at ", verb + " by " + me + " (unverified) at "} {
+	for _, want := range []string{"started by " + me + " at ", verb + " by " + me + " at "} {
 		if !strings.Contains(logs, want) {
 			e.t.Errorf("run logs lack %q:\n%s", want, logs)
 		}
@@ -91,7 +101,7 @@ func (e *env) checkPeople(runID string, revision int, verb string) {
 	action := map[string]string{"approved": "approve", "rejected": "reject"}[verb]
 	found := false
 	for _, a := range audit {
-		if a["action"] == action && a["subject"] == me && a["verified"] == false && a["result"] == "allowed" &&
+		if a["action"] == action && a["subject"] == me && a["verified"] == true && a["result"] == "allowed" &&
 			a["project"] == e.project && a["target"] == fmt.Sprintf("kumo/%s/default", e.project) {
 			found = true
 		}

@@ -51,7 +51,7 @@ func (i *Interceptor) authenticate(ctx context.Context) (principal, error) {
 		}
 		return principal{}, status.Errorf(codes.Unauthenticated, "certificate %q of the home's CA names no client", cn)
 	}
-	if err := checkExternalName(cn); err != nil {
+	if err := i.checkExternalName(cn); err != nil {
 		return principal{}, status.Errorf(codes.Unauthenticated, "client certificate: %v", err)
 	}
 	return principal{subject: authz.Subject{Name: cn, Groups: chain[0].Subject.OrganizationalUnit}}, nil
@@ -106,7 +106,7 @@ func (i *Interceptor) verifyBearer(ctx context.Context, token string) (principal
 			}
 			continue
 		}
-		if err := checkExternalName(s.Name); err != nil {
+		if err := i.checkExternalName(s.Name); err != nil {
 			return principal{}, status.Errorf(codes.Unauthenticated, "bearer token: %v", err)
 		}
 		return principal{subject: authz.Subject{Name: s.Name, Groups: s.Groups}}, nil
@@ -139,13 +139,13 @@ func (i *Interceptor) session(ctx context.Context) (principal, error) {
 }
 
 // checkExternalName refuses a subject from outside the home (an operator's
-// certificate, a token) that would pass for one of the home's own: a local
-// account ("local:...") or kumo's parts ("kumo-...", "system:...").
-func checkExternalName(name string) error {
+// certificate, a token) that would pass for one of the home's own: its
+// owner, or kumo's parts ("kumo-...", "system:..."), or a group.
+func (i *Interceptor) checkExternalName(name string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return errors.New("no subject name")
-	case strings.HasPrefix(name, pki.LocalPrefix), strings.HasPrefix(name, "kumo-"), strings.HasPrefix(name, "system:"),
+	case name == i.pki.Owner(), strings.HasPrefix(name, "kumo-"), strings.HasPrefix(name, "system:"),
 		strings.HasPrefix(name, authz.GroupPrefix):
 		return errors.New("subject " + name + " is reserved for the home's own certificates")
 	}
