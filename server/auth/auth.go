@@ -180,6 +180,6 @@ func (i *Interceptor) authorize(ctx context.Context, method string, req any) err
 	if err := rule(c); err != nil {
 		return err
 	}
-	setIdentity(req, p.subject.Name)
+	setIdentity(req, p.subject.Name, c.workerCall)
 	return nil
 }

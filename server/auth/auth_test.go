@@ -534,3 +534,23 @@ func TestUISession(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerIdentity: a worker's call keeps its own description after the
+// authenticated subject; anyone else's Identity is the subject alone.
+func TestWorkerIdentity(t *testing.T) {
+	f := newFixture(t)
+	poll := &workflowservice.PollActivityTaskQueueRequest{Identity: "worker-3@host"}
+	if err := f.i.authorize(f.owner(t), wfs+"PollActivityTaskQueue", poll); err != nil {
+		t.Fatal(err)
+	}
+	if want := f.home.Owner() + " (worker-3@host)"; poll.Identity != want {
+		t.Errorf("poll identity %q, want %q", poll.Identity, want)
+	}
+	cancel := &workflowservice.RequestCancelWorkflowExecutionRequest{WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: "kumo/shop/dev"}, Identity: "security-team@corp"}
+	if err := f.i.authorize(f.as(t, "bob"), wfs+"RequestCancelWorkflowExecution", cancel); err != nil {
+		t.Fatal(err)
+	}
+	if cancel.Identity != "bob" {
+		t.Errorf("cancel identity %q, want bob", cancel.Identity)
+	}
+}

@@ -25,6 +25,9 @@ type call struct {
 	p      principal
 	method string
 	req    any
+	// workerCall: a worker's call (set by the worker rule), whose Identity
+	// keeps the worker's own description after the subject.
+	workerCall bool
 }
 
 // decide asks the policy; a write is audited, allowed or not.

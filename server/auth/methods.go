@@ -23,7 +23,10 @@ const (
 func anyone(*call) error { return nil }
 
 // worker: only a worker principal (on */*: a poll names no project).
-func worker(c *call) error { return c.decide(authz.Work, "", "", c.method, false) }
+func worker(c *call) error {
+	c.workerCall = true
+	return c.decide(authz.Work, "", "", c.method, false)
+}
 
 // adminRead and adminWrite: only an admin of */*.
 func adminRead(c *call) error  { return c.decide(authz.AdminAction, "", "", c.method, false) }

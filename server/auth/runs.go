@@ -52,7 +52,7 @@ func multiOperation(c *call, r *workflowservice.ExecuteMultiOperationRequest) er
 			if err := startWorkflow(c, s); err != nil {
 				return err
 			}
-			setIdentity(s, c.p.subject.Name)
+			setIdentity(s, c.p.subject.Name, false)
 		case op.GetUpdateWorkflow() != nil:
 			if err := update(c, op.GetUpdateWorkflow()); err != nil {
 				return err

@@ -18,8 +18,12 @@ var identityFields sync.Map // protoreflect.FullName -> protoreflect.FieldDescri
 
 // setIdentity overwrites the request's Identity with the subject's name:
 // what Temporal records as who started, signalled, cancelled or polled is
-// the authenticated subject, not what the client said.
-func setIdentity(req any, name string) {
+// the authenticated subject, not what the client said. A worker's calls
+// (polls, task completions) keep the worker's own description after it,
+// "local:alice (worker-3@host)", so that the history still tells which of a
+// subject's workers did a task; the subject comes first and is the
+// frontend's.
+func setIdentity(req any, name string, worker bool) {
 	m, ok := req.(proto.Message)
 	if !ok || m == nil {
 		return
@@ -36,6 +40,9 @@ func setIdentity(req any, name string) {
 		f = fd
 	}
 	if fd, _ := f.(protoreflect.FieldDescriptor); fd != nil {
+		if own := r.Get(fd).String(); worker && own != "" {
+			name += " (" + own + ")"
+		}
 		r.Set(fd, protoreflect.ValueOfString(name))
 	}
 }
