@@ -26,6 +26,9 @@ func (c *Client) Release(ctx context.Context, project, workspace string, revisio
 // there is nothing to unlock.
 var ErrNotLocked = release.ErrNotLocked
 
+// ErrNoReleases is wrapped by Unlock's error when the stack has no release.
+var ErrNoReleases = release.ErrNoRelease
+
 // Unlock closes the latest release as failed when it was left unfinished by a run
 // that is no longer running. It refuses, naming the run, while that run is alive.
 func (c *Client) Unlock(ctx context.Context, project, workspace string) (*engine.Release, error) {

@@ -17,7 +17,7 @@ import (
 // held by a running workflow that is none of them. Temporal lets only one
 // workflow run under an ID, so until it ends every change to the stack is
 // refused; `kumo resume` has nothing of kumo's to follow, and `kumo release
-// unlock` (for an admin: it terminates the workflow) is how it is cleared.
+// unlock --squatter` (for an admin: it terminates the workflow) is how it is cleared.
 type SquatterError struct {
 	Project, Workspace string
 	WorkflowID, RunID  string
@@ -31,7 +31,7 @@ func (e *SquatterError) Error() string {
 	if e.StartedBy != "" {
 		by = ", started by " + e.StartedBy
 	}
-	return fmt.Sprintf("%s/%s is held by workflow %s (run %s, type %q%s), which is not a kumo run: it blocks every apply, destroy and rollback of the stack; an admin clears it with `kumo release unlock`",
+	return fmt.Sprintf("%s/%s is held by workflow %s (run %s, type %q%s), which is not a kumo run: it blocks every apply, destroy and rollback of the stack; an admin clears it with `kumo release unlock --squatter`",
 		e.Project, e.Workspace, e.WorkflowID, e.RunID, e.Type, by)
 }
 
@@ -86,7 +86,7 @@ func (c *Client) ClearSquatter(ctx context.Context, project, workspace string) (
 	if err != nil || s == nil {
 		return nil, err
 	}
-	reason := fmt.Sprintf("cleared by `kumo release unlock`: a workflow of type %q is not a kumo run and held the lock of %s/%s", s.Type, project, workspace)
+	reason := fmt.Sprintf("cleared by `kumo release unlock --squatter`: a workflow of type %q is not a kumo run and held the lock of %s/%s", s.Type, project, workspace)
 	if err := tc.TerminateWorkflow(ctx, s.WorkflowID, s.RunID, reason); err != nil {
 		return nil, fmt.Errorf("clear %s: %w", s.WorkflowID, err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +51,8 @@ func TestInsecurePlaintextRunsAndWarns(t *testing.T) {
 	e.environ = []string{"KUMO_CODEC_KEY_FILE="} // none, though temporalServer made the test a fleet key
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	w := e.commandNoCluster(ctx, "worker")
+	stack := writeStack(t, e.project, "", "apps:\n  web: {workload: {type: service, containers: {web: {image: nginx}}}}\n")
+	w := e.commandNoCluster(ctx, "worker", "--stack-root", filepath.Dir(stack))
 	var werr strings.Builder
 	w.Stderr = &werr
 	if err := w.Start(); err != nil {
@@ -62,7 +64,6 @@ func TestInsecurePlaintextRunsAndWarns(t *testing.T) {
 		t.Errorf("the worker did not warn that it runs in plaintext: %s", s)
 	}
 
-	stack := writeStack(t, e.project, "", "apps:\n  web: {workload: {type: service, containers: {web: {image: nginx}}}}\n")
 	run := func(args ...string) result {
 		cmd := e.commandNoCluster(ctx, args...)
 		var out, errb strings.Builder

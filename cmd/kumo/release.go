@@ -41,8 +41,11 @@ func releaseCommand() *cli.Command {
 				Action:    releaseDiff,
 			},
 			{
-				Name:   "unlock",
-				Usage:  "mark the latest release failed when the run that owned it is gone",
+				Name:  "unlock",
+				Usage: "mark the latest release failed when the run that owned it is gone",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "squatter", Usage: "also terminate a workflow that holds the stack's lock but is not a kumo run (needs admin on the stack)"},
+				},
 				Action: releaseUnlock,
 			},
 		},
@@ -230,15 +233,21 @@ func humanBytes(n int) string {
 
 func releaseUnlock(c *cli.Context) error {
 	return withClient(c, func(kc *client.Client, t target) error {
-		s, err := kc.ClearSquatter(c.Context, t.Project, t.Workspace)
-		if err != nil {
-			return err
+		var s *client.SquatterError
+		if c.Bool("squatter") {
+			var err error
+			if s, err = kc.ClearSquatter(c.Context, t.Project, t.Workspace); err != nil {
+				return err
+			}
+			if s == nil {
+				fmt.Printf("No workflow squats on %s/%s.\n", t.Project, t.Workspace)
+			}
 		}
 		if s != nil {
 			fmt.Printf("Terminated workflow %s (run %s, type %q), which held %s/%s and was not a kumo run.\n", s.WorkflowID, s.RunID, s.Type, t.Project, t.Workspace)
 		}
 		r, err := kc.Unlock(c.Context, t.Project, t.Workspace)
-		if s != nil && errors.Is(err, client.ErrNotLocked) {
+		if c.Bool("squatter") && (errors.Is(err, client.ErrNotLocked) || errors.Is(err, client.ErrNoReleases)) {
 			return nil
 		}
 		if err != nil {
