@@ -167,6 +167,73 @@ func TestWorkerRunsWithACodecKey(t *testing.T) {
 	}
 }
 
+// TestServerServesTLSWithAPolicy: the single-node server listens beyond
+// loopback, so it is given the operator's certificate, client CA and policy
+// (kumo server refuses to start beyond loopback without them): each flag names
+// a file of a mounted volume, the certificates from a Secret that is not
+// optional, the policy from the ConfigMap the overlay generates, which grants
+// someone.
+func TestServerServesTLSWithAPolicy(t *testing.T) {
+	manifests := build(t, "overlays/single-node")
+	var dep appsv1.Deployment
+	if err := yaml.Unmarshal([]byte(document(t, manifests, "Deployment", "kumo-server")), &dep); err != nil {
+		t.Fatal(err)
+	}
+	pod := dep.Spec.Template.Spec
+	ctr := pod.Containers[0]
+	flags := map[string]string{}
+	for _, a := range ctr.Args {
+		if k, v, ok := strings.Cut(a, "="); ok {
+			flags[k] = v
+		}
+	}
+	if !strings.HasPrefix(flags["--address"], "0.0.0.0:") {
+		t.Fatalf("the server's --address %q: this test expects one beyond loopback", flags["--address"])
+	}
+	// source returns the volume a mounted file comes from and its key there.
+	source := func(path string) (*corev1.Volume, string) {
+		for _, m := range ctr.VolumeMounts {
+			if key, ok := strings.CutPrefix(path, m.MountPath+"/"); ok {
+				for i := range pod.Volumes {
+					if pod.Volumes[i].Name == m.Name {
+						return &pod.Volumes[i], key
+					}
+				}
+			}
+		}
+		return nil, ""
+	}
+	for _, f := range []string{"--tls-cert", "--tls-key", "--tls-client-ca"} {
+		v, _ := source(flags[f])
+		if flags[f] == "" || v == nil || v.Secret == nil || (v.Secret.Optional != nil && *v.Secret.Optional) {
+			t.Errorf("%s=%q is not a file of a required Secret's volume (%+v)", f, flags[f], v)
+		}
+	}
+	v, key := source(flags["--policy"])
+	if flags["--policy"] == "" || v == nil || v.ConfigMap == nil || (v.ConfigMap.Optional != nil && *v.ConfigMap.Optional) {
+		t.Fatalf("--policy=%q is not a file of a required ConfigMap's volume (%+v)", flags["--policy"], v)
+	}
+	var cm corev1.ConfigMap
+	if err := yaml.Unmarshal([]byte(document(t, manifests, "ConfigMap", v.ConfigMap.Name)), &cm); err != nil {
+		t.Fatal(err)
+	}
+	var policy struct {
+		Grants []struct {
+			Role     string   `json:"role"`
+			Subjects []string `json:"subjects"`
+			Scopes   []string `json:"scopes"`
+		} `json:"grants"`
+	}
+	if err := yaml.UnmarshalStrict([]byte(cm.Data[key]), &policy); err != nil || len(policy.Grants) == 0 {
+		t.Errorf("ConfigMap %s's %s grants nobody (%v): %q", cm.Name, key, err, cm.Data[key])
+	}
+	for _, g := range policy.Grants {
+		if len(g.Subjects) == 0 || len(g.Scopes) == 0 || !slices.Contains([]string{"viewer", "deployer", "approver", "admin", "worker"}, g.Role) {
+			t.Errorf("policy grant %+v: a known role, subjects and scopes", g)
+		}
+	}
+}
+
 // TestNetworkPoliciesAdmitOnlyWhatMustReach: every kumo pod is selected by a
 // NetworkPolicy for ingress, and each of its rules admits one named port of
 // that pod from pods carrying the access label meant for it, never from
