@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/internal/pki"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/server/embedded"
@@ -53,7 +54,7 @@ func (c *Client) temporalAddress(ctx context.Context) (string, *tls.Config, erro
 	if c.requireServer {
 		return "", nil, fmt.Errorf("%w on %s: start one with `kumo server --home %s`, or pass --temporal-address", ErrNoServer, home, home)
 	}
-	srv, err := embedded.Start(ctx, embedded.Options{Dir: server.TemporalDir(home), Home: home, Namespace: c.opts.Namespace, Logger: c.opts.Logger, Auditor: c.FrontendAuditor()})
+	srv, err := embedded.Start(ctx, embedded.Options{Dir: server.TemporalDir(home), Home: home, Namespace: c.opts.Namespace, Logger: c.opts.Logger, Auditor: c.FrontendAuditor(), Quota: authz.DefaultQuota})
 	var locked *embedded.LockedError
 	if errors.As(err, &locked) {
 		return "", nil, &homeBusyError{home: home, locked: locked}

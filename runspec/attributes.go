@@ -11,6 +11,7 @@ const (
 	AttrStatus     = "KumoStatus"
 	AttrDrifted    = "KumoDrifted"
 	AttrDriftCount = "KumoDriftCount"
+	AttrStartedBy  = "KumoStartedBy"
 )
 
 // AttributeType is the kind of value a search attribute holds, named as
@@ -45,6 +46,7 @@ var SearchAttributes = []SearchAttribute{
 	{AttrStatus, Keyword, "where the run is (a Status: running, awaiting-approval, ..., succeeded), kept current"},
 	{AttrDrifted, Bool, "set by drift checks: whether any resource was not in sync"},
 	{AttrDriftCount, Int, "set by drift checks: how many resources were not in sync"},
+	{AttrStartedBy, Keyword, "who started the run: the subject kumo's frontend authenticated (it replaces any value a client sets), counted for the starter's quota of runs in flight"},
 }
 
 // LookupSearchAttribute finds name in SearchAttributes.

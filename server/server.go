@@ -26,6 +26,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/internal/keyring"
 	"github.com/kumoproj/kumo/internal/pki"
 	"github.com/kumoproj/kumo/server/auth"
@@ -86,6 +87,8 @@ type Options struct {
 	// PolicyFile grants roles to others than the home's owner; empty:
 	// $KUMO_HOME/policy.yaml if it exists (embedded.LoadPolicy).
 	PolicyFile string
+	// Quota limits what each subject but the home's owner may start.
+	Quota authz.Quota
 	// Auditor records the frontend's write decisions; nil: none.
 	Auditor auth.Auditor
 	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
@@ -156,7 +159,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	}
 	s.temporal, err = embedded.Start(ctx, embedded.Options{
 		Dir: TemporalDir(home), Home: home, Namespace: cfg.Namespace, Host: host, Port: port, Logger: cfg.Logger, TLS: opts.TLS,
-		PolicyFile: opts.PolicyFile, Verifiers: cfg.BearerVerifiers, Sessions: sessions, Auditor: opts.Auditor,
+		PolicyFile: opts.PolicyFile, Verifiers: cfg.BearerVerifiers, Sessions: sessions, Auditor: opts.Auditor, Quota: opts.Quota,
 		// It keeps running: it cleans the database up, for the one-shot
 		// commands too.
 		Maintenance: true,

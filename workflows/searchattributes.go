@@ -21,6 +21,8 @@ var (
 	// DriftedAttr and DriftCountAttr are set by DriftCheck runs.
 	DriftedAttr    = boolKey(runspec.AttrDrifted)
 	DriftCountAttr = intKey(runspec.AttrDriftCount)
+	// StartedByAttr is stamped by kumo's frontend on every start.
+	StartedByAttr = keywordKey(runspec.AttrStartedBy)
 )
 
 func keywordKey(name string) temporal.SearchAttributeKeyKeyword {

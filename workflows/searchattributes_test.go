@@ -13,7 +13,7 @@ import (
 func TestSearchAttributeKeysCoverTable(t *testing.T) {
 	keys := []temporal.SearchAttributeKey{
 		ProjectAttr, StackAttr, WorkspaceAttr, OperationAttr,
-		RevisionAttr, StatusAttr, DriftedAttr, DriftCountAttr,
+		RevisionAttr, StatusAttr, DriftedAttr, DriftCountAttr, StartedByAttr,
 	}
 	byName := map[string]temporal.SearchAttributeKey{}
 	for _, k := range keys {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/server/bearer"
@@ -29,6 +30,8 @@ func serverCommand() *cli.Command {
 			&cli.StringFlag{Name: "tls-cert", Usage: "the frontend's certificate for a shared server (PEM; default: the home's own, valid for loopback only)"},
 			&cli.StringFlag{Name: "tls-key", Usage: "the key of --tls-cert"},
 			&cli.StringFlag{Name: "tls-client-ca", Usage: "CA of the client certificates the frontend accepts besides the home's (and that signed --tls-cert)"},
+			&cli.IntFlag{Name: "quota-starts-per-minute", Value: authz.DefaultQuota.StartsPerMinute, Usage: "how many runs each subject but this home's owner may start per minute (0: no limit)"},
+			&cli.IntFlag{Name: "quota-in-flight", Value: authz.DefaultQuota.InFlight, Usage: "how many runs each subject but this home's owner may have running at once (0: no limit)"},
 			&cli.StringFlag{Name: "policy", Usage: "policy file granting roles on projects and workspaces to others than this home's owner (default: $KUMO_HOME/policy.yaml if it exists; without one only the owner may use the server)"},
 			&cli.StringFlag{Name: "ui-address", Usage: "host:port of the Web UI (default: the frontend's host, port + 1000)"},
 			&cli.BoolFlag{Name: "headless", Usage: "serve no Web UI"},
@@ -79,12 +82,18 @@ func runServer(c *cli.Context) error {
 	if len(verifiers) > 0 {
 		bearerVerifiers = []server.BearerVerifier{bearer.Chain(verifiers...)}
 	}
+	for _, f := range []string{"quota-starts-per-minute", "quota-in-flight"} {
+		if c.Int(f) < 0 {
+			return fmt.Errorf("--%s %d: want 0 (no limit) or more", f, c.Int(f))
+		}
+	}
 	start := time.Now()
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"), TLS: tlsOpts,
 			PolicyFile: absPath(c.String("policy")),
+			Quota:      authz.Quota{StartsPerMinute: c.Int("quota-starts-per-minute"), InFlight: c.Int("quota-in-flight")},
 		},
 		ShutdownGrace:   c.Duration("shutdown-grace"),
 		StackRoots:      c.StringSlice("stack-root"),

@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -98,6 +99,9 @@ type Config struct {
 	// start with any ID: for programs that test the server itself. Empty
 	// for every server kumo runs.
 	AdminWorkflows map[string]string
+	// Quota limits the starts of every subject but the home's owner and
+	// kumo's own principals; zero: no limit.
+	Quota authz.Quota
 }
 
 // Interceptor authenticates and authorizes the frontend's calls.
@@ -109,6 +113,8 @@ type Interceptor struct {
 	auditor    Auditor
 	taskQueues map[string]bool
 	adminTypes map[string]string
+	quota      *authz.Limiter
+	inFlight   atomic.Pointer[authz.InFlightCounter]
 }
 
 // New checks cfg and returns the interceptor.
@@ -128,6 +134,9 @@ func New(cfg Config) (*Interceptor, error) {
 	i := &Interceptor{pki: cfg.PKI, policy: cfg.Policy, verifiers: cfg.Verifiers, sessions: cfg.Sessions, auditor: cfg.Auditor, taskQueues: map[string]bool{}, adminTypes: cfg.AdminWorkflows}
 	for _, q := range cfg.TaskQueues {
 		i.taskQueues[q] = true
+	}
+	if cfg.Quota != (authz.Quota{}) {
+		i.quota = authz.NewLimiter(cfg.Quota, i.countInFlight)
 	}
 	return i, nil
 }

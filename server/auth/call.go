@@ -169,7 +169,7 @@ func (c *call) checkStart(s startParams) (project, workspace string, err error) 
 			return p, w, c.deny(rule.action, p, w, s.id, "search attribute %s must be %q, the run's, not %s", attr, want, pl.GetData())
 		}
 	}
-	return p, w, nil
+	return p, w, c.admit(rule.action, p, w, s.id)
 }
 
 // scoped narrows a visibility query to what the subject may view; a subject

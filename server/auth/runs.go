@@ -17,6 +17,7 @@ func startWorkflow(c *call, r *workflowservice.StartWorkflowExecutionRequest) er
 		return err
 	}
 	stampHeader(&r.Header, c.subjectFor(p, w))
+	stampStarter(&r.SearchAttributes, c.p.subject.Name)
 	return nil
 }
 
@@ -34,6 +35,7 @@ func signalWithStart(c *call, r *workflowservice.SignalWithStartWorkflowExecutio
 		return err
 	}
 	stampHeader(&r.Header, c.subjectFor(p, w))
+	stampStarter(&r.SearchAttributes, c.p.subject.Name)
 	return nil
 }
 
@@ -125,6 +127,7 @@ func (c *call) scheduleWrite(id string, s *schedulepb.Schedule) error {
 		return c.deny(authz.Schedule, p, w, id, "schedule %s may start runs of %s/%s only, not %s/%s", id, p, w, sp, sw)
 	}
 	stampHeader(&start.Header, c.subjectFor(sp, sw))
+	stampStarter(&start.SearchAttributes, c.p.subject.Name)
 	return nil
 }
 

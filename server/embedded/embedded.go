@@ -27,6 +27,7 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/server/common/cluster"
@@ -119,6 +120,9 @@ type Options struct {
 	Sessions auth.SessionVerifier
 	// Auditor records every write decision of the frontend; nil: none.
 	Auditor auth.Auditor
+	// Quota limits what each subject but the home's owner may start; the
+	// zero Quota: no limit.
+	Quota authz.Quota
 
 	// adminWorkflows: this package's tests run workflows of their own
 	// (auth.Config.AdminWorkflows); nothing outside it can set this.
@@ -149,6 +153,10 @@ type Server struct {
 	roots    *x509.CertPool
 	rootsPEM []byte
 	ports    servicePorts
+
+	// counter is the system's client through which the frontend counts
+	// runs in flight.
+	counter client.Client
 
 	stopOnce sync.Once
 	stopErr  error
@@ -200,6 +208,9 @@ func (s *Server) Namespace() string { return s.namespace }
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
 		var errs []error
+		if s.counter != nil {
+			s.counter.Close()
+		}
 		if s.srv != nil {
 			errs = append(errs, stopServer(s.srv))
 		}
@@ -279,7 +290,7 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	if err != nil {
 		return nil, err
 	}
-	gate, err := auth.New(auth.Config{PKI: homePKI, Policy: policy, Verifiers: opts.Verifiers, Sessions: opts.Sessions, Auditor: opts.Auditor, AdminWorkflows: opts.adminWorkflows})
+	gate, err := auth.New(auth.Config{PKI: homePKI, Policy: policy, Verifiers: opts.Verifiers, Sessions: opts.Sessions, Auditor: opts.Auditor, AdminWorkflows: opts.adminWorkflows, Quota: opts.Quota})
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: %w", err)
 	}
@@ -366,10 +377,24 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: connect to %s: %w", s.address, err)
 	}
-	defer c.Close()
 	if err := RegisterSearchAttributes(ctx, c, s.namespace); err != nil {
+		c.Close()
 		return nil, fmt.Errorf("embedded temporal: %w", err)
 	}
+	// The frontend counts a subject's runs in flight for its quota through
+	// this client, as the system.
+	s.counter = c
+	gate.SetInFlightCounter(func(ctx context.Context, subject string) (int, error) {
+		q, err := auth.InFlightQuery(subject)
+		if err != nil {
+			return 0, err
+		}
+		resp, err := c.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Namespace: s.namespace, Query: q})
+		if err != nil {
+			return 0, fmt.Errorf("count the runs of %s: %w", subject, err)
+		}
+		return int(resp.GetCount()), nil
+	})
 	return s, nil
 }
 
