@@ -194,29 +194,14 @@ func (c *Client) Unfinished(ctx context.Context, project, workspace string) (*Ru
 	if err != nil {
 		return nil, err
 	}
-	id := runspec.MutatingWorkflowID(project, workspace)
-	d, err := tc.DescribeWorkflowExecution(ctx, id, "")
-	var nf *serviceerror.NotFound
-	if errors.As(err, &nf) {
-		return nil, nil
-	}
-	if err != nil {
+	info, err := lockHolder(ctx, tc, project, workspace)
+	if err != nil || info == nil {
 		return nil, err
 	}
-	info := d.GetWorkflowExecutionInfo()
-	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
-		return nil, nil
+	if s := squatterOf(ctx, tc, project, workspace, info); s != nil {
+		return nil, s
 	}
-	if !mutatingTypes[info.GetType().GetName()] {
-		s, err := squatter(ctx, tc, project, workspace)
-		if err != nil {
-			return nil, err
-		}
-		if s != nil {
-			return nil, s
-		}
-		return nil, nil // it ended between the two looks
-	}
+	id := info.GetExecution().GetWorkflowId()
 	operation := operations[info.GetType().GetName()]
 	return &Run{c: c, Operation: operation, WorkflowID: id, RunID: info.GetExecution().GetRunId()}, nil
 }

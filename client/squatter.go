@@ -7,6 +7,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	sdkclient "go.temporal.io/sdk/client"
 
 	"github.com/kumoproj/kumo/runspec"
@@ -43,11 +44,10 @@ var mutatingTypes = map[string]bool{
 	runspec.ApplyWorkflow: true, runspec.DestroyWorkflow: true, runspec.RollbackWorkflow: true,
 }
 
-// squatter returns the workflow squatting on project+workspace's lock, or nil
-// when the lock is free or held by a kumo run.
-func squatter(ctx context.Context, tc sdkclient.Client, project, workspace string) (*SquatterError, error) {
-	id := runspec.MutatingWorkflowID(project, workspace)
-	d, err := tc.DescribeWorkflowExecution(ctx, id, "")
+// lockHolder is the running workflow that holds project+workspace's lock,
+// or nil when none does.
+func lockHolder(ctx context.Context, tc sdkclient.Client, project, workspace string) (*workflowpb.WorkflowExecutionInfo, error) {
+	d, err := tc.DescribeWorkflowExecution(ctx, runspec.MutatingWorkflowID(project, workspace), "")
 	var nf *serviceerror.NotFound
 	if errors.As(err, &nf) {
 		return nil, nil
@@ -55,23 +55,40 @@ func squatter(ctx context.Context, tc sdkclient.Client, project, workspace strin
 	if err != nil {
 		return nil, fmt.Errorf("look at the workflow holding %s/%s: %w", project, workspace, err)
 	}
-	info := d.GetWorkflowExecutionInfo()
-	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING || mutatingTypes[info.GetType().GetName()] {
-		return nil, nil
+	if info := d.GetWorkflowExecutionInfo(); info.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return info, nil
+	}
+	return nil, nil
+}
+
+// squatter returns the workflow squatting on project+workspace's lock, or nil
+// when the lock is free or held by a kumo run.
+func squatter(ctx context.Context, tc sdkclient.Client, project, workspace string) (*SquatterError, error) {
+	holder, err := lockHolder(ctx, tc, project, workspace)
+	if err != nil || holder == nil {
+		return nil, err
+	}
+	return squatterOf(ctx, tc, project, workspace, holder), nil
+}
+
+// squatterOf is holder as a SquatterError, or nil when it is a kumo run.
+func squatterOf(ctx context.Context, tc sdkclient.Client, project, workspace string, holder *workflowpb.WorkflowExecutionInfo) *SquatterError {
+	if mutatingTypes[holder.GetType().GetName()] {
+		return nil
 	}
 	s := &SquatterError{
-		Project: project, Workspace: workspace, WorkflowID: id,
-		RunID: info.GetExecution().GetRunId(), Type: info.GetType().GetName(),
+		Project: project, Workspace: workspace, WorkflowID: holder.GetExecution().GetWorkflowId(),
+		RunID: holder.GetExecution().GetRunId(), Type: holder.GetType().GetName(),
 	}
 	// Who started it is in the first event; a history that cannot be read
 	// leaves it unnamed rather than hiding the squatter.
-	it := tc.GetWorkflowHistory(ctx, id, s.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := tc.GetWorkflowHistory(ctx, s.WorkflowID, s.RunID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	if it.HasNext() {
 		if ev, err := it.Next(); err == nil {
 			s.StartedBy = ev.GetWorkflowExecutionStartedEventAttributes().GetIdentity()
 		}
 	}
-	return s, nil
+	return s
 }
 
 // ClearSquatter terminates the workflow squatting on project+workspace's lock

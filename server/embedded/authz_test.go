@@ -3,8 +3,6 @@ package embedded
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -16,8 +14,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/kumoproj/kumo/internal/pki"
-	"github.com/kumoproj/kumo/internal/tlstest"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -26,18 +22,7 @@ import (
 // shop's runs, sees no other project's, and is refused a start with a
 // message naming it, the action and where; it cannot poll kumo's queue.
 func TestViewerThroughTheSDK(t *testing.T) {
-	ca := tlstest.NewCA(t, "operator")
-	srvPair, alicePair := ca.Issue(t, "frontend"), ca.Issue(t, "alice")
-	dir := t.TempDir()
-	policy := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(policy, []byte("grants:\n  - role: viewer\n    subjects: [alice]\n    scopes: [\"shop/*\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: dir, PolicyFile: policy, TLS: &TLS{CertFile: srvPair.CertFile, KeyFile: srvPair.KeyFile, CAFile: ca.CertFile}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
+	s, alice := startAsOperator(t, "grants:\n  - role: viewer\n    subjects: [alice]\n    scopes: [\"shop/*\"]\n", "alice", Options{})
 	ctx := ctxTimeout(t, time.Minute)
 
 	owner, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: s.Namespace(), Logger: quietSDKLogger(), ConnectionOptions: ownerConnection(t, s)})
@@ -57,16 +42,6 @@ func TestViewerThroughTheSDK(t *testing.T) {
 			t.Fatalf("owner starts Apply %s/%s: %v", pw[0], pw[1], err)
 		}
 	}
-
-	aliceTLS, err := s.ClientTLS(pki.Pair{CertFile: alicePair.CertFile, KeyFile: alicePair.KeyFile})
-	if err != nil {
-		t.Fatal(err)
-	}
-	alice, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: s.Namespace(), Logger: quietSDKLogger(), ConnectionOptions: client.ConnectionOptions{TLS: aliceTLS}})
-	if err != nil {
-		t.Fatalf("alice connects: %v", err)
-	}
-	defer alice.Close()
 
 	var ids []string
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {

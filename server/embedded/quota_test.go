@@ -25,29 +25,8 @@ import (
 // refused a second start, naming the quota, until the first ends; the home's
 // owner is not limited.
 func TestQuotaOfRunsInFlight(t *testing.T) {
-	ca := tlstest.NewCA(t, "operator")
-	srvPair, bobPair := ca.Issue(t, "frontend"), ca.Issue(t, "bob")
-	dir := t.TempDir()
-	policy := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(policy, []byte("grants:\n  - role: deployer\n    subjects: [bob]\n    scopes: [\"shop/*\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Start(ctxTimeout(t, time.Minute), Options{Dir: dir, PolicyFile: policy, Quota: authz.Quota{InFlight: 1},
-		TLS: &TLS{CertFile: srvPair.CertFile, KeyFile: srvPair.KeyFile, CAFile: ca.CertFile}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Stop() })
+	s, bob := startAsOperator(t, "grants:\n  - role: deployer\n    subjects: [bob]\n    scopes: [\"shop/*\"]\n", "bob", Options{Quota: authz.Quota{InFlight: 1}})
 	ctx := ctxTimeout(t, time.Minute)
-	bobTLS, err := s.ClientTLS(pki.Pair{CertFile: bobPair.CertFile, KeyFile: bobPair.KeyFile})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bob, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: s.Namespace(), Logger: quietSDKLogger(), ConnectionOptions: client.ConnectionOptions{TLS: bobTLS}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bob.Close()
 	apply := func(c client.Client, workspace string) error {
 		// Nobody works on these runs: they stay running. The starter the
 		// client claims is replaced by the frontend.
@@ -98,4 +77,34 @@ func TestQuotaOfRunsInFlight(t *testing.T) {
 	if again != nil {
 		t.Fatalf("bob's run after his others ended: %v", again)
 	}
+}
+
+// startAsOperator starts a server with opts under an operator's CA and a
+// policy file holding policy, and dials it as subject with a certificate of
+// that CA.
+func startAsOperator(t *testing.T, policy, subject string, opts Options) (*Server, client.Client) {
+	t.Helper()
+	ca := tlstest.NewCA(t, "operator")
+	srvPair, pair := ca.Issue(t, "frontend"), ca.Issue(t, subject)
+	opts.Dir = t.TempDir()
+	opts.PolicyFile = filepath.Join(opts.Dir, "policy.yaml")
+	if err := os.WriteFile(opts.PolicyFile, []byte(policy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts.TLS = &TLS{CertFile: srvPair.CertFile, KeyFile: srvPair.KeyFile, CAFile: ca.CertFile}
+	s, err := Start(ctxTimeout(t, time.Minute), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	tlsCfg, err := s.ClientTLS(pki.Pair{CertFile: pair.CertFile, KeyFile: pair.KeyFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.Dial(client.Options{HostPort: s.Address(), Namespace: s.Namespace(), Logger: quietSDKLogger(), ConnectionOptions: client.ConnectionOptions{TLS: tlsCfg}})
+	if err != nil {
+		t.Fatalf("%s connects: %v", subject, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return s, c
 }
