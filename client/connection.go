@@ -95,6 +95,10 @@ func Dial(ctx context.Context, p envconfig.ClientConfigProfile, base sdkclient.O
 	}
 	opts.Logger, opts.MetricsHandler, opts.Identity = base.Logger, base.MetricsHandler, base.Identity
 	opts.DataConverter = base.DataConverter
+	if opts.ConnectionOptions.TLS == nil {
+		// The home's own server, found by the caller (HomeServerTLS).
+		opts.ConnectionOptions.TLS = base.ConnectionOptions.TLS
+	}
 	if do.Timeout <= 0 {
 		do.Timeout = DefaultDialTimeout
 	}

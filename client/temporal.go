@@ -70,6 +70,19 @@ func (c *Client) temporalAddress(ctx context.Context) (string, *tls.Config, erro
 	return srv.Address(), tlsCfg, nil
 }
 
+// HomeServerTLS is how the home's owner dials address when it is the kumo
+// server running on home (a `kumo worker --temporal-address` beside it, say):
+// with the owner's certificate. nil when no kumo server on home listens
+// there: address is then another Temporal, dialled as configured.
+func HomeServerTLS(home, address string) (*tls.Config, error) {
+	home = absHome(home)
+	info, err := server.Live(home)
+	if err != nil || info == nil || (info.Address != address && info.Listen != address) {
+		return nil, err
+	}
+	return ownerTLS(home, info)
+}
+
 // ownerTLS is how the home's owner dials the kumo server on home: with the
 // owner's certificate, trusting the home's CA and the operator's CA the
 // server recorded, if any.

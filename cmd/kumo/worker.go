@@ -72,6 +72,12 @@ func runWorker(c *cli.Context) error {
 		sdkLog = slogAtLeast(log, slogWarn)
 	}
 	sdkOpts := sdkclient.Options{Logger: sdklog.NewStructuredLogger(sdkLog), DataConverter: codec.DataConverter(keys)}
+	if conn.TLS == nil {
+		// A worker beside this home's kumo server dials it as the owner.
+		if sdkOpts.ConnectionOptions.TLS, err = client.HomeServerTLS(opts.Home, conn.Address); err != nil {
+			return err
+		}
+	}
 	var metrics *metricsServer
 	if a := c.String("metrics-address"); a != "" {
 		if metrics, err = startMetrics(a, log); err != nil {
