@@ -143,10 +143,15 @@ func New(cfg Config) (*Interceptor, error) {
 
 // Unary is the unary server interceptor.
 func (i *Interceptor) Unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if err := i.authorize(ctx, info.FullMethod, req); err != nil {
+	c, err := i.check(ctx, info.FullMethod, req)
+	if err != nil {
 		return nil, err
 	}
-	return handler(ctx, req)
+	resp, err := handler(ctx, req)
+	if c != nil && err == nil {
+		c.auditRefusedUpdate(resp)
+	}
+	return resp, err
 }
 
 // Stream is the stream server interceptor. Temporal installs it on every
@@ -174,21 +179,27 @@ func internalService(method string) bool {
 // authorize authenticates the caller, looks the method up and applies its
 // rule; the request may be rewritten (identity, subject header, query).
 func (i *Interceptor) authorize(ctx context.Context, method string, req any) error {
+	_, err := i.check(ctx, method, req)
+	return err
+}
+
+// check is authorize, returning the call it allowed (nil for the system's).
+func (i *Interceptor) check(ctx context.Context, method string, req any) (*call, error) {
 	p, err := i.authenticate(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rule, ok := methods[method]
 	if !ok {
-		return status.Errorf(codes.PermissionDenied, "%s may not call %s: kumo's frontend does not allow this method", p.subject.Name, method)
+		return nil, status.Errorf(codes.PermissionDenied, "%s may not call %s: kumo's frontend does not allow this method", p.subject.Name, method)
 	}
 	if p.system {
-		return nil
+		return nil, nil
 	}
 	c := &call{i: i, ctx: ctx, p: p, method: method, req: req}
 	if err := rule(c); err != nil {
-		return err
+		return nil, err
 	}
 	setIdentity(req, p.subject.Name, c.workerCall)
-	return nil
+	return c, nil
 }

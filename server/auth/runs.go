@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"fmt"
+
 	schedulepb "go.temporal.io/api/schedule/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"google.golang.org/grpc/codes"
@@ -139,4 +141,23 @@ func (c *call) scheduleRead(id string) error {
 		p, w = "", ""
 	}
 	return c.decide(authz.Show, p, w, id, false)
+}
+
+// auditRefusedUpdate records an update the frontend let through but the run
+// refused (its validator: four eyes, a second approval by the same person, a
+// stale plan digest) as denied: only the response says so, as a refused
+// update leaves nothing in the run's history.
+func (c *call) auditRefusedUpdate(resp any) {
+	r, ok := c.req.(*workflowservice.UpdateWorkflowExecutionRequest)
+	if !ok {
+		return
+	}
+	answer, _ := resp.(*workflowservice.UpdateWorkflowExecutionResponse)
+	failure := answer.GetOutcome().GetFailure()
+	if failure == nil {
+		return
+	}
+	id := r.GetWorkflowExecution().GetWorkflowId()
+	_, p, w := parseWorkflowID(id)
+	c.audit(updateAction(r.GetRequest().GetInput().GetName()), p, w, id, fmt.Errorf("refused by the run: %s", failure.GetMessage()))
 }
