@@ -80,3 +80,10 @@ func (c *Client) auditOwn(ctx context.Context, action, project, workspace, targe
 	}
 	return nil
 }
+
+// AuditTokenChange records a token's creation or revocation (action "token
+// create" or "token revoke", target "token <id> for <subject>") made on this
+// home, once it is done.
+func (c *Client) AuditTokenChange(ctx context.Context, action, target string, err error) error {
+	return c.auditOwn(ctx, action, "", "", target, err)
+}

@@ -48,6 +48,9 @@ func tokenCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
+				if err := auditToken(c, "token create", rec); err != nil {
+					return err
+				}
 				fmt.Fprintf(os.Stderr, "token %s for %s, valid until %s; it is shown only now:\n",
 					rec.ID, rec.Subject, rec.Expires.Format(time.RFC3339))
 				fmt.Println(tok)
@@ -97,9 +100,23 @@ func tokenCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
+				if err := auditToken(c, "token revoke", rec); err != nil {
+					return err
+				}
 				fmt.Printf("token %s (%s) revoked at %s\n", rec.ID, rec.Subject, rec.Revoked.Format(time.RFC3339))
 				return nil
 			},
 		}},
 	}
+}
+
+// auditToken records a token change in the backend's audit log. The token is
+// created or revoked already: a failure to record it says so, with the ID.
+func auditToken(c *cli.Context, action string, rec token.Record) error {
+	kc, err := open(c)
+	if err != nil {
+		return fmt.Errorf("%s %s done, but not recorded in the audit log: %w", action, rec.ID, err)
+	}
+	defer kc.CloseBeforeExit()
+	return kc.AuditTokenChange(c.Context, action, "token "+rec.ID+" for "+rec.Subject, nil)
 }

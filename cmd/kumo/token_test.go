@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +71,21 @@ func TestTokenCommands(t *testing.T) {
 	r = run("token", "list")
 	if !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "revoked") {
 		t.Errorf("token list after revoke: %s", r)
+	}
+	// Both changes are in the audit log, without the token.
+	// (Not through run: its --project would keep to that project's entries.)
+	out, err := exec.Command(kumoPath(t), "--home", e.home, "audit", "-o", "json").CombinedOutput()
+	if err != nil {
+		t.Fatalf("kumo audit: %v\n%s", err, out)
+	}
+	r = result{stdout: string(out)}
+	for _, want := range []string{`"token create"`, `"token revoke"`, "token " + id + " for ci-deployer"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the audit log lacks %s:\n%s", want, r)
+		}
+	}
+	if strings.Contains(r.stdout, secret) {
+		t.Error("the audit log holds the token")
 	}
 	for _, c := range []struct {
 		args []string
