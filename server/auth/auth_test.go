@@ -554,3 +554,32 @@ func TestWorkerIdentity(t *testing.T) {
 		t.Errorf("cancel identity %q, want bob", cancel.Identity)
 	}
 }
+
+// TestBearerWithoutCertificate: with bearer verifiers, the frontend's TLS
+// lets a client in without a certificate; the interceptor then takes a
+// valid bearer token as the credential and refuses a call with neither.
+// Without verifiers a certificate-less call is refused as before.
+func TestBearerWithoutCertificate(t *testing.T) {
+	f := newFixture(t, tokens{"kumo_bob": {Name: "bob"}})
+	bare := peer.NewContext(context.Background(), &peer.Peer{AuthInfo: credentials.TLSInfo{State: tls.ConnectionState{}}})
+	withTok := func(tok string) context.Context {
+		return metadata.NewIncomingContext(bare, metadata.Pairs("authorization", "Bearer "+tok))
+	}
+	req := start("kumo/shop/dev", runspec.ApplyWorkflow, runspec.TaskQueue)
+	if err := f.i.authorize(withTok("kumo_bob"), wfs+"StartWorkflowExecution", req); err != nil {
+		t.Errorf("bob's token without a certificate: %v", err)
+	}
+	if s := stamped(t, req.Header); s.Name != "bob" || !s.Verified {
+		t.Errorf("stamped %+v", s)
+	}
+	if err := f.i.authorize(withTok("kumo_nobody"), wfs+"GetSystemInfo", &workflowservice.GetSystemInfoRequest{}); code(err) != codes.Unauthenticated {
+		t.Errorf("an unknown token without a certificate: %v", err)
+	}
+	if err := f.i.authorize(bare, wfs+"GetSystemInfo", &workflowservice.GetSystemInfoRequest{}); code(err) != codes.Unauthenticated || !strings.Contains(err.Error(), "no credential") {
+		t.Errorf("neither certificate nor token: %v", err)
+	}
+	none := newFixture(t)
+	if err := none.i.authorize(bare, wfs+"GetSystemInfo", &workflowservice.GetSystemInfoRequest{}); code(err) != codes.Unauthenticated || !strings.Contains(err.Error(), "mutual TLS only") {
+		t.Errorf("no verifiers, no certificate: %v", err)
+	}
+}

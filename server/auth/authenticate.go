@@ -27,19 +27,25 @@ type principal struct {
 // carries one, else the client certificate's. The frontend's TLS has
 // already verified the certificate against the home's CA or the operator's.
 func (i *Interceptor) authenticate(ctx context.Context) (principal, error) {
-	chain := verifiedChain(ctx)
-	if chain == nil {
-		return principal{}, status.Error(codes.Unauthenticated, "no verified client certificate: kumo's frontend takes mutual TLS only")
-	}
-	cn := chain[0].Subject.CommonName
-	home := i.pki.IssuedBy(chain)
 	token, hasToken, err := bearer(ctx)
 	if err != nil {
 		return principal{}, err
 	}
+	// A bearer token is a credential of its own, with or without a client
+	// certificate: the frontend accepts a connection without one only when
+	// the server has bearer verifiers (server/embedded/clientauth.go).
 	if hasToken {
 		return i.verifyBearer(ctx, token)
 	}
+	chain := verifiedChain(ctx)
+	if chain == nil {
+		if len(i.verifiers) > 0 {
+			return principal{}, status.Error(codes.Unauthenticated, "no credential: present a client certificate or an \"authorization: Bearer\" token (kumo token or OIDC)")
+		}
+		return principal{}, status.Error(codes.Unauthenticated, "no verified client certificate: kumo's frontend takes mutual TLS only")
+	}
+	cn := chain[0].Subject.CommonName
+	home := i.pki.IssuedBy(chain)
 	if home {
 		switch cn {
 		case i.pki.Owner():

@@ -327,7 +327,7 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		staticHosts[svc] = static.SingleLocalHost(net.JoinHostPort(host, strconv.Itoa(port)))
 	}
 	staticHosts[primitives.FrontendService] = static.SingleLocalHost(address)
-	srv, err := temporal.NewServer(
+	serverOpts := []temporal.ServerOption{
 		temporal.WithConfig(cfg),
 		temporal.ForServices(temporal.DefaultServices),
 		// One process: resolve the services statically instead of running
@@ -341,7 +341,18 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		// certificate).
 		temporal.WithChainedFrontendGrpcInterceptors(gate.Unary),
 		temporal.WithAdditionalStreamInterceptors(gate.Stream),
-	)
+	}
+	if len(opts.Verifiers) > 0 {
+		// A bearer token is a credential of its own: a client may connect
+		// without a certificate (clientauth.go), and the interceptor refuses
+		// a call that has neither.
+		tlsProvider, err := newCertOptional(cfg.Global.TLS, srvLogger)
+		if err != nil {
+			return nil, fmt.Errorf("embedded temporal: TLS: %w", err)
+		}
+		serverOpts = append(serverOpts, temporal.WithTLSConfigFactory(tlsProvider))
+	}
+	srv, err := temporal.NewServer(serverOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: create server: %w", err)
 	}
