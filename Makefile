@@ -47,7 +47,7 @@ quickstart: build example cluster-up
 	@echo
 	@echo "Keep Temporal and its Web UI running for this home (runs made so far included):"
 	@echo "  bin/kumo --home $(KUMO_HOME) server"
-	@echo "then open http://127.0.0.1:8233/namespaces/default/workflows?query=KumoProject%3D%22shop%22"
+	@echo "then open the Log in URL it prints (only you can: it holds a token), which leads to the runs"
 
 # The cluster needs only the Kubernetes binaries, not everything the tests use.
 cluster-up:
