@@ -104,7 +104,8 @@ var layers = map[string]layer{
 		temporalFree: true,
 	},
 	"support": {
-		why: "small helpers (keys, keyring, ports, memory limit) usable from any layer",
+		why:     "small helpers (keys, keyring, ports, memory limit, private files) usable from any layer; they may share one another",
+		imports: []string{"support"},
 	},
 	"conformance": {
 		why:     "the suites every Backend and Runtime implementation passes",
@@ -159,6 +160,7 @@ var packageLayers = map[string]string{
 	"authz":                                  "policy",
 	"codec":                                  "codec",
 	"internal/keyring":                       "support",
+	"internal/privfile":                      "support",
 	"internal/keys":                          "support",
 	"internal/memlimit":                      "support",
 	"internal/pki":                           "support",

@@ -9,8 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/kumoproj/kumo/internal/privfile"
 )
 
 // FileName is the key file kumo creates in $KUMO_HOME for the embedded server
@@ -75,26 +76,11 @@ func LoadOrCreate(path string) (*Ring, error) {
 // is written whole under another name and linked into place, which fails if
 // path exists.
 func create(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("codec key file: %w", err)
-	}
 	line, _, err := newKeyLine()
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("codec key file: %w", err)
-	}
-	defer os.Remove(f.Name())
-	_, err = f.WriteString(header + line)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("codec key file: %w", err)
-	}
-	if err := os.Link(f.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := privfile.CreateOnce(path, []byte(header+line)); err != nil {
 		return fmt.Errorf("codec key file: %w", err)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kumoproj/kumo/internal/privfile"
 )
 
 // KeyFile is the signing key's file in the auth directory.
@@ -31,7 +33,7 @@ type signingKey struct {
 func loadOrCreateKey(dir string) (signingKey, error) {
 	path := filepath.Join(dir, KeyFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		if err := createKey(dir, path); err != nil {
+		if err := createKey(path); err != nil {
 			return signingKey{}, err
 		}
 	}
@@ -73,13 +75,9 @@ func loadKey(path string) (signingKey, error) {
 	return signingKey{}, fmt.Errorf("token signing key %s holds no key", path)
 }
 
-// createKey writes a new key at path unless one appears meanwhile: written
-// whole under another name, then linked into place, which fails if path
-// exists.
-func createKey(dir, path string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("token signing key: %w", err)
-	}
+// createKey writes a new key at path unless one appears meanwhile
+// (privfile.CreateOnce).
+func createKey(path string) error {
 	key := make([]byte, keySize)
 	id := make([]byte, 4)
 	if _, err := rand.Read(key); err != nil {
@@ -88,22 +86,8 @@ func createKey(dir, path string) error {
 	if _, err := rand.Read(id); err != nil {
 		return fmt.Errorf("token signing key: %w", err)
 	}
-	f, err := os.CreateTemp(dir, KeyFile+".tmp-*") // mode 0600
-	if err != nil {
-		return fmt.Errorf("token signing key: %w", err)
-	}
-	defer os.Remove(f.Name())
-	_, err = fmt.Fprintf(f, "%sk%s %s\n", keyHeader, hex.EncodeToString(id), base64.StdEncoding.EncodeToString(key))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("token signing key: %w", err)
-	}
-	if err := os.Link(f.Name(), path); err != nil && !errors.Is(err, os.ErrExist) {
+	line := fmt.Sprintf("%sk%s %s\n", keyHeader, hex.EncodeToString(id), base64.StdEncoding.EncodeToString(key))
+	if err := privfile.CreateOnce(path, []byte(line)); err != nil {
 		return fmt.Errorf("token signing key: %w", err)
 	}
 	return nil
