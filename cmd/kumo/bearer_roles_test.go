@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kumoproj/kumo/internal/tlstest"
+)
+
+// TestBearerTokenRoles: on a shared kumo server (the operator's certificate,
+// a policy, --kumo-tokens), a client whose kumo token is granted viewer
+// lists runs and is refused an apply, by name, action and place; the
+// client certificate it dials with carries no role of its own; once the
+// token is revoked the same client is refused.
+func TestBearerTokenRoles(t *testing.T) {
+	t.Parallel()
+	e := &env{t: t, home: t.TempDir(), project: "shop"}
+	address := freeAddress(t)
+	ca := tlstest.NewCA(t, "operator")
+	srvPair, runner := ca.Issue(t, "frontend"), ca.Issue(t, "ci-runner")
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte("grants:\n  - role: viewer\n    subjects: [\"token:ci-viewer\"]\n    scopes: [\"shop/*\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tok := strings.TrimSpace(e.runNoCluster("token", "create", "--subject", "ci-viewer", "--ttl", "1h").stdout)
+	if !strings.HasPrefix(tok, "kumo_") {
+		t.Fatalf("token create printed %q", tok)
+	}
+
+	cmd := e.commandNoCluster(context.Background(), "server", "--address", address, "--headless", "--policy", policy, "--kumo-tokens",
+		"--tls-cert", srvPair.CertFile, "--tls-key", srvPair.KeyFile, "--tls-client-ca", ca.CertFile)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kill(t, cmd.Process); _ = cmd.Wait() })
+	waitFor(t, "kumo server to record itself", time.Minute, func() bool {
+		_, err := os.Stat(filepath.Join(e.home, "server.json"))
+		return err == nil
+	})
+
+	// The client is another machine: its own home, the server's address,
+	// the operator's CA, its certificate and the token.
+	client := &env{t: t, home: t.TempDir(), project: "shop", flags: []string{
+		"--temporal-address", address, "--tls-cert-path", runner.CertFile, "--tls-key-path", runner.KeyFile,
+		"--tls-ca-path", ca.CertFile, "--tls-server-name", "localhost",
+	}}
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(spec, []byte("resources:\n  - id: v1:ConfigMap:default:c\n    type: Kubernetes\n    attributes:\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: c, namespace: default}\n      data: {a: b}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	if r := client.runNoCluster("run", "list"); r.code == 0 || !strings.Contains(r.stderr, "ci-runner") {
+		t.Errorf("run list with only the certificate (no role): want a refusal naming ci-runner: %s", r)
+	}
+	client.environ = []string{"KUMO_TOKEN=" + tok}
+	if r := client.runNoCluster("run", "list"); r.code != 0 {
+		t.Errorf("run list with the viewer's token: %s", r)
+	}
+	r := client.runNoCluster("apply", "-f", spec, "--yes")
+	if r.code == 0 || !strings.Contains(r.stderr, "token:ci-viewer may not apply shop/default") {
+		t.Errorf("apply with the viewer's token: want a refusal naming token:ci-viewer, apply and shop/default: %s", r)
+	}
+	if strings.Contains(r.stderr, tok) || strings.Contains(out.String(), tok) {
+		t.Error("the token appears in the client's or the server's output")
+	}
+
+	var id string
+	for _, line := range strings.Split(e.runNoCluster("token", "list").stdout, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[1] == "ci-viewer" {
+			id = f[0]
+		}
+	}
+	if r := e.runNoCluster("token", "revoke", id); r.code != 0 {
+		t.Fatalf("token revoke: %s", r)
+	}
+	if r := client.runNoCluster("run", "list"); r.code == 0 || !strings.Contains(r.stderr, "revoked") {
+		t.Errorf("run list with the revoked token: want a refusal saying revoked: %s", r)
+	}
+}
