@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kumoproj/kumo/internal/hydratest"
 	"github.com/kumoproj/kumo/internal/tlstest"
 )
 
@@ -20,41 +21,11 @@ import (
 func TestBearerTokenRoles(t *testing.T) {
 	t.Parallel()
 	e := &env{t: t, home: t.TempDir(), project: "shop"}
-	address := freeAddress(t)
-	ca := tlstest.NewCA(t, "operator")
-	srvPair, runner := ca.Issue(t, "frontend"), ca.Issue(t, "ci-runner")
-	policy := filepath.Join(t.TempDir(), "policy.yaml")
-	if err := os.WriteFile(policy, []byte("grants:\n  - role: viewer\n    subjects: [\"token:ci-viewer\"]\n    scopes: [\"shop/*\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	tok := strings.TrimSpace(e.runNoCluster("token", "create", "--subject", "ci-viewer", "--ttl", "1h").stdout)
 	if !strings.HasPrefix(tok, "kumo_") {
 		t.Fatalf("token create printed %q", tok)
 	}
-
-	cmd := e.commandNoCluster(context.Background(), "server", "--address", address, "--headless", "--policy", policy, "--kumo-tokens",
-		"--tls-cert", srvPair.CertFile, "--tls-key", srvPair.KeyFile, "--tls-client-ca", ca.CertFile)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kill(t, cmd.Process); _ = cmd.Wait() })
-	waitFor(t, "kumo server to record itself", time.Minute, func() bool {
-		_, err := os.Stat(filepath.Join(e.home, "server.json"))
-		return err == nil
-	})
-
-	// The client is another machine: its own home, the server's address,
-	// the operator's CA, its certificate and the token.
-	client := &env{t: t, home: t.TempDir(), project: "shop", flags: []string{
-		"--temporal-address", address, "--tls-cert-path", runner.CertFile, "--tls-key-path", runner.KeyFile,
-		"--tls-ca-path", ca.CertFile, "--tls-server-name", "localhost",
-	}}
-	spec := filepath.Join(t.TempDir(), "spec.yaml")
-	if err := os.WriteFile(spec, []byte("resources:\n  - id: v1:ConfigMap:default:c\n    type: Kubernetes\n    attributes:\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: c, namespace: default}\n      data: {a: b}\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	out, client, spec := e.sharedServer(`["token:ci-viewer"]`, "--kumo-tokens")
 
 	if r := client.runNoCluster("run", "list"); r.code == 0 || !strings.Contains(r.stderr, "ci-runner") {
 		t.Errorf("run list with only the certificate (no role): want a refusal naming ci-runner: %s", r)
@@ -83,4 +54,67 @@ func TestBearerTokenRoles(t *testing.T) {
 	if r := client.runNoCluster("run", "list"); r.code == 0 || !strings.Contains(r.stderr, "revoked") {
 		t.Errorf("run list with the revoked token: want a refusal saying revoked: %s", r)
 	}
+}
+
+// TestOIDCTokenRoles: on a shared kumo server with --oidc-issuer (a real
+// ory/hydra), a user whose ID token puts her in a group granted viewer lists
+// runs and is refused an apply under her own name; another client's ID
+// token is refused.
+func TestOIDCTokenRoles(t *testing.T) {
+	t.Parallel()
+	idp := hydratest.Start(t)
+	app, other := idp.NewClient(t), idp.NewClient(t)
+	e := &env{t: t, home: t.TempDir(), project: "shop"}
+	_, client, spec := e.sharedServer(`["group:shop-viewers"]`, "--oidc-issuer", idp.Issuer, "--oidc-client-id", app.ID)
+	alice := hydratest.User{Subject: "alice", Groups: []string{"shop-viewers"}}
+
+	client.environ = []string{"KUMO_TOKEN=" + idp.Login(t, app, alice).IDToken}
+	if r := client.runNoCluster("run", "list"); r.code != 0 {
+		t.Errorf("run list with alice's ID token: %s", r)
+	}
+	if r := client.runNoCluster("apply", "-f", spec, "--yes"); r.code == 0 || !strings.Contains(r.stderr, "alice may not apply shop/default") {
+		t.Errorf("apply with alice's ID token: want a refusal naming alice, apply and shop/default: %s", r)
+	}
+	client.environ = []string{"KUMO_TOKEN=" + idp.Login(t, other, alice).IDToken}
+	if r := client.runNoCluster("run", "list"); r.code == 0 || !strings.Contains(r.stderr, "wrong audience") {
+		t.Errorf("run list with another client's ID token: want a refusal saying wrong audience: %s", r)
+	}
+}
+
+// sharedServer starts kumo server on e's home as an operator shares it: the
+// operator's certificate, a policy granting viewer on shop/* to subjects (a
+// YAML list), and the bearer flags given. It returns the server's output, a
+// client on another home that dials it with a certificate of the operator's
+// CA that no policy names, and a spec file.
+func (e *env) sharedServer(subjects string, bearerFlags ...string) (*bytes.Buffer, *env, string) {
+	t := e.t
+	t.Helper()
+	address := freeAddress(t)
+	ca := tlstest.NewCA(t, "operator")
+	srvPair, runner := ca.Issue(t, "frontend"), ca.Issue(t, "ci-runner")
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte("grants:\n  - role: viewer\n    subjects: "+subjects+"\n    scopes: [\"shop/*\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := e.commandNoCluster(context.Background(), append([]string{"server", "--address", address, "--headless", "--policy", policy,
+		"--tls-cert", srvPair.CertFile, "--tls-key", srvPair.KeyFile, "--tls-client-ca", ca.CertFile}, bearerFlags...)...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { kill(t, cmd.Process); _ = cmd.Wait() })
+	waitFor(t, "kumo server to record itself", time.Minute, func() bool {
+		_, err := os.Stat(filepath.Join(e.home, "server.json"))
+		return err == nil
+	})
+	client := &env{t: t, home: t.TempDir(), project: "shop", flags: []string{
+		"--temporal-address", address, "--tls-cert-path", runner.CertFile, "--tls-key-path", runner.KeyFile,
+		"--tls-ca-path", ca.CertFile, "--tls-server-name", "localhost",
+	}}
+	spec := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(spec, []byte("resources:\n  - id: v1:ConfigMap:default:c\n    type: Kubernetes\n    attributes:\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: c, namespace: default}\n      data: {a: b}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return &out, client, spec
 }
