@@ -111,6 +111,8 @@ func (e *env) sharedServer(subjects string, bearerFlags ...string) (*bytes.Buffe
 	client := &env{t: t, home: t.TempDir(), project: "shop", flags: []string{
 		"--temporal-address", address, "--tls-cert-path", runner.CertFile, "--tls-key-path", runner.KeyFile,
 		"--tls-ca-path", ca.CertFile, "--tls-server-name", "localhost",
+		// The server's payload key, as a fleet shares it.
+		"--codec-key-file", filepath.Join(e.home, "codec.keys"),
 	}}
 	spec := filepath.Join(t.TempDir(), "spec.yaml")
 	if err := os.WriteFile(spec, []byte("resources:\n  - id: v1:ConfigMap:default:c\n    type: Kubernetes\n    attributes:\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: c, namespace: default}\n      data: {a: b}\n"), 0o600); err != nil {
