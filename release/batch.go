@@ -93,6 +93,7 @@ func checkResume(ids []string, done []Outcome) error {
 }
 
 func (m *Manager) batch(ctx context.Context, nodes []Node, done []Outcome, flushed func([]Outcome), chain bool) ([]Outcome, error) {
+	ctx = oneStep(ctx)
 	ids := make([]string, len(nodes))
 	for i, n := range nodes {
 		ids[i] = n.ID

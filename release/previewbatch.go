@@ -63,6 +63,7 @@ func (m *Manager) PreviewBatchAndRefresh(ctx context.Context, nodes []Node, snap
 // previewBatch is PreviewBatch returning, per node, the state entry a refresh
 // would record (nil: none).
 func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot string) (changes []engine.Change, errs []error, refresh []*backend.StateEntry, _ error) {
+	ctx = oneStep(ctx)
 	refresh = make([]*backend.StateEntry, len(nodes))
 	changes, errs = make([]engine.Change, len(nodes)), make([]error, len(nodes))
 	// The nodes read together, by runtime (their settings are the run's).

@@ -88,7 +88,7 @@ func (m *Manager) Wait(ctx context.Context, in Node, since time.Time, progress f
 // it stops the other waits and is returned, and waiting again with the same
 // since goes on where this ended.
 func (m *Manager) WaitAll(ctx context.Context, nodes []Node, since time.Time, progress func(k int, h health.Result)) ([]health.Result, []error, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
+	ctx, cancel := context.WithCancelCause(oneStep(ctx))
 	defer cancel(nil)
 	healths, errs := make([]health.Result, len(nodes)), make([]error, len(nodes))
 	var wg sync.WaitGroup

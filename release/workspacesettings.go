@@ -15,8 +15,8 @@ import (
 // hostsInUseTTL is how long a worker reuses the provider hosts it found in a
 // workspace's releases (the default of allowedProviders): finding them reads
 // every project's latest release, and a run's Terraform nodes come in bursts.
-// The workspace itself is read afresh every time, so what its administrators
-// change takes effect at the next step.
+// The workspace itself is read afresh by every step (oneStep), so what its
+// administrators change takes effect at the next one.
 const hostsInUseTTL = 2 * time.Second
 
 // hostsInUse caches, per workspace, the provider host patterns its releases
@@ -54,9 +54,45 @@ func (m *Manager) trustedSettings(ctx context.Context, workspace string, typ eng
 	return s, nil
 }
 
-// storedWorkspace reads a workspace from the backend; one never stored is
-// empty.
+// stepMemoKey holds, in the context of one step over many resources (a
+// batch, a batch's preview or waits), the workspaces that step read.
+type stepMemoKey struct{}
+
+type stepMemo struct {
+	mu sync.Mutex
+	ws map[string]*engine.Workspace
+}
+
+// oneStep scopes ctx to one step over many resources: the stored workspace is
+// read once for all of them, not once per resource, and afresh by the next
+// step, so what its administrators change takes effect there.
+func oneStep(ctx context.Context) context.Context {
+	if ctx.Value(stepMemoKey{}) != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, stepMemoKey{}, &stepMemo{ws: map[string]*engine.Workspace{}})
+}
+
+// storedWorkspace reads a workspace from the backend (once per step, see
+// oneStep); one never stored is empty.
 func (m *Manager) storedWorkspace(ctx context.Context, name string) (*engine.Workspace, error) {
+	memo, _ := ctx.Value(stepMemoKey{}).(*stepMemo)
+	if memo == nil {
+		return m.readWorkspace(ctx, name)
+	}
+	memo.mu.Lock()
+	defer memo.mu.Unlock()
+	if ws, ok := memo.ws[name]; ok {
+		return ws, nil
+	}
+	ws, err := m.readWorkspace(ctx, name)
+	if err == nil {
+		memo.ws[name] = ws
+	}
+	return ws, err
+}
+
+func (m *Manager) readWorkspace(ctx context.Context, name string) (*engine.Workspace, error) {
 	ws, err := m.backend.GetWorkspace(ctx, name)
 	if errors.Is(err, backend.ErrNotFound) {
 		return &engine.Workspace{Name: name}, nil
