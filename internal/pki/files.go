@@ -1,13 +1,13 @@
 package pki
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/kumoproj/kumo/internal/privfile"
 )
 
 // homeOwner is the subject of the account that owns the home directory:
@@ -49,51 +49,16 @@ func checkPrivate(dir string) error {
 // lock takes an exclusive flock on path, waiting for another process that
 // is creating or renewing the PKI.
 func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	unlock, err := privfile.Lock(path)
 	if err != nil {
-		return nil, fmt.Errorf("kumo PKI: lock: %w", err)
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		_ = f.Close()
 		return nil, fmt.Errorf("kumo PKI: lock %s: %w", path, err)
 	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		_ = f.Close()
-	}, nil
+	return unlock, nil
 }
 
-// writeAtomic writes data to path through a temporary file in the same
-// directory, created with mode, synced and renamed over path: a reader sees
-// the old file or the new one, never a part.
-func writeAtomic(path string, data []byte, mode os.FileMode) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("kumo PKI: write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			_ = os.Remove(f.Name())
-		}
-	}()
-	if err = f.Chmod(mode); err == nil {
-		if _, err = f.Write(data); err == nil {
-			err = f.Sync()
-		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
+// writeAtomic writes data to path whole (privfile.Replace).
+func writeAtomic(path string, data []byte, mode os.FileMode) error {
+	if err := privfile.Replace(path, data, mode); err != nil {
 		return fmt.Errorf("kumo PKI: write %s: %w", path, err)
 	}
 	return nil

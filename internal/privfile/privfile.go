@@ -1,4 +1,4 @@
-// Package privfile creates the files that hold kumo's secrets (codec keys,
+// Package privfile creates, replaces and locks the files that hold kumo's state and secrets (codec keys,
 // the token signing key): readable by their owner only, and whole or not at
 // all.
 package privfile

@@ -9,8 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
+
+	"github.com/kumoproj/kumo/internal/privfile"
 )
 
 // RecordsFile is the token records' file in the auth directory.
@@ -158,22 +159,7 @@ func (s *Store) update(change func(*recordsFile) error) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(s.dir, RecordsFile+".tmp-*") // mode 0600
-	if err != nil {
-		return fmt.Errorf("token records: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(append(data, '\n'))
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
+	if err := privfile.Replace(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("token records %s: %w", path, err)
 	}
 	return nil
@@ -195,16 +181,12 @@ func readRecords(path string) (recordsFile, error) {
 	return f, nil
 }
 
-// lock takes an exclusive flock on path (created if missing), waiting for
-// other writers; flock locks are released when the process dies.
+// lock takes an exclusive flock on path (privfile.Lock), waiting for other
+// writers.
 func lock(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err = privfile.Lock(path)
 	if err != nil {
-		return nil, fmt.Errorf("token records lock: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
 		return nil, fmt.Errorf("token records lock %s: %w", path, err)
 	}
-	return func() { f.Close() }, nil
+	return unlock, nil
 }
