@@ -1,5 +1,6 @@
-// Package privfile creates, replaces and locks the files that hold kumo's state and secrets (codec keys,
-// the token signing key): readable by their owner only, and whole or not at
+// Package privfile creates, replaces and locks the files that hold kumo's
+// state and secrets (codec keys, the token signing key, the home's PKI, the
+// local backend's locks): readable by their owner only, and whole or not at
 // all.
 package privfile
 
