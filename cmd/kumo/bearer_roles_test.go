@@ -2,12 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/kumoproj/kumo/internal/hydratest"
 	"github.com/kumoproj/kumo/internal/tlstest"
@@ -96,18 +94,8 @@ func (e *env) sharedServer(subjects string, bearerFlags ...string) (*bytes.Buffe
 	if err := os.WriteFile(policy, []byte("grants:\n  - role: viewer\n    subjects: "+subjects+"\n    scopes: [\"shop/*\"]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := e.commandNoCluster(context.Background(), append([]string{"server", "--address", address, "--headless", "--policy", policy,
+	out, _ := e.serverRecorded(append([]string{"server", "--address", address, "--headless", "--policy", policy,
 		"--tls-cert", srvPair.CertFile, "--tls-key", srvPair.KeyFile, "--tls-client-ca", ca.CertFile}, bearerFlags...)...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kill(t, cmd.Process); _ = cmd.Wait() })
-	waitFor(t, "kumo server to record itself", time.Minute, func() bool {
-		_, err := os.Stat(filepath.Join(e.home, "server.json"))
-		return err == nil
-	})
 	client := &env{t: t, home: t.TempDir(), project: "shop", flags: []string{
 		"--temporal-address", address, "--tls-cert-path", runner.CertFile, "--tls-key-path", runner.KeyFile,
 		"--tls-ca-path", ca.CertFile, "--tls-server-name", "localhost",
@@ -118,5 +106,5 @@ func (e *env) sharedServer(subjects string, bearerFlags ...string) (*bytes.Buffe
 	if err := os.WriteFile(spec, []byte("resources:\n  - id: v1:ConfigMap:default:c\n    type: Kubernetes\n    attributes:\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: c, namespace: default}\n      data: {a: b}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return &out, client, spec
+	return out, client, spec
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -255,17 +256,7 @@ func TestSharedServer(t *testing.T) {
 	if err := os.WriteFile(policy, []byte("grants:\n  - role: viewer\n    subjects: [alice]\n    scopes: [\"*/*\"]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := e.commandNoCluster(context.Background(), append([]string{"server", "--address", address, "--headless", "--policy", policy}, tlsFlags...)...)
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { kill(t, cmd.Process); _ = cmd.Wait() })
-	waitFor(t, "kumo server to record itself", time.Minute, func() bool {
-		_, err := os.Stat(filepath.Join(e.home, "server.json"))
-		return err == nil
-	})
+	stdout, stop := e.serverRecorded(append([]string{"server", "--address", address, "--headless", "--policy", policy}, tlsFlags...)...)
 	if want := "Temporal: " + address + " "; !strings.Contains(stdout.String(), want) {
 		t.Errorf("banner lacks %q (the address bound):\n%s", want, stdout.String())
 	}
@@ -287,8 +278,7 @@ func TestSharedServer(t *testing.T) {
 		t.Errorf("alice's poll: %q", in["poll"])
 	}
 	// The frontend's decisions are in the home's audit log, with the subject.
-	kill(t, cmd.Process)
-	_ = cmd.Wait()
+	stop()
 	out, err := exec.Command(kumoPath(t), "--home", e.home, "audit", "-o", "json").CombinedOutput()
 	audit := string(out)
 	if err != nil || !strings.Contains(audit, `"alice"`) || !strings.Contains(audit, "alice may not approve") {
@@ -312,4 +302,26 @@ func (e *env) runNoCluster(args ...string) result {
 		e.t.Fatal(err)
 	}
 	return r
+}
+
+// serverRecorded starts `kumo <args>` (a kumo server), waits until it has
+// recorded itself in server.json, and returns its output so far and to come,
+// and what kills it (the test's end does, if nothing did before).
+func (e *env) serverRecorded(args ...string) (*bytes.Buffer, func()) {
+	t := e.t
+	t.Helper()
+	cmd := e.commandNoCluster(context.Background(), args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	stop := func() { once.Do(func() { kill(t, cmd.Process); _ = cmd.Wait() }) }
+	t.Cleanup(stop)
+	waitFor(t, "kumo server to record itself", time.Minute, func() bool {
+		_, err := os.Stat(filepath.Join(e.home, "server.json"))
+		return err == nil
+	})
+	return &out, stop
 }
