@@ -29,6 +29,7 @@ import (
 	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/internal/keyring"
 	"github.com/kumoproj/kumo/internal/pki"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server/auth"
 	"github.com/kumoproj/kumo/server/embedded"
 )
@@ -149,11 +150,11 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	}()
 	// The Web UI's sessions: the frontend takes the session cookie the UI
 	// server forwards as its user's credential.
-	owner, err := OwnerSubject()
+	owner, err := pki.HomeOwner(home)
 	if err != nil {
 		return nil, err
 	}
-	sessions, err := NewSessions(owner)
+	sessions, err := NewSessions(runspec.Subject{Name: owner})
 	if err != nil {
 		return nil, err
 	}

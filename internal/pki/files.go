@@ -10,9 +10,9 @@ import (
 	"github.com/kumoproj/kumo/internal/privfile"
 )
 
-// homeOwner is the subject of the account that owns the home directory:
+// HomeOwner is the subject of the account that owns the home directory:
 // "local:<username>" ("local:uid<N>" if the account has no name).
-func homeOwner(home string) (string, error) {
+func HomeOwner(home string) (string, error) {
 	fi, err := os.Stat(home)
 	if err != nil {
 		return "", fmt.Errorf("kumo PKI: %w", err)

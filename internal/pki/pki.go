@@ -115,7 +115,7 @@ func Open(home string, opts Options) (*PKI, error) {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return nil, fmt.Errorf("kumo PKI: create home %s: %w", home, err)
 	}
-	owner, err := homeOwner(home)
+	owner, err := HomeOwner(home)
 	if err != nil {
 		return nil, err
 	}
