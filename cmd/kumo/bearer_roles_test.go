@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,7 +83,7 @@ func TestOIDCTokenRoles(t *testing.T) {
 // YAML list), and the bearer flags given. It returns the server's output, a
 // client on another home that dials it with a certificate of the operator's
 // CA that no policy names, and a spec file.
-func (e *env) sharedServer(subjects string, bearerFlags ...string) (*bytes.Buffer, *env, string) {
+func (e *env) sharedServer(subjects string, bearerFlags ...string) (*lockedBuffer, *env, string) {
 	t := e.t
 	t.Helper()
 	address := freeAddress(t)

@@ -305,23 +305,42 @@ func (e *env) runNoCluster(args ...string) result {
 }
 
 // serverRecorded starts `kumo <args>` (a kumo server), waits until it has
-// recorded itself in server.json, and returns its output so far and to come,
-// and what kills it (the test's end does, if nothing did before).
-func (e *env) serverRecorded(args ...string) (*bytes.Buffer, func()) {
+// recorded itself in server.json and printed its banner, and returns its
+// output so far and to come, and what kills it (the test's end does, if
+// nothing did before).
+func (e *env) serverRecorded(args ...string) (*lockedBuffer, func()) {
 	t := e.t
 	t.Helper()
 	cmd := e.commandNoCluster(context.Background(), args...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	var once sync.Once
 	stop := func() { once.Do(func() { kill(t, cmd.Process); _ = cmd.Wait() }) }
 	t.Cleanup(stop)
-	waitFor(t, "kumo server to record itself", time.Minute, func() bool {
+	waitFor(t, "kumo server to record itself and print its banner", time.Minute, func() bool {
 		_, err := os.Stat(filepath.Join(e.home, "server.json"))
-		return err == nil
+		return err == nil && strings.Contains(out.String(), "kumo commands on this home now run here")
 	})
-	return &out, stop
+	return out, stop
+}
+
+// lockedBuffer is a process's output, read while the process writes it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
