@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -208,6 +209,13 @@ func showValue(v any) string {
 			return s
 		}
 		return fmt.Sprintf("%q", s)
+	}
+	switch v.(type) {
+	case map[string]any, []any:
+		// Maps and lists as JSON, as they were written, never Go's map[...].
+		if b, err := json.Marshal(v); err == nil {
+			return string(b)
+		}
 	}
 	return fmt.Sprint(v)
 }

@@ -39,3 +39,18 @@ func TestARunNotApprovedEndsCancelled(t *testing.T) {
 		t.Errorf("a failed run ended %q", got)
 	}
 }
+
+// Maps and lists print as JSON (what the user wrote), never in Go's
+// map[...] syntax.
+func TestShowValueCompound(t *testing.T) {
+	for v, want := range map[string]string{
+		showValue(map[string]any{"message": "x", "n": int64(1)}): `{"message":"x","n":1}`,
+		showValue([]any{"a", map[string]any{"b": true}}):         `["a",{"b":true}]`,
+		showValue("s"):      `"s"`,
+		showValue(int64(3)): `3`,
+	} {
+		if v != want {
+			t.Errorf("showValue: got %s, want %s", v, want)
+		}
+	}
+}

@@ -34,14 +34,29 @@ func Kubernetes(dryRun, live map[string]any, manager string) ([]Field, error) {
 		if l.liveHas && equal(l.dry, l.live) {
 			continue
 		}
-		f := Field{Path: l.pointer, Recorded: l.dry, Absent: !l.liveHas}
-		if l.liveHas { // a field that is gone has no owner
-			f.Live, f.Manager = l.live, owners.of(l.key, manager)
+		if !l.liveHas { // a field that is gone has no owner
+			out = append(out, Field{Path: l.pointer, Recorded: l.dry, Absent: true})
+			continue
 		}
-		out = append(out, f)
+		// A leaf of the field set can still be a map or a list: an atomic
+		// list (a CRD's list without x-kubernetes-list-type, Kyverno's
+		// spec.rules) or a granular map is owned whole. Its differences are
+		// named field by field inside it, as a preview names them, not as
+		// the whole value.
+		owner := owners.of(l.key, manager)
+		for _, f := range Values(wrap(l.dry), wrap(l.live)) {
+			f.Path = l.pointer + strings.TrimPrefix(f.Path, "/"+wrapKey)
+			f.Manager = owner
+			out = append(out, f)
+		}
 	}
 	return out, nil
 }
+
+// wrapKey holds a value of any type as the one key of a tree Values compares.
+const wrapKey = "v"
+
+func wrap(v any) map[string]any { return map[string]any{wrapKey: v} }
 
 // appliedSet returns the fieldsV1 set of manager's Apply entry in obj. The
 // apiserver records no entry for a manager that owns no fields (an object with

@@ -2,6 +2,7 @@ package drift
 
 import (
 	"encoding/base64"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -112,11 +113,53 @@ func TestValues(t *testing.T) {
 	live := map[string]any{"content": "theirs", "id": "1", "tags": map[string]any{"a": "1", "b": "2"}, "n": 2.0, "list": []any{"x"}}
 	want := []Field{
 		{Path: "/content", Recorded: "mine", Live: "theirs"},
-		{Path: "/list", Recorded: []any{"x", "y"}, Live: []any{"x"}},
+		{Path: "/list/1", Recorded: "y", Absent: true},
 		{Path: "/tags/b", Live: "2"},
 	}
 	if got := Values(rec, live); !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %#v\nwant %#v", got, want)
+	}
+}
+
+// A list the apiserver treats as atomic (a CRD list without
+// x-kubernetes-list-type, as Kyverno's spec.rules) is one leaf of kumo's field
+// set; a change deep inside it is named by its own path, owned by whoever
+// holds the list now, not reported as the whole list.
+func TestKubernetesAtomicList(t *testing.T) {
+	policy := func(message string, rules int, managed ...any) map[string]any {
+		list := []any{}
+		for i := range rules {
+			list = append(list, map[string]any{
+				"name":     fmt.Sprintf("rule-%d", i),
+				"validate": map[string]any{"message": message, "pattern": map[string]any{"spec": map[string]any{"x": "y"}}},
+			})
+		}
+		return map[string]any{
+			"apiVersion": "kyverno.io/v1", "kind": "ClusterPolicy",
+			"metadata": map[string]any{"name": "require-labels", "managedFields": managed},
+			"spec":     map[string]any{"rules": list},
+		}
+	}
+	set := map[string]any{"f:spec": map[string]any{"f:rules": map[string]any{}}}
+	dry := policy("labels are required", 1, entry("kumo", "Apply", set))
+
+	live := policy("anything goes", 1, entry("kubectl-edit", "Update", set))
+	got, err := Kubernetes(dry, live, "kumo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Field{{Path: "/spec/rules/0/validate/message", Recorded: "labels are required", Live: "anything goes", Manager: "kubectl-edit"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changed message:\ngot  %#v\nwant %#v", got, want)
+	}
+
+	live = policy("labels are required", 2, entry("kubectl-edit", "Update", set))
+	got, err = Kubernetes(dry, live, "kumo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Path != "/spec/rules/1" || got[0].Recorded != nil || got[0].Live == nil {
+		t.Errorf("added rule: got %#v, want one field /spec/rules/1 that only live has", got)
 	}
 }
 

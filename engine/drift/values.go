@@ -11,7 +11,7 @@ import (
 
 // Values compares two attribute trees (a Terraform resource as recorded and as
 // a refresh found it): every leaf that differs, by JSON pointer. Maps are
-// compared key by key; lists of the same length item by item, others whole.
+// compared key by key, lists item by item.
 func Values(recorded, live map[string]any) []Field {
 	var out []Field
 	diffTree("", recorded, live, true, &out)
@@ -38,9 +38,21 @@ func diffTree(ptr string, rec, live any, liveHas bool, out *[]Field) {
 	}
 	rl, rok := rec.([]any)
 	ll, lok := live.([]any)
-	if rok && lok && len(rl) == len(ll) {
-		for i := range rl {
-			diffTree(ptr+"/"+strconv.Itoa(i), rl[i], ll[i], true, out)
+	if rok && lok {
+		// Item by item, as a preview compares lists: an item only one side
+		// has is a field of its own (absent live, or live only).
+		for i := range max(len(rl), len(ll)) {
+			p := ptr + "/" + strconv.Itoa(i)
+			switch {
+			case i >= len(rl):
+				*out = append(*out, Field{Path: p, Live: ll[i]})
+			default:
+				var lv any
+				if i < len(ll) {
+					lv = ll[i]
+				}
+				diffTree(p, rl[i], lv, i < len(ll), out)
+			}
 		}
 		return
 	}
