@@ -27,7 +27,9 @@ const listPage = 500
 // each object found is then dry-run applied as kumo (forced, as an apply is) and
 // compared by the fields kumo would manage (drift.Kubernetes). An object that is
 // gone is drift.Missing; one whose kind the cluster no longer serves, or that
-// cannot be read or dry-run, is drift.Error.
+// cannot be read or dry-run, is drift.Error, unless the dry run is refused as
+// invalid and the fields kumo sets differ from live: then it is drifted, with
+// the apiserver's refusal as its error.
 func (r *Runtime) Drift(ctx context.Context, desired []*engine.Resource, opts runtime.DriftOptions) []drift.Result {
 	parallel := opts.Parallelism
 	if parallel <= 0 {
@@ -60,6 +62,10 @@ func (r *Runtime) Drift(ctx context.Context, desired []*engine.Resource, opts ru
 		g.Go(func() error {
 			fields, err := r.compare(gctx, t, desired[i], lives[i])
 			switch {
+			case err != nil && len(fields) > 0:
+				// The dry run was refused, but what differs is known: the
+				// drift is reported with the apiserver's reason.
+				out[i].Status, out[i].Fields, out[i].Error = drift.Drifted, fields, err.Error()
 			case err != nil:
 				out[i].Status, out[i].Error = drift.Error, err.Error()
 			case len(fields) > 0:
@@ -198,6 +204,13 @@ func (r *Runtime) compare(ctx context.Context, t *target, desired *engine.Resour
 	dry, err := t.ri.Patch(ctx, t.name, types.ApplyPatchType, data, metav1.PatchOptions{
 		FieldManager: FieldManager, Force: &force, DryRun: []string{metav1.DryRunAll},
 	})
+	if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+		// kumo's fields merged onto live make an object the apiserver
+		// refuses: live was changed so that re-applying it fails. What
+		// differs from what kumo applies is still drift, reported with the
+		// refusal (empty: nothing kumo sets differs, the check is an error).
+		return drift.Subset(applyBody(desired.Attributes, t.ns), live.Object), classify("dry-run", t.id, err)
+	}
 	if err != nil {
 		return nil, classify("dry-run", t.id, err)
 	}

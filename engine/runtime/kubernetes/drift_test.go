@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -108,6 +109,48 @@ func TestDriftUnreadable(t *testing.T) {
 	r := rt.Drift(context.Background(), []*engine.Resource{gone}, runtime.DriftOptions{})[0]
 	if r.Status != drift.Error || r.Error == "" {
 		t.Errorf("%+v, want an error", r)
+	}
+}
+
+// TestDriftRefusedDryRun: an APIService edited out of band to skip TLS
+// verification without its caBundle cannot take kumo's caBundle back (both
+// set is invalid), so the drift check's dry run is refused. The check still
+// names the drifted field, with the apiserver's reason, rather than a bare
+// error.
+func TestDriftRefusedDryRun(t *testing.T) {
+	c, rt, ns := setup(t)
+	name := "v1alpha1." + ns + ".example.com"
+	svc := &engine.Resource{
+		ID: "apiregistration.k8s.io/v1:APIService::" + name, Type: engine.Kubernetes,
+		Attributes: map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+			"metadata": map[string]any{"name": name},
+			"spec": map[string]any{
+				"group": ns + ".example.com", "version": "v1alpha1",
+				"groupPriorityMinimum": int64(100), "versionPriority": int64(100),
+				"caBundle": "Q0E=",
+				"service":  map[string]any{"name": "api", "namespace": ns},
+			},
+		},
+	}
+	mustApply(t, rt, svc)
+	ctx := context.Background()
+	gvr := schema.GroupVersionResource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices"}
+	dyn := dynamic.NewForConfigOrDie(c.RESTConfig())
+	t.Cleanup(func() { _ = dyn.Resource(gvr).Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	if _, err := dyn.Resource(gvr).Patch(ctx, name, types.MergePatchType,
+		[]byte(`{"spec":{"caBundle":null,"insecureSkipTLSVerify":true}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	r := rt.Drift(ctx, []*engine.Resource{svc}, runtime.DriftOptions{})[0]
+	if r.Status != drift.Drifted {
+		t.Fatalf("%+v, want drifted", r)
+	}
+	if len(r.Fields) != 1 || r.Fields[0].Path != "/spec/caBundle" || !r.Fields[0].Absent {
+		t.Errorf("fields %+v, want /spec/caBundle absent", r.Fields)
+	}
+	if !strings.Contains(r.Error, "insecureSkipTLSVerify") {
+		t.Errorf("error %q, want the apiserver's refusal naming insecureSkipTLSVerify", r.Error)
 	}
 }
 
