@@ -90,6 +90,9 @@ func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refres
 			err = nodeError(err)
 		} else if err = readLive(); err == nil {
 			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true, ForceConflicts: force(in, prior)})
+			if planned, err = intoNewNamespace(spec, planned, err); err != nil {
+				return engine.Change{}, nil, err
+			}
 			var notServed *runtime.NotServedError
 			// Only a kind the cluster does not serve is looked up: DefiningCRD
 			// goes through the whole spec.
@@ -126,4 +129,20 @@ func pendingChange(id string, typ engine.Type, live *engine.Resource, why string
 	return engine.Change{ID: id, Type: typ, Action: action, Fields: []engine.FieldChange{
 		{Path: why, After: engine.KnownAfterApply},
 	}}
+}
+
+// intoNewNamespace takes a dry run refused because the object's namespace
+// does not exist: the object as written when the spec creates that
+// namespace (it is applied first), else an error naming both, so a preview
+// fails where the apply would. Other results pass through.
+func intoNewNamespace(spec *specIndex, planned *engine.Resource, err error) (*engine.Resource, error) {
+	var missing *runtime.NamespaceMissingError
+	if !errors.As(err, &missing) {
+		return planned, err
+	}
+	if spec.CreatesNamespace(missing.Namespace) {
+		return missing.Planned, nil
+	}
+	return nil, kindf(ErrInvalid, "%s: its namespace %q does not exist and the spec does not create it (add a Namespace %q to the spec, or create it first)",
+		missing.ID, missing.Namespace, missing.Namespace)
 }

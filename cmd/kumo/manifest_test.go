@@ -210,6 +210,16 @@ func TestManifestInputErrors(t *testing.T) {
 		t.Errorf("spec convert without -n:\n%s", r.stdout)
 	}
 
+	// A namespace neither in the cluster nor in the spec fails the preview,
+	// naming both, as the apply would; one the spec creates is planned.
+	absent := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: %s-absent}\n", ns)
+	e.fails([]string{"preview", "-f", e.writeSpec("absent-ns.yaml", absent)},
+		"v1:ConfigMap:"+ns+"-absent:c", `namespace "`+ns+`-absent" does not exist and the spec does not create it`)
+	created := fmt.Sprintf("apiVersion: v1\nkind: Namespace\nmetadata: {name: %s-absent}\n---\n", ns) + absent
+	if r := e.ok("preview", "-f", e.writeSpec("created-ns.yaml", created), "-o", "json"); len(parseChanges(t, r.stdout)) != 2 {
+		t.Errorf("preview of a namespace and a ConfigMap in it:\n%s", r.stdout)
+	}
+
 	e.fails([]string{"apply", "-f", "-"}, "add --yes")
 	e.fails([]string{"apply", "--yes", "-f", t.TempDir()}, "no .yaml, .yml, .json files (-R reads subdirectories too)")
 	e.fails([]string{"--namespace", "team-a", "release", "list"}, "use --temporal-namespace team-a")

@@ -349,21 +349,23 @@ func (r *Runtime) Apply(ctx context.Context, desired *engine.Resource, opts runt
 	}
 	asWritten := &engine.Resource{ID: desired.ID, Type: desired.Type, Attributes: body, DependsOn: desired.DependsOn, Extensions: desired.Extensions}
 	if opts.DryRun && t.ns != "" {
-		// Into a namespace that an earlier node of the same run creates, the
-		// apiserver cannot check the object yet (and its namespace admission
-		// waits 50 ms per request before saying so): preview the object as written.
-		// The real apply still goes through the apiserver's validation.
+		// Into a namespace that does not exist yet, the apiserver cannot
+		// check the object (and its namespace admission waits 50 ms per
+		// request before saying so): the caller knows whether an earlier
+		// node of the same run creates it, and previews the object as
+		// written; the real apply still goes through the apiserver's
+		// validation.
 		exists, err := r.namespaceExists(ctx, t.ns)
 		if err != nil {
 			return nil, classify("apply", t.id, err)
 		}
 		if !exists {
-			return asWritten, nil
+			return nil, &runtime.NamespaceMissingError{ID: t.id, Namespace: t.ns, Planned: asWritten}
 		}
 	}
 	out, err := t.ri.Patch(ctx, t.name, types.ApplyPatchType, data, po)
 	if opts.DryRun && namespaceMissing(err) {
-		return asWritten, nil
+		return nil, &runtime.NamespaceMissingError{ID: t.id, Namespace: t.ns, Planned: asWritten}
 	}
 	if err != nil {
 		return nil, classify("apply", t.id, err)
