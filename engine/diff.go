@@ -54,6 +54,11 @@ type Change struct {
 	// TakingOverFrom names, for an Adopt or an Update of a resource that exists
 	// live but not in kumo's state, who manages it now (Kubernetes field managers).
 	TakingOverFrom []string `json:"takingOverFrom,omitempty"`
+	// Wait, on an UnChanged resource, says that an apply still waits for
+	// it to be healthy (see PendingWait). It is not part of the plan's
+	// digest: health is not a change, and it may move while a plan waits
+	// for its approval.
+	Wait *PendingWait `json:"wait,omitempty"`
 }
 
 // TakesOver reports whether the change makes kumo manage a resource it did not

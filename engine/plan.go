@@ -26,6 +26,7 @@ func CanonicalPlan(changes []Change) []byte {
 	sorted := make([]Change, len(changes))
 	for i, c := range changes {
 		c.Fields = slices.SortedStableFunc(slices.Values(c.Fields), func(a, b FieldChange) int { return cmp.Compare(a.Path, b.Path) })
+		c.Wait = nil // health is not a change (see Change.Wait)
 		sorted[i] = c
 	}
 	slices.SortStableFunc(sorted, func(a, b Change) int { return cmp.Compare(a.ID, b.ID) })

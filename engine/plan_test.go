@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kumoproj/kumo/engine/health"
 )
 
 func samplePlan() []Change {
@@ -74,6 +77,16 @@ func TestPlanDigestIgnoresOrderButNotContent(t *testing.T) {
 		if PlanDigest(p) == digest {
 			t.Errorf("%s changed, the digest did not", name)
 		}
+	}
+	// Health is not a change: an unchanged resource found not healthy (so
+	// an apply waits for it) has the plan's digest.
+	waiting := samplePlan()
+	waiting[3].Wait = &PendingWait{Health: health.Result{Status: health.Progressing, Message: "no address"}, Timeout: time.Minute}
+	if got := PlanDigest(waiting); got != digest {
+		t.Errorf("an unchanged resource waited for: digest %s, want %s", got, digest)
+	}
+	if waiting[3].Wait == nil {
+		t.Error("PlanDigest dropped the input's wait")
 	}
 	if PlanDigest(samplePlan()[:3]) == digest {
 		t.Error("a resource less, same digest")

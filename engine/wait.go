@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 	"time"
+
+	"github.com/kumoproj/kumo/engine/health"
 )
 
 // Extensions that say when a resource's node is done in an apply.
@@ -61,4 +63,13 @@ func WaitPolicyOf(r *Resource, mode string, timeout time.Duration) (WaitPolicy, 
 		p.Timeout = DefaultWaitTimeout
 	}
 	return p, nil
+}
+
+// PendingWait is why an unchanged resource's node still waits in an apply:
+// it is not healthy live (an earlier apply ended before it was, or it has
+// degraded since), and a release succeeds only when every resource it records
+// is healthy. Its node waits as an applied one would, within Timeout.
+type PendingWait struct {
+	Health  health.Result `json:"health"`
+	Timeout time.Duration `json:"timeout"`
 }

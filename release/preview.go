@@ -112,6 +112,11 @@ func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refres
 	if err := takeover(ctx, rt, &change, target, live, prior, planned); err != nil {
 		return engine.Change{}, nil, err
 	}
+	if change.Action == engine.UnChanged {
+		if change.Wait, err = m.pendingWait(ctx, in, res, live); err != nil {
+			return engine.Change{}, nil, err
+		}
+	}
 	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
 		refresh = refreshEntry(in.ID, res, refs, live, prior)
 	}

@@ -102,6 +102,12 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 			live := l.Resource
 			live.DependsOn = desired[k].DependsOn // no references: recordedDeps
 			changes[i] = engine.Diff(in.ID, engine.Kubernetes, live, live, prior)
+			if changes[i].Wait, err = m.pendingWait(ctx, in, desired[k], live); err != nil {
+				if !permanent(err) {
+					return nil, nil, nil, err
+				}
+				errs[i] = err
+			}
 			if in.Key.Revision != 0 {
 				refresh[i] = refreshEntry(in.ID, desired[k], nil, live, prior)
 			}

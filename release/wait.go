@@ -42,6 +42,30 @@ func waitAfterApply(rt runtime.Runtime, live *engine.Resource, p engine.WaitPoli
 	return ApplyResult{Wait: true, Timeout: p.Timeout, Health: h}
 }
 
+// pendingWait is the wait an unchanged resource's node still has in an
+// apply (nil: none): its live object is not healthy, as waitAfterApply
+// judges an applied one. An apply that ended before the resource was healthy
+// (a timeout, a failed run) therefore does not turn into a success on the
+// next apply that changes nothing.
+func (m *Manager) pendingWait(ctx context.Context, in Node, res, live *engine.Resource) (*engine.PendingWait, error) {
+	if res == nil || live == nil {
+		return nil, nil
+	}
+	policy, err := engine.WaitPolicyOf(res, in.Wait, in.Timeout)
+	if err != nil {
+		return nil, kindf(ErrInvalid, "%s: %v", res.ID, err)
+	}
+	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
+	if err != nil {
+		return nil, err
+	}
+	r := waitAfterApply(rt, live, policy)
+	if !r.Wait {
+		return nil, nil
+	}
+	return &engine.PendingWait{Health: r.Health, Timeout: r.Timeout}, nil
+}
+
 // Wait follows one applied resource until it is Healthy (or Suspended), and
 // returns that health; progress sees each change on the way. since is when
 // the node's wait first began: a wait resumed after a crash passes the first

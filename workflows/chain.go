@@ -50,3 +50,12 @@ func statusless(id string) bool {
 	k, err := resid.Parse(id, resid.Kubernetes)
 	return err == nil && health.Statusless(k.APIVersion, k.Kind)
 }
+
+// notPending is follows for every node but the pending ones (unchanged, to
+// wait for): a chain step applies its nodes, and those have nothing to apply.
+func notPending(follows, pending func(i int) bool) func(i int) bool {
+	if follows == nil {
+		return nil
+	}
+	return func(i int) bool { return !pending(i) && follows(i) }
+}

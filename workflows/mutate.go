@@ -162,8 +162,19 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	}
 	var failures nodeErrors
 	wait := waitsForHealth(ctx)
+	waitUnchanged := wait && anyPendingWait(changes) &&
+		workflow.GetVersion(ctx, unchangedWaitChange, workflow.DefaultVersion, unchangedWaitVersion) >= unchangedWaitVersion
+	// pending: node i changes nothing but waits for its resource's health.
+	pending := func(i int) bool {
+		return waitUnchanged && changes[i].Action == engine.UnChanged && changes[i].Wait != nil
+	}
 	steps := newNodeSteps(ctx)
 	start := func(i int) workflow.Future {
+		if pending(i) {
+			node := r.node(i)
+			node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
+			return r.waitUnchanged(ctx, []int{i}, changes, nodeInput)[0]
+		}
 		if changes[i].Action == engine.UnChanged {
 			return nil
 		}
@@ -183,6 +194,20 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			return nil
 		}
 		err := f.Get(ctx, nil)
+		if pending(i) {
+			// Nothing was applied: a failed wait leaves nothing to undo.
+			delete(r.waitFailed, i)
+			if node.Finished.IsZero() {
+				node.Finished = workflow.Now(ctx)
+			}
+			if err != nil {
+				node.Status, node.Error = runspec.NodeFailed, rootMessage(err)
+				failures.add(node.ID, err)
+				return err
+			}
+			node.Status = runspec.NodeUnchanged
+			return nil
+		}
 		if errors.Is(err, errNotRun) {
 			node.Status = runspec.NodeSkipped
 			notRun++
@@ -207,11 +232,23 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	if workflow.GetVersion(ctx, batchChange, workflow.DefaultVersion, batchVersion) >= batchVersion {
 		notStarted = batchWalk{
 			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.stopTest(ctx),
-			work:  func(i int) bool { return changes[i].Action != engine.UnChanged },
-			class: func(i int) string { return batchClass(changes[i]) },
+			work: func(i int) bool { return changes[i].Action != engine.UnChanged || pending(i) },
+			class: func(i int) string {
+				if pending(i) {
+					return "wait"
+				}
+				return batchClass(changes[i])
+			},
 			start: func(nodes []int) []workflow.Future {
 				if len(nodes) == 1 { // one resource's step, as before batches
 					return []workflow.Future{start(nodes[0])}
+				}
+				if pending(nodes[0]) { // a class: all of them wait
+					for _, i := range nodes {
+						node := r.node(i)
+						node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
+					}
+					return r.waitUnchanged(ctx, nodes, changes, nodeInput)
 				}
 				for _, i := range nodes {
 					node := r.node(i)
@@ -219,7 +256,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 				}
 				return r.startBatch(ctx, nodes, changes, nodeInput, wait)
 			},
-			follows: r.chainFollows(ctx, changes, wait, steps),
+			follows: notPending(r.chainFollows(ctx, changes, wait, steps), pending),
 			done:    done,
 		}.run(ctx)
 	} else {

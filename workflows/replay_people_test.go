@@ -42,7 +42,7 @@ func recordPeopleHistories(t *testing.T, tc client.Client, b backend.Backend, on
 			t.Fatal(err)
 		}
 		in := runspec.RunInput{Project: "p", Workspace: "fe", SpecHash: hash, Parallelism: 2, StartedBy: "recorder"}
-		wr, err := alice.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo/p/fe/" + name, TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow, in)
+		wr, err := alice.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: recordID(runspec.ApplyWorkflow, "p", "fe", name), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow, in)
 		if err != nil {
 			t.Fatal(err)
 		}

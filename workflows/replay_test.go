@@ -107,7 +107,7 @@ func recordHistories(t *testing.T) {
 		if id != "v1:ConfigMap:ns:cancel-here" {
 			return
 		}
-		wid := "kumo/p/w/v2-apply-cancel"
+		wid := recordID(runspec.ApplyWorkflow, "p", "w", "v2-apply-cancel")
 		if err := tc.SignalWorkflow(ctx, wid, "", runspec.CancelSignal, runspec.Cancel{Reason: "recorded"}); err != nil {
 			t.Error(err)
 		}
@@ -183,6 +183,9 @@ func recordHistories(t *testing.T) {
 			cm("a"), cm("cancel-here", "v1:ConfigMap:ns:a"), cm("never", "v1:ConfigMap:ns:cancel-here"),
 		}}, nil, 0},
 		{"apply-wait", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
+		// Unchanged but not healthy (v13): the same spec again; slow is
+		// still not ready live, so the apply waits for it.
+		{"apply-wait-unchanged", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
 		{"approval-rejected", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("r")}},
 			&runspec.ApprovalRequest{Reason: "recorded", By: "recorder"}, 0},
 		{"approval-stale", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("s")}}, &runspec.ApprovalRequest{Approve: true}, 0},
@@ -245,7 +248,7 @@ func recordHistories(t *testing.T) {
 		if strings.HasPrefix(run.name, longPrefix) {
 			historyBudget = longBudget
 		}
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "kumo/p/w/" + run.name, TaskQueue: runspec.TaskQueue}, run.workflow, input)
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: recordID(run.workflow, "p", "w", run.name), TaskQueue: runspec.TaskQueue}, run.workflow, input)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -275,6 +278,20 @@ func recordHistories(t *testing.T) {
 		saveHistory(t, tc, wr, run.name)
 	}
 	recordPeopleHistories(t, tc, b, only)
+}
+
+// recordID is the ID of a recorded run named name: the ID form of its
+// workflow type (runspec/ids.go), as the frontend requires. Runs that change
+// a stack share its one ID, one after the other.
+func recordID(workflowType, project, workspace, name string) string {
+	id := runspec.MutatingWorkflowID(project, workspace)
+	switch workflowType {
+	case runspec.PreviewWorkflow:
+		return id + "/preview/" + name
+	case runspec.GenerateWorkflow:
+		return id + "/generate/" + name
+	}
+	return id
 }
 
 // awaitApprovalStage waits until the run says it awaits approval.

@@ -160,4 +160,13 @@ const (
 	// drift-remediate-v2, drift-warn-v2. Old: drift-warn.
 	driftRemediateChange  = "drift-remediate"
 	driftRemediateVersion = workflow.Version(1)
+
+	// unchangedWaitChange: an unchanged resource that its preview found not
+	// healthy (engine.Change.Wait) is waited for (WaitResource, or
+	// WaitResources for several of one batch), so a release succeeds only
+	// when what it records is healthy (walkChanges, reached only with such a
+	// resource). New: apply-wait-unchanged-v13. Old: none (no run had such a
+	// resource before).
+	unchangedWaitChange  = "unchanged-waits"
+	unchangedWaitVersion = workflow.Version(1)
 )

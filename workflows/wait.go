@@ -173,3 +173,30 @@ func waitStep(ctx workflow.Context, timeout time.Duration, summary string) workf
 		WaitForCancellation: true,
 	})
 }
+
+// anyPendingWait reports whether a change is an unchanged resource to wait for.
+func anyPendingWait(changes []engine.Change) bool {
+	for _, c := range changes {
+		if c.Action == engine.UnChanged && c.Wait != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// waitUnchanged waits for the health of unchanged nodes whose preview found
+// them not healthy (engine.Change.Wait), as applied ones wait: one
+// WaitResource each, or one WaitResources for all when the history is long
+// (startWaits). Each future is ready when its node's wait is done.
+func (r *run) waitUnchanged(ctx workflow.Context, nodes []int, changes []engine.Change, nodeInput func(int) activities.NodeInput) []workflow.Future {
+	futures, sets := make([]workflow.Future, len(nodes)), make([]workflow.Settable, len(nodes))
+	outcomes, waiting := make([]activities.Outcome, len(nodes)), make([]int, len(nodes))
+	for k, i := range nodes {
+		futures[k], sets[k] = workflow.NewFuture(ctx)
+		w := changes[i].Wait
+		outcomes[k].Apply = activities.ApplyResult{Wait: true, Timeout: w.Timeout, Health: w.Health}
+		waiting[k] = k
+	}
+	r.startWaits(ctx, nodes, waiting, outcomes, nodeInput, sets)
+	return futures
+}

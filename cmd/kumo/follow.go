@@ -155,11 +155,16 @@ func printChanges(w io.Writer, changes []engine.Change) {
 	}
 	if len(changes) == 0 || counts[engine.UnChanged] == len(changes) {
 		fmt.Fprintf(w, "No changes: %d resources up to date.\n", len(changes))
+		for _, c := range changes {
+			if note := waitNote(c); note != "" {
+				fmt.Fprintf(w, "%-10s %s%s\n", "wait", c.ID, note)
+			}
+		}
 		return
 	}
 	fmt.Fprintf(w, "%-10s %s\n", "ACTION", "RESOURCE")
 	for _, c := range changes {
-		fmt.Fprintf(w, "%-10s %s%s%s\n", c.Action, c.ID, takeoverNote(c), driftNote(c))
+		fmt.Fprintf(w, "%-10s %s%s%s%s\n", c.Action, c.ID, takeoverNote(c), driftNote(c), waitNote(c))
 		for _, f := range c.Fields {
 			if f.Before == nil && f.After == nil { // a note, as "(N more fields change)"
 				fmt.Fprintf(w, "           %s\n", f.Path)
@@ -188,6 +193,15 @@ func adoptCount(counts map[engine.Action]int) string {
 		return ""
 	}
 	return fmt.Sprintf("%d to adopt, ", counts[engine.Adopt])
+}
+
+// waitNote says that an apply waits for an unchanged resource: it is not
+// healthy live.
+func waitNote(c engine.Change) string {
+	if c.Wait == nil {
+		return ""
+	}
+	return "  (not healthy, an apply waits for it: " + c.Wait.Health.String() + ")"
 }
 
 func driftNote(c engine.Change) string {
@@ -221,8 +235,13 @@ func showValue(v any) string {
 }
 
 func printNode(w io.Writer, n runspec.Node) {
-	verb := map[engine.Action]string{engine.Create: "create", engine.Update: "update", engine.Delete: "delete", engine.Adopt: "adopt"}[n.Action]
+	verb := map[engine.Action]string{engine.Create: "create", engine.Update: "update", engine.Delete: "delete", engine.Adopt: "adopt",
+		engine.UnChanged: "wait for"}[n.Action]
 	switch n.Status {
+	case runspec.NodeUnchanged:
+		if n.Health != "" { // unchanged, but waited for until healthy
+			fmt.Fprintf(w, "  done     %s %s: %s\n", verb, n.ID, n.Health)
+		}
 	case runspec.NodeSucceeded:
 		if n.Health != "" {
 			fmt.Fprintf(w, "  done     %s %s: %s\n", verb, n.ID, n.Health)

@@ -100,6 +100,18 @@ func TestApplyFailsWhenDeploymentNeverAvailable(t *testing.T) {
 	if _, err := e.kube.CoreV1().ConfigMaps(e.ns).Get(context.Background(), "after", metav1.GetOptions{}); err == nil {
 		t.Errorf("ConfigMap after exists")
 	}
+	// The same apply again changes nothing, but the Deployment is still not
+	// available: it is waited for again, and the release fails again instead
+	// of recording a success over an unhealthy resource.
+	r = e.fails([]string{"apply", "--yes", "--timeout", "3s", "-f", spec}, dep+": Progressing for 3s: 0/1 replicas available")
+	for _, want := range []string{dep + "  (not healthy, an apply waits for it: Progressing", "FAILED   wait for " + dep + ": "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the second apply does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	if rows := e.releases(); len(rows) != 2 || rows[0].Phase != "failed" || rows[1].Phase != "failed" {
+		t.Errorf("releases after two applies of a never-available Deployment = %+v, want two failed", rows)
+	}
 
 	// The same with a progress deadline of 1 s and a timeout far away.
 	other := *e

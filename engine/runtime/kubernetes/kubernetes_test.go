@@ -247,17 +247,20 @@ func TestMissingNamespaceIsRetryable(t *testing.T) {
 	t.Log(err)
 }
 
-// TestDryRunIntoANamespaceNotYetCreated: a preview of objects whose namespace an
-// earlier node creates shows them as written instead of failing, and once the
-// namespace exists the dry-run goes through the apiserver again.
+// TestDryRunIntoANamespaceNotYetCreated: a dry run of an object whose
+// namespace does not exist says so (NamespaceMissingError), with the object as
+// written for a preview whose spec creates the namespace; once the namespace
+// exists the dry-run goes through the apiserver again.
 func TestDryRunIntoANamespaceNotYetCreated(t *testing.T) {
 	_, rt, _ := setup(t)
 	ns := localclustertest.Namespace(t)
 	cm := configMap(ns, "x", map[string]any{"k": "v"})
-	out, err := rt.Apply(context.Background(), cm, runtime.ApplyOptions{DryRun: true})
-	if err != nil {
-		t.Fatal(err)
+	_, err := rt.Apply(context.Background(), cm, runtime.ApplyOptions{DryRun: true})
+	var missing *runtime.NamespaceMissingError
+	if !errors.As(err, &missing) || missing.Namespace != ns || missing.Planned == nil {
+		t.Fatalf("dry-run into a missing namespace: %v, want a NamespaceMissingError naming %s with the object as written", err, ns)
 	}
+	out := missing.Planned
 	if got, _, err := unstructured.NestedString(out.Attributes, "data", "k"); err != nil || got != "v" {
 		t.Errorf("dry-run result %v (%v), want the object as written", out.Attributes, err)
 	}
