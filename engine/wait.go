@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kumoproj/kumo/engine/health"
@@ -72,4 +73,53 @@ func WaitPolicyOf(r *Resource, mode string, timeout time.Duration) (WaitPolicy, 
 type PendingWait struct {
 	Health  health.Result `json:"health"`
 	Timeout time.Duration `json:"timeout"`
+}
+
+// HealthSettings are a workspace's health rules.
+type HealthSettings struct {
+	// DoneWhenApplied names kinds, as "Kind" for the core group or
+	// "group/Kind" ("Service", "apiregistration.k8s.io/APIService"), whose
+	// resources count as done once applied in this workspace, as
+	// kumoproj.io/wait: applied says for one resource: a LoadBalancer Service
+	// on a cluster without a load-balancer provider never gets an address. A
+	// resource's own kumoproj.io/wait wins; a CRD is always waited for.
+	DoneWhenApplied []string `json:"doneWhenApplied,omitempty"`
+}
+
+// Validate checks the settings; errors name the field.
+func (h HealthSettings) Validate() error {
+	for i, k := range h.DoneWhenApplied {
+		group, kind, hasGroup := strings.Cut(k, "/")
+		if !hasGroup {
+			group, kind = "", k
+		}
+		if kind == "" || strings.Contains(kind, "/") || hasGroup && group == "" || strings.ContainsAny(k, " \t") {
+			return fmt.Errorf("health.doneWhenApplied[%d]: %q: want a kind, as \"Service\" or \"apiregistration.k8s.io/APIService\"", i, k)
+		}
+	}
+	return nil
+}
+
+// Policy is r's wait policy in a workspace with these settings: p, r's own
+// (WaitPolicyOf), made "applied" when r's kind is one the workspace counts as
+// done once applied and r does not say otherwise.
+func (h HealthSettings) Policy(r *Resource, p WaitPolicy) WaitPolicy {
+	if p.Mode != WaitHealthy || len(h.DoneWhenApplied) == 0 {
+		return p
+	}
+	if v, ok := r.Extensions[ExtWait]; ok && v != nil {
+		return p
+	}
+	gk := resourceKind(r)
+	for _, k := range h.DoneWhenApplied {
+		group, kind, hasGroup := strings.Cut(k, "/")
+		if !hasGroup {
+			group, kind = "", k
+		}
+		if gk.kind != "" && gk == (groupKind{group, kind}) {
+			p.Mode = WaitApplied
+			return p
+		}
+	}
+	return p
 }

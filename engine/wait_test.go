@@ -64,3 +64,36 @@ func TestGraphOrdersCustomResourcesAfterTheirCRD(t *testing.T) {
 		t.Errorf("DefiningCRD = %q", got)
 	}
 }
+
+// A workspace can count kinds as done once applied; a resource's own
+// kumoproj.io/wait still wins, and a bad kind is refused naming the field.
+func TestHealthSettings(t *testing.T) {
+	h := HealthSettings{DoneWhenApplied: []string{"Service", "apiregistration.k8s.io/APIService"}}
+	if err := h.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	res := func(apiVersion, kind string, ext map[string]any) *Resource {
+		return &Resource{ID: "x", Type: Kubernetes, Extensions: ext, Attributes: map[string]any{"apiVersion": apiVersion, "kind": kind}}
+	}
+	healthy := WaitPolicy{WaitHealthy, time.Minute}
+	for _, c := range []struct {
+		res  *Resource
+		want string
+	}{
+		{res("v1", "Service", nil), WaitApplied},
+		{res("apiregistration.k8s.io/v1", "APIService", nil), WaitApplied},
+		{res("apps/v1", "Deployment", nil), WaitHealthy},
+		{res("example.com/v1", "Service", nil), WaitHealthy}, // another group's Service
+		{res("v1", "Service", map[string]any{ExtWait: WaitHealthy}), WaitHealthy},
+	} {
+		if got := h.Policy(c.res, healthy); got.Mode != c.want || got.Timeout != time.Minute {
+			t.Errorf("%v %v: %+v, want mode %s", c.res.Attributes, c.res.Extensions, got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "/Service", "apps/", "apps/v1/Deployment", "Load Balancer"} {
+		err := HealthSettings{DoneWhenApplied: []string{"Service", bad}}.Validate()
+		if err == nil || !strings.Contains(err.Error(), "health.doneWhenApplied[1]") {
+			t.Errorf("%q: %v, want an error naming health.doneWhenApplied[1]", bad, err)
+		}
+	}
+}

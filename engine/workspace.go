@@ -30,6 +30,8 @@ type Workspace struct {
 	Temporal TemporalSettings `json:"temporal,omitzero"`
 	// Approval says who must approve a run's plan here.
 	Approval ApprovalPolicy `json:"approval,omitzero"`
+	// Health says which kinds an apply here does not wait for.
+	Health HealthSettings `json:"health,omitzero"`
 }
 
 // TemporalSettings are a workspace's Temporal settings.

@@ -14,7 +14,7 @@ import (
 // (see Wait), judged from the applied object: a kind that is healthy once
 // applied (a ConfigMap) needs no wait at all.
 func (m *Manager) Apply(ctx context.Context, in Node) (ApplyResult, error) {
-	return m.apply(ctx, in, m.recordNow(in.Key))
+	return m.apply(oneStep(ctx), in, m.recordNow(in.Key))
 }
 
 func (m *Manager) apply(ctx context.Context, in Node, rec record) (ApplyResult, error) {
@@ -22,9 +22,9 @@ func (m *Manager) apply(ctx context.Context, in Node, rec record) (ApplyResult, 
 	if err != nil {
 		return ApplyResult{}, err
 	}
-	policy, err := engine.WaitPolicyOf(res, in.Wait, in.Timeout)
+	policy, err := m.waitPolicy(ctx, in, res)
 	if err != nil {
-		return ApplyResult{}, kindf(ErrInvalid, "%s: %v", res.ID, err)
+		return ApplyResult{}, err
 	}
 	refs, err := spec.refsOf(res.ID)
 	if err != nil {

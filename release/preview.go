@@ -33,6 +33,7 @@ func (m *Manager) PreviewAndRefresh(ctx context.Context, in Node) (engine.Change
 
 // preview is Preview returning the state entry a refresh would record.
 func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refresh *backend.StateEntry, _ error) {
+	ctx = oneStep(ctx)
 	spec, err := m.spec(ctx, in.SpecHash)
 	if err != nil {
 		return engine.Change{}, nil, err

@@ -42,6 +42,21 @@ func waitAfterApply(rt runtime.Runtime, live *engine.Resource, p engine.WaitPoli
 	return ApplyResult{Wait: true, Timeout: p.Timeout, Health: h}
 }
 
+// waitPolicy is when node in's resource res is done: its own wait policy
+// and the run's (engine.WaitPolicyOf), and the kinds its workspace, as
+// stored, counts as done once applied.
+func (m *Manager) waitPolicy(ctx context.Context, in Node, res *engine.Resource) (engine.WaitPolicy, error) {
+	policy, err := engine.WaitPolicyOf(res, in.Wait, in.Timeout)
+	if err != nil {
+		return policy, kindf(ErrInvalid, "%s: %v", res.ID, err)
+	}
+	ws, err := m.storedWorkspace(ctx, in.Key.Workspace)
+	if err != nil {
+		return policy, err
+	}
+	return ws.Health.Policy(res, policy), nil
+}
+
 // pendingWait is the wait an unchanged resource's node still has in an
 // apply (nil: none): its live object is not healthy, as waitAfterApply
 // judges an applied one. An apply that ended before the resource was healthy
@@ -51,9 +66,9 @@ func (m *Manager) pendingWait(ctx context.Context, in Node, res, live *engine.Re
 	if res == nil || live == nil {
 		return nil, nil
 	}
-	policy, err := engine.WaitPolicyOf(res, in.Wait, in.Timeout)
+	policy, err := m.waitPolicy(ctx, in, res)
 	if err != nil {
-		return nil, kindf(ErrInvalid, "%s: %v", res.ID, err)
+		return nil, err
 	}
 	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
 	if err != nil {
@@ -76,13 +91,14 @@ func (m *Manager) pendingWait(ctx context.Context, in Node, res, live *engine.Re
 // last health and message ("apps/v1:Deployment:shop:web: Progressing for
 // 5m0s: 1/3 replicas available").
 func (m *Manager) Wait(ctx context.Context, in Node, since time.Time, progress func(health.Result)) (health.Result, error) {
+	ctx = oneStep(ctx)
 	_, res, err := m.desired(ctx, in)
 	if err != nil {
 		return health.Result{}, err
 	}
-	policy, err := engine.WaitPolicyOf(res, in.Wait, in.Timeout)
+	policy, err := m.waitPolicy(ctx, in, res)
 	if err != nil {
-		return health.Result{}, kindf(ErrInvalid, "%s: %v", res.ID, err)
+		return health.Result{}, err
 	}
 	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
 	if err != nil {

@@ -126,6 +126,17 @@ func TestApplyFailsWhenDeploymentNeverAvailable(t *testing.T) {
 	if !strings.Contains(r.stderr, "progress deadline") {
 		t.Errorf("the failure does not say the progress deadline was exceeded: %s", r.stderr)
 	}
+
+	// A workspace that counts Deployments as done once applied waits for
+	// none: the first stack's apply succeeds, its dependent created.
+	e.ok("workspace", "update", "default", "--file", e.writeSpec("lenient.yaml", "health:\n  doneWhenApplied: [apps/Deployment]\n"))
+	e.ok("apply", "--yes", "--timeout", "3s", "-f", e.writeSpec("again.yaml", "resources:\n"+namespace(e.ns)+
+		deployment(e.ns, "stuck", 1, "", unschedulable("kumo-test/"+e.ns))+configMap(e.ns, "after", "dependsOn: [apps/v1:Deployment:"+e.ns+":stuck]")))
+	if _, err := e.kube.CoreV1().ConfigMaps(e.ns).Get(context.Background(), "after", metav1.GetOptions{}); err != nil {
+		t.Errorf("ConfigMap after, in a workspace that does not wait for Deployments: %v", err)
+	}
+	e.fails([]string{"workspace", "update", "default", "--file", e.writeSpec("bad.yaml", "health:\n  doneWhenApplied: [apps/v1/Deployment]\n")},
+		"bad.yaml: health.doneWhenApplied[0]")
 }
 
 // Test 4: the worker is killed while it waits for a Deployment; the run

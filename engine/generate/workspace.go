@@ -32,6 +32,9 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 	if err := ws.Approval.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	if err := ws.Health.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	if err := ws.Runtimes.Kubernetes.CheckKubeconfigs(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
