@@ -159,6 +159,7 @@ var packageLayers = map[string]string{
 	"runspec":                                "contract",
 	"authz":                                  "policy",
 	"codec":                                  "codec",
+	"internal/gitrev":                        "support",
 	"internal/keyring":                       "support",
 	"internal/privfile":                      "support",
 	"internal/keys":                          "support",

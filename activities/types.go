@@ -22,8 +22,10 @@ type CreateReleaseInput struct {
 	SpecHash   string           `json:"specHash,omitempty"` // empty for destroy: the desired spec is empty
 	RollbackOf int              `json:"rollbackOf,omitempty"`
 	Reason     string           `json:"reason,omitempty"`
-	WorkflowID string           `json:"workflowID"`
-	RunID      string           `json:"runID"`
+	// Label names the release (engine.ReleaseLabel).
+	Label      engine.ReleaseLabel `json:"label,omitzero"`
+	WorkflowID string              `json:"workflowID"`
+	RunID      string              `json:"runID"`
 	// StartedBy is who started the run, as the run recorded them.
 	StartedBy *engine.Actor `json:"startedBy,omitempty"`
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/internal/gitrev"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server/embedded"
@@ -46,6 +47,9 @@ type Request struct {
 	// "applied"; Timeout bounds each resource's wait (default 5m).
 	Wait    string
 	Timeout time.Duration
+	// Label names the release an apply or rollback makes; without a source
+	// commit, a stack in a git checkout gives its HEAD's.
+	Label engine.ReleaseLabel
 }
 
 // Run is a handle on one workflow execution.
@@ -89,7 +93,14 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 		Wait: req.Wait, Timeout: req.Timeout, ApprovalTimeout: req.ApprovalTimeout,
-		StartedBy: startedBy(),
+		StartedBy: startedBy(), Label: req.Label,
+	}
+	if in.Label.SourceCommit == "" && req.StackDir != "" {
+		// Not in a checkout, or one git cannot say the HEAD of: no commit.
+		in.Label.SourceCommit, _ = gitrev.Head(req.StackDir)
+	}
+	if err := in.Label.Validate(); err != nil {
+		return nil, err
 	}
 	switch {
 	case req.Spec != nil:
@@ -181,6 +192,12 @@ func (c *Client) Rollback(ctx context.Context, req Request, revision int, allowF
 	}
 	req.Spec, req.specHash, req.rollbackOf = nil, target.SpecHash, target.Revision
 	return c.start(ctx, runspec.RollbackWorkflow, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
+}
+
+// RevisionOfVersion is the revision of project+workspace an apply named
+// version (--version), for rollback --version.
+func (c *Client) RevisionOfVersion(ctx context.Context, project, workspace, version string) (int, error) {
+	return release.New(c.backend, nil, nil).RevisionOfVersion(ctx, project, workspace, version)
 }
 
 func (c *Client) rollbackTarget(ctx context.Context, project, workspace string, revision int, allowFailed bool) (*engine.Release, error) {

@@ -1,6 +1,10 @@
 package engine
 
-import "time"
+import (
+	"fmt"
+	"regexp"
+	"time"
+)
 
 // Release is the record of one apply, destroy or rollback of a project in a workspace.
 // Revisions count 1, 2, ... per project and workspace without gaps.
@@ -20,6 +24,8 @@ type Release struct {
 	// Reason says why a run that no one typed made this release (a
 	// remediation names its drift check).
 	Reason string `json:"reason,omitempty"`
+	// Label is the name, message and source commit its run gave it.
+	Label ReleaseLabel `json:"label,omitzero"`
 	// Error is why a failed release failed.
 	Error string `json:"error,omitempty"`
 	// Compensation is what was undone after a failed apply, if anything was.
@@ -75,3 +81,37 @@ const (
 
 // Final reports whether no run will change a release in this phase any more.
 func (p Phase) Final() bool { return p == PhaseSucceeded || p == PhaseFailed }
+
+// ReleaseLabel is what a run says of the release it makes: a name a team
+// gives a revision (apply --version alpha1, unique among the stack's
+// releases: rollback --version alpha1 restores it), a message, and the git
+// commit of the stack it was generated from.
+type ReleaseLabel struct {
+	Version      string `json:"version,omitempty"`
+	Message      string `json:"message,omitempty"`
+	SourceCommit string `json:"sourceCommit,omitempty"`
+}
+
+// maxMessage bounds a release's message: a line or a paragraph, not a file.
+const maxMessage = 4096
+
+// Validate checks a label as a run gives it; errors name the flag.
+func (l ReleaseLabel) Validate() error {
+	if v := l.Version; v != "" {
+		if len(v) > 63 || !versionName.MatchString(v) {
+			return fmt.Errorf("--version %q: want up to 63 letters, digits, '.', '_' or '-', starting with a letter or digit (alpha1, v1.2.0)", v)
+		}
+	}
+	if len(l.Message) > maxMessage {
+		return fmt.Errorf("--message: %d bytes, at most %d", len(l.Message), maxMessage)
+	}
+	if c := l.SourceCommit; c != "" && !commitID.MatchString(c) {
+		return fmt.Errorf("source commit %q: want a git commit ID (40 or 64 hex digits)", c)
+	}
+	return nil
+}
+
+var (
+	versionName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	commitID    = regexp.MustCompile(`^([0-9a-f]{40}|[0-9a-f]{64})$`)
+)

@@ -20,6 +20,7 @@ type BeginInput struct {
 	SpecHash   string // empty for destroy: the desired spec is empty
 	RollbackOf int
 	Reason     string
+	Label      engine.ReleaseLabel
 	WorkflowID string
 	RunID      string
 	// StartedBy is who started the run, as the run recorded them.
@@ -48,6 +49,9 @@ type Info struct {
 // run never blocks a workspace forever. Two runs racing for the same revision are settled by the
 // backend's atomic create: the loser looks again.
 func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
+	if err := in.Label.Validate(); err != nil {
+		return Info{}, kindf(ErrInvalid, "%v", err)
+	}
 	specHash := in.SpecHash
 	if in.Operation == engine.OperationDestroy {
 		h, err := m.backend.PutSpec(ctx, &engine.Spec{})
@@ -98,6 +102,9 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 			}
 			prior = latest.Revision
 		}
+		if err := m.versionFree(ctx, in.Project, in.Workspace, in.Label.Version); err != nil {
+			return Info{}, err
+		}
 		now := time.Now().UTC()
 		r := &engine.Release{
 			Project: in.Project, Workspace: in.Workspace, Stack: in.Stack,
@@ -105,7 +112,7 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 			SpecHash: specHash, RollbackOf: in.RollbackOf, Reason: in.Reason, CreateTime: now, ModifyTime: now,
 			WorkflowID: in.WorkflowID, RunID: in.RunID,
 		}
-		r.StartedBy = in.StartedBy
+		r.StartedBy, r.Label = in.StartedBy, in.Label
 		err = m.backend.CreateRelease(ctx, r)
 		if errors.Is(err, backend.ErrRevisionExists) {
 			continue // another creator won this revision; look again
@@ -199,4 +206,37 @@ func (m *Manager) LatestFinal(ctx context.Context, project, workspace string) (i
 		}
 	}
 	return 0, nil
+}
+
+// versionFree refuses a version name (apply --version) another release of
+// the stack already has: rollback --version finds a release by it.
+func (m *Manager) versionFree(ctx context.Context, project, workspace, version string) error {
+	if version == "" {
+		return nil
+	}
+	releases, err := m.backend.ListReleases(ctx, project, workspace)
+	if err != nil {
+		return err
+	}
+	for _, r := range releases {
+		if r.Label.Version == version {
+			return kindf(ErrInvalid, "--version %s: revision %d of %s/%s already has it; name this release otherwise", version, r.Revision, project, workspace)
+		}
+	}
+	return nil
+}
+
+// RevisionOfVersion is the revision of project+workspace named version
+// (apply --version); ErrNoTarget when none is.
+func (m *Manager) RevisionOfVersion(ctx context.Context, project, workspace, version string) (int, error) {
+	releases, err := m.backend.ListReleases(ctx, project, workspace)
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range releases {
+		if r.Label.Version == version {
+			return r.Revision, nil
+		}
+	}
+	return 0, kindf(ErrNoTarget, "no release of %s/%s is named %s (release list shows their versions)", project, workspace, version)
 }

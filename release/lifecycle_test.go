@@ -416,3 +416,38 @@ func TestBeginRefusesARunItCannotSee(t *testing.T) {
 		}
 	})
 }
+
+// A release named by its run keeps its label; a name another release of the
+// stack has is refused, naming that revision, and RevisionOfVersion finds it.
+func TestBeginLabel(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		m := release.New(b, nil, &runs{})
+		spec := putSpec(t, b, ns("a"))
+		in := begin("p", "w", "run-1", spec)
+		in.Label = engine.ReleaseLabel{Version: "alpha1", Message: "first", SourceCommit: strings.Repeat("ab", 20)}
+		if _, err := m.Begin(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		if r := getRelease(t, b, 1); r.Label != in.Label {
+			t.Fatalf("revision 1's label = %+v, want %+v", r.Label, in.Label)
+		}
+		if _, err := m.Finish(ctx, release.FinishInput{Key: backend.ReleaseKey{Project: "p", Workspace: "w", Revision: 1}, Phase: engine.PhaseSucceeded}); err != nil {
+			t.Fatal(err)
+		}
+		again := begin("p", "w", "run-2", spec)
+		again.Label.Version = "alpha1"
+		if _, err := m.Begin(ctx, again); !errors.Is(err, release.ErrInvalid) || !strings.Contains(err.Error(), "revision 1 of p/w already has it") {
+			t.Fatalf("a second alpha1: %v, want ErrInvalid naming revision 1", err)
+		}
+		again.Label.Version = "-x"
+		if _, err := m.Begin(ctx, again); !errors.Is(err, release.ErrInvalid) {
+			t.Fatalf("version -x: %v, want ErrInvalid", err)
+		}
+		if rev, err := m.RevisionOfVersion(ctx, "p", "w", "alpha1"); err != nil || rev != 1 {
+			t.Errorf("RevisionOfVersion(alpha1) = %d, %v", rev, err)
+		}
+		if _, err := m.RevisionOfVersion(ctx, "p", "w", "beta"); !errors.Is(err, release.ErrNoTarget) {
+			t.Errorf("RevisionOfVersion(beta) = %v, want ErrNoTarget", err)
+		}
+	})
+}

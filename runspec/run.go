@@ -20,6 +20,8 @@ type RunInput struct {
 	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Reason is recorded in the release: why a run no one typed was started.
 	Reason string `json:"reason,omitempty"`
+	// Label names the release the run makes (engine.ReleaseLabel).
+	Label engine.ReleaseLabel `json:"label,omitzero"`
 	// Parallelism bounds how many nodes run at once (default 10).
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.

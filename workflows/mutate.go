@@ -53,7 +53,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	var rel activities.ReleaseInfo
 	err = workflow.ExecuteActivity(step(work, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
-		RollbackOf: in.RollbackOf, Reason: in.Reason, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
+		RollbackOf: in.RollbackOf, Reason: in.Reason, Label: in.Label, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
 		StartedBy: r.people.StartedBy,
 	}).Get(work, &rel)
 	if err != nil {

@@ -72,6 +72,8 @@ type releaseRow struct {
 	// Drift is the latest drift check's summary, on the revision it checked,
 	// when that check found the stack not in sync.
 	Drift string `json:"drift,omitempty"`
+	// ReleaseLabel is the release's version, message and source commit.
+	engine.ReleaseLabel
 }
 
 func releaseList(c *cli.Context) error {
@@ -94,7 +96,7 @@ func releaseList(c *cli.Context) error {
 			if r.Compensation != nil {
 				compensated = len(r.Compensation.Resources)
 			}
-			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error, ""})
+			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error, "", r.Label})
 		}
 		drifted := markDrift(c, kc, t, rows)
 		return printOutput(c, rows, func() error { return printReleases(rows, t, drifted) })
@@ -109,7 +111,7 @@ func printReleases(rows []releaseRow, t target, drifted string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REVISION\tSTACK\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
+	fmt.Fprintln(tw, "REVISION\tVERSION\tSTACK\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
 	for _, r := range rows {
 		rollbackOf := ""
 		if r.RollbackOf > 0 {
@@ -123,7 +125,7 @@ func printReleases(rows []releaseRow, t target, drifted string) error {
 		if r.Drift != "" {
 			phase += " (drifted)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Stack), operation, phase, r.SpecHash, r.Resources,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Version), orDash(r.Stack), operation, phase, r.SpecHash, r.Resources,
 			r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond), humanBytes(r.Size), orDash(rollbackOf))
 	}
 	if err := tw.Flush(); err != nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -151,4 +154,74 @@ func TestRollbackToAnEarlierRevision(t *testing.T) {
 	if last := rows[len(rows)-1]; last.Revision != 6 || last.RollbackOf != 5 || last.Operation != "rollback" || last.Phase != "failed" {
 		t.Errorf("last release = %+v", last)
 	}
+}
+
+// TestNamedVersions: applies named alpha1 and beta1 (with a message, and the
+// commit of the git checkout the spec is in) are listed with their names; a
+// name already used is refused naming its revision; rollback --version
+// alpha1 restores alpha1's spec as a new revision with its spec hash.
+func TestNamedVersions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	repo := t.TempDir()
+	gitIn := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	v1 := filepath.Join(repo, "v1.yaml")
+	if err := os.WriteFile(v1, []byte(versioned(e.ns, "a", "1")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn("init", "-q", "-b", "main")
+	gitIn("add", ".")
+	gitIn("commit", "-q", "-m", "v1")
+	commit := gitIn("rev-parse", "HEAD")
+
+	e.ok("apply", "--yes", "--version", "alpha1", "--message", "first cut", "-f", v1)
+	e.ok("apply", "--yes", "--version", "beta1", "-f", e.writeSpec("v2.yaml", versioned(e.ns, "a", "2")))
+	e.fails([]string{"apply", "--yes", "--version", "alpha1", "-f", e.writeSpec("v3.yaml", versioned(e.ns, "a", "3"))},
+		"--version alpha1: revision 1 of "+e.project+"/default already has it")
+	e.fails([]string{"apply", "--yes", "--version", "-bad", "-f", v1}, `--version "-bad"`)
+
+	var rows []struct {
+		Revision     int    `json:"revision"`
+		SpecHash     string `json:"specHash"`
+		Version      string `json:"version"`
+		Message      string `json:"message"`
+		SourceCommit string `json:"sourceCommit"`
+		RollbackOf   int    `json:"rollbackOf"`
+	}
+	list := func() {
+		t.Helper()
+		if err := json.Unmarshal([]byte(e.ok("release", "list", "-o", "json").stdout), &rows); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list()
+	if len(rows) < 2 || rows[0].Version != "alpha1" || rows[0].Message != "first cut" || rows[0].SourceCommit != commit || rows[1].Version != "beta1" || rows[1].SourceCommit != "" {
+		t.Fatalf("releases = %+v, want alpha1 (first cut, commit %s) and beta1", rows, commit)
+	}
+	if table := e.ok("release", "list").stdout; !strings.Contains(table, "VERSION") || !strings.Contains(table, "alpha1") {
+		t.Errorf("release list does not show the versions:\n%s", table)
+	}
+
+	e.ok("rollback", "--yes", "--version", "alpha1", "--message", "back to alpha1")
+	if got := e.configMapData(); !mapsEqual(got, map[string]string{"a": "1"}) {
+		t.Errorf("cluster after rollback --version alpha1 = %v", got)
+	}
+	list()
+	last := rows[len(rows)-1]
+	if last.RollbackOf != 1 || last.SpecHash != rows[0].SpecHash || last.Message != "back to alpha1" || last.Version != "" {
+		t.Errorf("the rollback's release = %+v, want rollbackOf 1 with alpha1's spec hash %s", last, rows[0].SpecHash)
+	}
+	e.fails([]string{"rollback", "--yes", "--version", "gamma"}, "no release of "+e.project+"/default is named gamma")
+	e.fails([]string{"rollback", "--yes", "--version", "alpha1", "--revision", "1"}, "not both")
 }

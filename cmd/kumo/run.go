@@ -11,6 +11,7 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/internal/gitrev"
 )
 
 // sourceFlags choose what a preview or apply works on: a ready spec, or a stack
@@ -108,7 +109,9 @@ func applyCommand() *cli.Command {
 		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
 		Flags: append(append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"},
-			waitFlag(), timeoutFlag()), approvalFlags()...),
+			waitFlag(), timeoutFlag(),
+			&cli.StringFlag{Name: "version", Usage: "name the release (alpha1, v1.2.0), unique in the stack: release list shows it, rollback --version restores it"},
+			messageFlag()), approvalFlags()...),
 		Action: func(c *cli.Context) error {
 			if c.String("spec-file") == "-" && !c.Bool("yes") && c.String("approval") != "auto" {
 				return errors.New("kumo apply -f - reads standard input, so it cannot ask for confirmation there too: add --yes (or preview first)")
@@ -124,6 +127,8 @@ func applyCommand() *cli.Command {
 				if err := setWait(c, &req); err != nil {
 					return err
 				}
+				req.Label.Version, req.Label.Message = c.String("version"), c.String("message")
+				req.Label.SourceCommit = sourceCommit(c.String("spec-file"))
 				run, err := kc.Apply(ctx, req)
 				if err != nil {
 					return err
@@ -160,6 +165,8 @@ func rollbackCommand() *cli.Command {
 		Usage: "apply an earlier revision's spec again, as a new revision",
 		Flags: append([]cli.Flag{
 			&cli.IntFlag{Name: "revision", Usage: "revision to restore (default: the last succeeded one before the latest)"},
+			&cli.StringFlag{Name: "version", Usage: "restore the revision an apply named so (apply --version), instead of --revision"},
+			messageFlag(),
 			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
 			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(), waitFlag(), timeoutFlag(),
 		}, approvalFlags()...),
@@ -171,7 +178,18 @@ func rollbackCommand() *cli.Command {
 				if err := setWait(c, &req); err != nil {
 					return err
 				}
-				run, err := kc.Rollback(ctx, req, c.Int("revision"), c.Bool("allow-failed"))
+				revision := c.Int("revision")
+				if v := c.String("version"); v != "" {
+					if c.IsSet("revision") {
+						return errors.New("rollback: give --revision or --version, not both")
+					}
+					var err error
+					if revision, err = kc.RevisionOfVersion(ctx, req.Project, req.Workspace, v); err != nil {
+						return err
+					}
+				}
+				req.Label.Message = c.String("message")
+				run, err := kc.Rollback(ctx, req, revision, c.Bool("allow-failed"))
 				if err != nil {
 					return err
 				}
@@ -231,4 +249,23 @@ func withRun(c *cli.Context, fn func(context.Context, *client.Client, client.Req
 		}
 		return err
 	})
+}
+
+func messageFlag() cli.Flag {
+	return &cli.StringFlag{Name: "message", Usage: "say what the release is, recorded on it (release show, the API)"}
+}
+
+// sourceCommit is the git commit of the checkout holding the spec or
+// manifests given with -f ("" for standard input, or outside a checkout): it
+// is recorded on the release, as a stack's is.
+func sourceCommit(path string) string {
+	if path == "" || path == "-" {
+		return ""
+	}
+	dir := path
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	commit, _ := gitrev.Head(dir)
+	return commit
 }
