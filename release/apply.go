@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
@@ -45,6 +46,9 @@ func (m *Manager) apply(ctx context.Context, in Node, rec record) (ApplyResult, 
 	if err != nil {
 		return ApplyResult{}, err
 	}
+	if desired, err = m.respectIgnored(ctx, in, rt, desired, nil); err != nil {
+		return ApplyResult{}, err
+	}
 	live, err := m.applyAndRecord(ctx, rec, in, rt, desired, recordedDeps(res, refs), force(in, prior))
 	if err != nil {
 		return ApplyResult{}, err
@@ -65,4 +69,40 @@ func (m *Manager) applyAndRecord(ctx context.Context, rec record, in Node, rt ru
 		}
 	}
 	return live, nodeError(err)
+}
+
+// respectIgnored is desired with the fields its workspace's ignore rules
+// (drift.ignore, as stored) select kept as they are live
+// (drift.Config.RespectIgnored): a preview shows no change there and an
+// apply leaves them. live is the object as read (nil: read it here, only
+// when a rule selects the resource, so an apply without rules reads
+// nothing more; read again with its managedFields when a rule names field
+// managers).
+func (m *Manager) respectIgnored(ctx context.Context, in Node, rt runtime.Runtime, desired, live *engine.Resource) (*engine.Resource, error) {
+	if desired.Type != engine.Kubernetes {
+		return desired, nil
+	}
+	ws, err := m.storedWorkspace(ctx, in.Key.Workspace)
+	if err != nil {
+		return nil, err
+	}
+	rules := ws.Drift
+	selected, byManager := rules.Selects(desired.ID, string(desired.Type))
+	if !selected {
+		return desired, nil
+	}
+	if mr, ok := rt.(runtime.ManagedReader); ok && byManager {
+		live, err = mr.ReadManaged(ctx, desired)
+	} else if live == nil {
+		live, err = rt.Read(ctx, desired)
+	}
+	if err != nil || live == nil {
+		if errors.Is(err, runtime.ErrNotFound) || err == nil {
+			return desired, nil
+		}
+		return nil, nodeError(err)
+	}
+	out := *desired
+	out.Attributes = rules.RespectIgnored(desired.ID, string(desired.Type), desired.Attributes, live.Attributes)
+	return &out, nil
 }

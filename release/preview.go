@@ -90,6 +90,9 @@ func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refres
 			live, planned, err = p.Preview(ctx, desired)
 			err = nodeError(err)
 		} else if err = readLive(); err == nil {
+			if desired, err = m.respectIgnored(ctx, in, rt, desired, live); err != nil {
+				return engine.Change{}, nil, err
+			}
 			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true, ForceConflicts: force(in, prior)})
 			if planned, err = intoNewNamespace(spec, planned, err); err != nil {
 				return engine.Change{}, nil, err

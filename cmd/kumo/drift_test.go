@@ -226,3 +226,55 @@ func TestDriftSecretStringData(t *testing.T) {
 		t.Errorf("check after the remediation: %+v", last)
 	}
 }
+
+// TestIgnoreRulesInPlans: an autoscaler scales a Deployment; without a rule
+// the preview would scale it back. With the workspace's drift.ignore on
+// /spec/replicas (or on the autoscaler's field manager) the preview shows no
+// change there, and an apply that changes the Deployment otherwise leaves
+// its replicas as the autoscaler set them.
+func TestIgnoreRulesInPlans(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	dep := "apps/v1:Deployment:" + e.ns + ":web"
+	spec := e.writeSpec("spec.yaml", webSpec(e.ns, 2, false))
+	e.ok("apply", "--yes", "--wait", "applied", "-f", spec)
+	scaleTo := func(n int32) {
+		t.Helper()
+		s, err := e.kube.AppsV1().Deployments(e.ns).GetScale(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Spec.Replicas = n
+		if _, err := e.kube.AppsV1().Deployments(e.ns).UpdateScale(ctx, "web", s, metav1.UpdateOptions{FieldManager: "horizontal-pod-autoscaler"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replicas := func() int32 {
+		t.Helper()
+		d, err := e.kube.AppsV1().Deployments(e.ns).Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return *d.Spec.Replicas
+	}
+	scaleTo(5)
+	if c := e.preview(spec)[dep]; c.Action != "Update" || !strings.Contains(fmt.Sprint(c.Fields), "spec.replicas") {
+		t.Fatalf("without a rule the preview scales back: %+v", c)
+	}
+	changed := e.writeSpec("changed.yaml", strings.Replace(webSpec(e.ns, 2, false), "image: nginx:1.27", "image: nginx:1.28", 1))
+	for _, rule := range []string{"jsonPointers: [/spec/replicas]", "managedFieldsManagers: [horizontal-pod-autoscaler]"} {
+		e.ok("workspace", "update", "default", "--file", e.writeSpec("ws.yaml", "drift:\n  ignore:\n  - kind: Deployment\n    "+rule+"\n"))
+		if c := e.preview(spec)[dep]; c.Action != "UnChanged" {
+			t.Errorf("%s: preview %+v, want the Deployment unchanged", rule, c)
+		}
+		if c := e.preview(changed)[dep]; c.Action != "Update" || strings.Contains(fmt.Sprint(c.Fields), "replicas") {
+			t.Errorf("%s: preview of a new image %+v, want an update of the image only", rule, c)
+		}
+		e.ok("apply", "--yes", "--wait", "applied", "-f", changed)
+		if n := replicas(); n != 5 {
+			t.Errorf("%s: after the apply the Deployment has %d replicas, want the autoscaler's 5", rule, n)
+		}
+		e.ok("apply", "--yes", "--wait", "applied", "-f", spec) // back to the first image
+	}
+}

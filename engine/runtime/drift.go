@@ -24,6 +24,14 @@ type DriftOptions struct {
 	Parallelism int
 }
 
+// ManagedReader is implemented by runtimes whose objects record which writer
+// owns which field, for ignore rules that name field managers.
+type ManagedReader interface {
+	// ReadManaged is Read with the object's field ownership kept
+	// (Kubernetes: metadata.managedFields).
+	ReadManaged(ctx context.Context, res *engine.Resource) (*engine.Resource, error)
+}
+
 // LiveReader is implemented by runtimes that read many resources live in one
 // go (Kubernetes: one list call per kind and namespace) and can tell, without
 // a dry-run, that applying a resource as desired would change nothing.

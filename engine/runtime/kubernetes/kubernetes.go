@@ -436,6 +436,16 @@ func result(like *engine.Resource, obj *unstructured.Unstructured) *engine.Resou
 // exist (including when the cluster no longer serves its kind) the error wraps
 // runtime.ErrNotFound.
 func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resource, error) {
+	return r.read(ctx, res, false)
+}
+
+// ReadManaged is Read keeping metadata.managedFields: who owns which field,
+// for ignore rules that name field managers.
+func (r *Runtime) ReadManaged(ctx context.Context, res *engine.Resource) (*engine.Resource, error) {
+	return r.read(ctx, res, true)
+}
+
+func (r *Runtime) read(ctx context.Context, res *engine.Resource, managed bool) (*engine.Resource, error) {
 	if err := runtime.Interrupted(ctx, "read", res.ID); err != nil {
 		return nil, err
 	}
@@ -443,7 +453,7 @@ func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resou
 		if err != nil {
 			return nil, prefix("read", err)
 		}
-		return rt.Read(ctx, res)
+		return rt.read(ctx, res, managed)
 	}
 	t, err := r.resolve(res)
 	if err != nil {
@@ -458,6 +468,9 @@ func (r *Runtime) Read(ctx context.Context, res *engine.Resource) (*engine.Resou
 	}
 	if err != nil {
 		return nil, classify("read", t.id, err)
+	}
+	if managed {
+		return &engine.Resource{ID: res.ID, Type: res.Type, Attributes: out.Object, DependsOn: res.DependsOn, Extensions: res.Extensions}, nil
 	}
 	return result(res, out), nil
 }
