@@ -16,6 +16,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -80,9 +81,25 @@ type Server struct {
 	mu   sync.Mutex
 }
 
+// Option configures Start.
+type Option func(*options)
+
+type options struct{ users []User }
+
+// WithUsers serves a login and consent UI (loginui.go) at which these users
+// log in with a browser by typing their subject; without it Hydra's login
+// and consent URLs lead nowhere, and only Login logs users in.
+func WithUsers(users ...User) Option {
+	return func(o *options) { o.users = append(o.users, users...) }
+}
+
 // Start starts Hydra for the test and stops it when the test ends.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	bin := binaryFor(t)
 	ports, err := quietport.Pick("127.0.0.1", 2)
 	if err != nil {
@@ -104,12 +121,18 @@ func Start(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	// --dev allows the plain-HTTP issuer on loopback; the login and consent
-	// URLs are never fetched: Login reads the challenges from the redirects.
+	// --dev allows the plain-HTTP issuer on loopback. Without users, the
+	// login and consent URLs are never fetched: Login reads the challenges
+	// from the redirects.
+	loginURL, consentURL := "http://127.0.0.1:1/login", "http://127.0.0.1:1/consent"
+	if len(o.users) > 0 {
+		ui := s.startLoginUI(t, o.users)
+		loginURL, consentURL = ui+"/login", ui+"/consent"
+	}
 	cmd := exec.Command(bin, "serve", "all", "--dev", "--sqa-opt-out")
 	cmd.Env = append(os.Environ(),
 		"DSN=memory", "SECRETS_SYSTEM="+hex.EncodeToString(secret), "LOG_LEVEL=info", "LOG_LEAK_SENSITIVE_VALUES=false",
-		"URLS_SELF_ISSUER="+s.Issuer, "URLS_LOGIN=http://127.0.0.1:1/login", "URLS_CONSENT=http://127.0.0.1:1/consent",
+		"URLS_SELF_ISSUER="+s.Issuer, "URLS_LOGIN="+loginURL, "URLS_CONSENT="+consentURL,
 		"SERVE_PUBLIC_HOST=127.0.0.1", "SERVE_PUBLIC_PORT="+pub, "SERVE_ADMIN_HOST=127.0.0.1", "SERVE_ADMIN_PORT="+adm,
 		"OIDC_SUBJECT_IDENTIFIERS_SUPPORTED_TYPES=public",
 	)
@@ -181,10 +204,15 @@ type Client struct {
 }
 
 // NewClient registers a confidential client for the authorization code flow
-// (the audience of the ID tokens it obtains is its ID).
-func (s *Server) NewClient(t testing.TB) Client {
+// (the audience of the ID tokens it obtains is its ID), with the redirect
+// URIs given (an application's callback), else one that Login never fetches
+// (it reads the code from the redirect). RedirectURI is the first.
+func (s *Server) NewClient(t testing.TB, redirectURIs ...string) Client {
 	t.Helper()
-	redirect := "http://127.0.0.1:1/callback" // never fetched: Login reads the code from the redirect
+	if len(redirectURIs) == 0 {
+		redirectURIs = []string{"http://127.0.0.1:1/callback"}
+	}
+	redirect := redirectURIs[0]
 	var out struct {
 		ID     string `json:"client_id"`
 		Secret string `json:"client_secret"`
@@ -194,7 +222,7 @@ func (s *Server) NewClient(t testing.TB) Client {
 		"grant_types":                []string{"authorization_code", "refresh_token"},
 		"response_types":             []string{"code"},
 		"scope":                      "openid email profile offline_access",
-		"redirect_uris":              []string{redirect},
+		"redirect_uris":              redirectURIs,
 		"token_endpoint_auth_method": "client_secret_basic",
 	}, &out)
 	if out.ID == "" || out.Secret == "" {
@@ -231,6 +259,18 @@ type User struct {
 	Groups []string
 }
 
+// idClaims are the claims the consent adds to user's ID token.
+func (u User) idClaims() map[string]any {
+	c := map[string]any{}
+	if u.Groups != nil {
+		c["groups"] = u.Groups
+	}
+	if u.Email != "" {
+		c["email"], c["email_verified"] = u.Email, true
+	}
+	return c
+}
+
 // Tokens are what the token endpoint returned.
 type Tokens struct {
 	IDToken, AccessToken string
@@ -242,41 +282,12 @@ type Tokens struct {
 // API, the code exchanged at the token endpoint.
 func (s *Server) Login(t testing.TB, c Client, user User) Tokens {
 	t.Helper()
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	q := url.Values{
 		"client_id": {c.ID}, "response_type": {"code"}, "scope": {"openid email"},
 		"redirect_uri": {c.RedirectURI}, "state": {randHex(t, 16)}, "nonce": {randHex(t, 16)},
 	}
 	state := q.Get("state")
-	loginURL := s.follow(t, browser, s.Issuer+"oauth2/auth?"+q.Encode())
-	challenge := query(t, loginURL, "login_challenge")
-
-	var next struct {
-		RedirectTo string `json:"redirect_to"`
-	}
-	s.admin(t, http.MethodPut, "/admin/oauth2/auth/requests/login/accept", url.Values{"login_challenge": {challenge}},
-		map[string]any{"subject": user.Subject}, &next)
-	consentURL := s.follow(t, browser, next.RedirectTo)
-	consent := query(t, consentURL, "consent_challenge")
-
-	var req struct {
-		Scope    []string `json:"requested_scope"`
-		Audience []string `json:"requested_access_token_audience"`
-	}
-	s.admin(t, http.MethodGet, "/admin/oauth2/auth/requests/consent", url.Values{"consent_challenge": {consent}}, nil, &req)
-	idClaims := map[string]any{}
-	if user.Groups != nil {
-		idClaims["groups"] = user.Groups
-	}
-	if user.Email != "" {
-		idClaims["email"], idClaims["email_verified"] = user.Email, true
-	}
-	s.admin(t, http.MethodPut, "/admin/oauth2/auth/requests/consent/accept", url.Values{"consent_challenge": {consent}},
-		map[string]any{"grant_scope": req.Scope, "grant_access_token_audience": req.Audience,
-			"session": map[string]any{"id_token": idClaims}}, &next)
-	callback := s.follow(t, browser, next.RedirectTo)
+	callback := s.Authorize(t, s.Issuer+"oauth2/auth?"+q.Encode(), user)
 	if got := query(t, callback, "state"); got != state {
 		t.Fatalf("hydratest: callback state %q, want %q", got, state)
 	}
@@ -299,6 +310,37 @@ func (s *Server) Login(t testing.TB, c Client, user User) Tokens {
 		t.Fatal("hydratest: the token endpoint returned no id_token")
 	}
 	return Tokens{IDToken: tok.IDToken, AccessToken: tok.AccessToken, Expiry: time.Now().Add(time.Duration(tok.ExpiresIn) * time.Second)}
+}
+
+// Authorize takes a browser (with no session at the provider) from an
+// authorization URL an application made to the application's callback, user
+// logging in and consenting through the admin API, and returns the callback
+// URL (with code and state) without fetching it.
+func (s *Server) Authorize(t testing.TB, authURL string, user User) *url.URL {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	loginURL := s.follow(t, browser, authURL)
+	challenge := query(t, loginURL, "login_challenge")
+
+	var next struct {
+		RedirectTo string `json:"redirect_to"`
+	}
+	s.admin(t, http.MethodPut, "/admin/oauth2/auth/requests/login/accept", url.Values{"login_challenge": {challenge}},
+		map[string]any{"subject": user.Subject}, &next)
+	consentURL := s.follow(t, browser, next.RedirectTo)
+	consent := query(t, consentURL, "consent_challenge")
+
+	var req struct {
+		Scope    []string `json:"requested_scope"`
+		Audience []string `json:"requested_access_token_audience"`
+	}
+	s.admin(t, http.MethodGet, "/admin/oauth2/auth/requests/consent", url.Values{"consent_challenge": {consent}}, nil, &req)
+	s.admin(t, http.MethodPut, "/admin/oauth2/auth/requests/consent/accept", url.Values{"consent_challenge": {consent}},
+		map[string]any{"grant_scope": req.Scope, "grant_access_token_audience": req.Audience,
+			"session": map[string]any{"id_token": user.idClaims()}}, &next)
+	return s.follow(t, browser, next.RedirectTo)
 }
 
 // follow GETs u on the public side and returns where it redirects.
@@ -333,6 +375,14 @@ func query(t testing.TB, u *url.URL, key string) string {
 // out (if not nil).
 func (s *Server) admin(t testing.TB, method, path string, q url.Values, in, out any) {
 	t.Helper()
+	if err := s.adminCall(method, path, q, in, out); err != nil {
+		t.Fatalf("hydratest: %v", err)
+	}
+}
+
+// adminCall is admin, returning its error (for the login UI's handlers,
+// which may not end the test).
+func (s *Server) adminCall(method, path string, q url.Values, in, out any) error {
 	u := s.Admin + path
 	if q != nil {
 		u += "?" + q.Encode()
@@ -341,16 +391,30 @@ func (s *Server) admin(t testing.TB, method, path string, q url.Values, in, out 
 	if in != nil {
 		b, err := json.Marshal(in)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		body = bytes.NewReader(b)
 	}
 	r, err := http.NewRequest(method, u, body)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	r.Header.Set("Content-Type", "application/json")
-	do(t, http.DefaultClient, r, out)
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return fmt.Errorf("%s %s: %v in %s", method, path, err, b)
+		}
+	}
+	return nil
 }
 
 func do(t testing.TB, c *http.Client, r *http.Request, out any) {
