@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	gooidc "github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
 
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -52,6 +53,9 @@ func (e *Error) Error() string {
 type Verifier struct {
 	cfg      Config
 	verifier *gooidc.IDTokenVerifier
+	// endpoint and client serve the Web UI's login (login.go).
+	endpoint oauth2.Endpoint
+	client   *http.Client
 }
 
 // New checks cfg, reads the issuer's discovery document and returns a
@@ -84,7 +88,7 @@ func New(ctx context.Context, cfg Config) (*Verifier, error) {
 	}
 	algs.IDTokenAlgs = slices.DeleteFunc(algs.IDTokenAlgs, func(a string) bool { return strings.EqualFold(a, "none") })
 	v := gooidc.NewVerifier(cfg.Issuer, keys, &gooidc.Config{ClientID: cfg.ClientID, SupportedSigningAlgs: algs.IDTokenAlgs})
-	return &Verifier{cfg: cfg, verifier: v}, nil
+	return &Verifier{cfg: cfg, verifier: v, endpoint: provider.Endpoint(), client: client}, nil
 }
 
 // jwksURL is the key set's address from the discovery document.
@@ -120,23 +124,29 @@ func (v *Verifier) Issuer() string { return v.cfg.Issuer }
 // audience and expiry, and maps its claims to a subject (Verified is left
 // to the frontend that stamps it). A refusal is an *Error.
 func (v *Verifier) Verify(ctx context.Context, raw string) (runspec.Subject, error) {
+	s, _, err := v.verify(ctx, raw)
+	return s, err
+}
+
+// verify is Verify, also returning the token for its nonce and expiry.
+func (v *Verifier) verify(ctx context.Context, raw string) (runspec.Subject, *gooidc.IDToken, error) {
 	tok, err := v.verifier.Verify(ctx, raw)
 	if err != nil {
-		return runspec.Subject{}, v.explain(raw, err)
+		return runspec.Subject{}, nil, v.explain(raw, err)
 	}
 	var claims map[string]any
 	if err := tok.Claims(&claims); err != nil {
-		return runspec.Subject{}, &Error{BadClaims, err.Error()}
+		return runspec.Subject{}, nil, &Error{BadClaims, err.Error()}
 	}
 	name, err := v.subjectName(claims)
 	if err != nil {
-		return runspec.Subject{}, err
+		return runspec.Subject{}, nil, err
 	}
 	groups, err := v.groups(claims)
 	if err != nil {
-		return runspec.Subject{}, err
+		return runspec.Subject{}, nil, err
 	}
-	return runspec.Subject{Name: name, Groups: groups}, nil
+	return runspec.Subject{Name: name, Groups: groups}, tok, nil
 }
 
 func (v *Verifier) subjectName(claims map[string]any) (string, error) {
