@@ -419,6 +419,28 @@ func TestListsAreNarrowed(t *testing.T) {
 	}
 }
 
+// TestDescribeQueue: a viewer of some project may describe kumo's task
+// queue (the Web UI's run page does), not another queue; a subject without
+// roles may not; a worker may.
+func TestDescribeQueue(t *testing.T) {
+	f := newFixture(t)
+	req := func(q string) *workflowservice.DescribeTaskQueueRequest {
+		return &workflowservice.DescribeTaskQueueRequest{Namespace: "default", TaskQueue: &taskqueuepb.TaskQueue{Name: q}}
+	}
+	if err := f.i.authorize(f.as(t, "alice"), wfs+"DescribeTaskQueue", req(runspec.TaskQueue)); err != nil {
+		t.Errorf("a viewer describes kumo's queue: %v", err)
+	}
+	if err := f.i.authorize(f.as(t, "alice"), wfs+"DescribeTaskQueue", req("other")); code(err) != codes.PermissionDenied {
+		t.Errorf("a viewer describes another queue: %v", err)
+	}
+	if err := f.i.authorize(f.as(t, "mallory"), wfs+"DescribeTaskQueue", req(runspec.TaskQueue)); code(err) != codes.PermissionDenied {
+		t.Errorf("a subject without roles describes kumo's queue: %v", err)
+	}
+	if err := f.i.authorize(f.as(t, "remote-worker"), wfs+"DescribeTaskQueue", req("other")); err != nil {
+		t.Errorf("a worker describes a queue: %v", err)
+	}
+}
+
 // TestQueryInjection: nothing a scoped subject writes escapes the filter.
 func TestQueryInjection(t *testing.T) {
 	scopes := []authz.Scope{{Project: "shop", Workspace: "*"}}

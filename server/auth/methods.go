@@ -35,6 +35,29 @@ func adminWrite(c *call) error { return c.decide(authz.AdminAction, "", "", c.me
 // viewAll: only a viewer of */* (APIs whose filters cannot be narrowed).
 func viewAll(c *call) error { return c.decide(authz.List, "", "", c.method, false) }
 
+// describeQueue: a worker, or anyone who views some project or workspace
+// asking about one of kumo's task queues. The Web UI's run page describes
+// the run's queue (which workers poll it) and sends a user it is refused to
+// its login page; the queue is shared by every project, so no narrower grant
+// can be asked for, and the answer names workers and counts tasks, never a
+// run's content.
+func describeQueue(c *call) error {
+	r, ok := c.req.(*workflowservice.DescribeTaskQueueRequest)
+	if !ok {
+		return status.Errorf(codes.Internal, "%s: unexpected request %T", c.method, c.req)
+	}
+	if c.i.policy.Decide(c.p.subject, authz.Work, "", "") == nil {
+		return worker(c)
+	}
+	if scopes, all := c.i.policy.ViewScopes(c.p.subject); !all && len(scopes) == 0 {
+		return c.decide(authz.List, "", "", r.GetTaskQueue().GetName(), false)
+	}
+	if q := r.GetTaskQueue().GetName(); !c.i.taskQueues[q] {
+		return c.deny(authz.List, "", "", q, "task queue %q is not kumo's", q)
+	}
+	return nil
+}
+
 // onRun decides action on the run the request names through id.
 func onRun[T any](action authz.Action, write bool, id func(T) string) rule {
 	return func(c *call) error {
@@ -163,7 +186,7 @@ func init() {
 		"RespondQueryTaskCompleted":        worker,
 		"ResetStickyTaskQueue":             worker,
 		"ShutdownWorker":                   worker,
-		"DescribeTaskQueue":                worker,
+		"DescribeTaskQueue":                describeQueue,
 		"ListTaskQueuePartitions":          worker,
 		"PollNexusTaskQueue":               worker,
 		"RespondNexusTaskCompleted":        worker,
