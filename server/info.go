@@ -46,6 +46,11 @@ type Info struct {
 	// session it sets can call nothing); the file is readable by the owner
 	// only.
 	LoginURL string `json:"loginURL,omitempty"`
+	// SSOLoginURL logs anyone in to the Web UI through the OIDC issuer, and
+	// SSOCallbackURL is where the issuer sends them back (the redirect URI
+	// registered for the client); empty without single sign-on.
+	SSOLoginURL    string `json:"ssoLoginURL,omitempty"`
+	SSOCallbackURL string `json:"ssoCallbackURL,omitempty"`
 }
 
 // WorkflowsURL is the UI's list of runs, filtered by a visibility query if

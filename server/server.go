@@ -95,6 +95,10 @@ type Options struct {
 	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
 	// payloads with; default loopback, any free port.
 	CodecAddress string
+	// SSO, if set, lets people log in to the Web UI through the OIDC
+	// issuer (ssologin.go); without it only the home's owner can, with the
+	// login URL.
+	SSO *SSO
 }
 
 // Server is a running `kumo server`: the home's embedded Temporal server, the
@@ -137,6 +141,9 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 		if err := opts.TLS.Check(); err != nil {
 			return nil, err
 		}
+	}
+	if opts.SSO != nil && opts.Headless {
+		return nil, errors.New("the Web UI's single sign-on (an OIDC client secret) was given, but --headless serves no Web UI: drop one of them")
 	}
 	if err := checkExposure(home, host, opts, cfg.BearerVerifiers); err != nil {
 		return nil, err
@@ -206,8 +213,12 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 			return nil, err
 		}
 		s.info.UIURL = s.ui.URL()
-		s.web.allowUI(s.ui.URL())
+		s.web.allowUI(s.ui.URL(), s.info.WorkflowsURL(""))
 		s.info.LoginURL = s.web.sessions.LoginURL(s.web.url, s.info.WorkflowsURL(""))
+		if s.web.sso != nil {
+			s.info.SSOLoginURL = s.web.url + SSOLoginPath
+			s.info.SSOCallbackURL = s.web.sso.RedirectURL()
+		}
 	}
 	if err := writeInfo(home, s.info); err != nil {
 		return nil, fmt.Errorf("record the server: %w", err)
@@ -245,7 +256,7 @@ func (s *Server) startWeb(cfg Config, opts Options, sessions *Sessions) (*webEnd
 	if opts.CodecAddress == "" {
 		opts.CodecAddress = "127.0.0.1:0"
 	}
-	web, err := startWebEndpoint(opts.CodecAddress, sessions, cfg.CodecKeys, cfg.BearerVerifiers)
+	web, err := startWebEndpoint(opts.CodecAddress, sessions, cfg.CodecKeys, cfg.BearerVerifiers, opts.SSO)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -31,14 +32,16 @@ const sessionTTL = 12 * time.Hour
 // session at all.
 var ErrNoSession = errors.New("no kumo session")
 
-// Sessions logs the home's owner in to the Web UI of one kumo server run.
+// Sessions logs people in to the Web UI of one kumo server run.
 //
 // kumo server prints a login URL holding a random login token (and records it
 // in server.json, which only the owner can read); opening it sets a session
-// cookie signed with a key that lives only in this process. Another account
-// on the machine can reach the UI's port but has neither the login token nor
-// a session, so every call the UI makes for it is refused. Restarting the
-// server logs everyone out.
+// cookie for the home's owner, signed with a key that lives only in this
+// process. With single sign-on (ssologin.go), anyone the OIDC issuer
+// authenticates gets the same cookie for their own subject and groups.
+// Another account on the machine can reach the UI's port but has neither the
+// login token nor a session, so every call the UI makes for it is refused.
+// Restarting the server logs everyone out.
 type Sessions struct {
 	subject runspec.Subject
 	login   string
@@ -97,10 +100,27 @@ func (s *Sessions) serveLogin(w http.ResponseWriter, r *http.Request, allowedNex
 	http.Redirect(w, r, next.String(), http.StatusSeeOther)
 }
 
-// issue signs a session that expires after sessionTTL.
+// issue signs a session of the home's owner that expires after sessionTTL.
 func (s *Sessions) issue() string {
-	payload := "v1." + strconv.FormatInt(s.now().Add(sessionTTL).Unix(), 10)
-	return payload + "." + base64.RawURLEncoding.EncodeToString(s.sign(payload))
+	v, _ := s.issueFor(s.subject, s.now().Add(sessionTTL)) // the owner's subject always encodes
+	return v
+}
+
+// issueFor signs a session of subject (someone who logged in through the
+// identity provider, or the owner) that expires at exp.
+func (s *Sessions) issueFor(subject runspec.Subject, exp time.Time) (string, error) {
+	who, err := json.Marshal(sessionSubject{Name: subject.Name, Groups: subject.Groups})
+	if err != nil {
+		return "", err
+	}
+	payload := "v2." + strconv.FormatInt(exp.Unix(), 10) + "." + base64.RawURLEncoding.EncodeToString(who)
+	return payload + "." + base64.RawURLEncoding.EncodeToString(s.sign(payload)), nil
+}
+
+// sessionSubject is who a session is for, as the session cookie carries it.
+type sessionSubject struct {
+	Name   string   `json:"n"`
+	Groups []string `json:"g,omitempty"`
 }
 
 func (s *Sessions) sign(payload string) []byte {
@@ -131,12 +151,19 @@ func (s *Sessions) Verify(cookieHeader string) (runspec.Subject, error) {
 	if err != nil || !hmac.Equal(got, s.sign(payload)) {
 		return runspec.Subject{}, errors.New("kumo session: not signed by this server (log in again with the URL kumo server printed)")
 	}
-	exp, err := strconv.ParseInt(strings.TrimPrefix(payload, "v1."), 10, 64)
-	if err != nil || !strings.HasPrefix(payload, "v1.") {
+	version, rest, _ := strings.Cut(payload, ".")
+	expText, whoText, _ := strings.Cut(rest, ".")
+	exp, err := strconv.ParseInt(expText, 10, 64)
+	if err != nil || version != "v2" {
 		return runspec.Subject{}, errors.New("kumo session: malformed")
 	}
 	if !s.now().Before(time.Unix(exp, 0)) {
-		return runspec.Subject{}, errors.New("kumo session: expired (log in again with the URL kumo server printed)")
+		return runspec.Subject{}, errors.New("kumo session: expired (log in again)")
 	}
-	return s.subject, nil
+	var who sessionSubject
+	raw, err := base64.RawURLEncoding.DecodeString(whoText)
+	if err != nil || json.Unmarshal(raw, &who) != nil || who.Name == "" {
+		return runspec.Subject{}, errors.New("kumo session: malformed")
+	}
+	return runspec.Subject{Name: who.Name, Groups: who.Groups, Verified: true}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kumoproj/kumo/internal/keyring"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server/auth"
+	"github.com/kumoproj/kumo/server/oidc"
 )
 
 // webEndpoint is kumo server's own HTTP listener beside the Web UI: /login,
@@ -28,11 +29,13 @@ type webEndpoint struct {
 	sessions *Sessions
 	codec    *codec.Handler // nil: the codec is off
 	bearers  []BearerVerifier
+	sso      *oidc.Login // nil: no single sign-on (ssologin.go)
 	srv      *http.Server
 	done     chan struct{}
 
 	mu        sync.RWMutex
 	uiOrigins map[string]bool
+	landing   string // the UI page a login ends on by default
 }
 
 // BearerVerifier checks a bearer credential (an OIDC token, a token kumo
@@ -41,8 +44,8 @@ type webEndpoint struct {
 type BearerVerifier = auth.BearerVerifier
 
 // startWebEndpoint listens on address (host:port, port 0 for any free one).
-// keys nil: no codec.
-func startWebEndpoint(address string, sessions *Sessions, keys *keyring.Ring, bearers []BearerVerifier) (*webEndpoint, error) {
+// keys nil: no codec; sso nil: no single sign-on.
+func startWebEndpoint(address string, sessions *Sessions, keys *keyring.Ring, bearers []BearerVerifier, sso *SSO) (*webEndpoint, error) {
 	l, err := net.Listen("tcp", address)
 	if err != nil {
 		return nil, fmt.Errorf("codec endpoint address %s is not available (in use by another program?): %w", address, err)
@@ -50,6 +53,16 @@ func startWebEndpoint(address string, sessions *Sessions, keys *keyring.Ring, be
 	we := &webEndpoint{
 		url: "http://" + l.Addr().String(), sessions: sessions, bearers: bearers,
 		done: make(chan struct{}), uiOrigins: map[string]bool{},
+	}
+	if sso != nil {
+		callback := sso.CallbackURL
+		if callback == "" {
+			callback = we.url + SSOCallbackPath
+		}
+		if we.sso, err = sso.Verifier.Login(sso.ClientSecret, callback); err != nil {
+			_ = l.Close()
+			return nil, err
+		}
 	}
 	if keys != nil {
 		we.codec = codec.NewHandler(keys)
@@ -65,8 +78,15 @@ func startWebEndpoint(address string, sessions *Sessions, keys *keyring.Ring, be
 }
 
 func (we *webEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path == "/login" {
+	switch {
+	case r.URL.Path == "/login":
 		we.sessions.serveLogin(w, r, we.uiPage)
+		return
+	case r.URL.Path == SSOLoginPath && we.sso != nil:
+		we.serveSSOLogin(w, r)
+		return
+	case r.URL.Path == SSOCallbackPath && we.sso != nil:
+		we.serveSSOCallback(w, r)
 		return
 	}
 	if we.codec == nil {
@@ -107,7 +127,7 @@ func (we *webEndpoint) authenticate(r *http.Request) (runspec.Subject, error) {
 	}
 	s, err := we.sessions.Verify(r.Header.Get("Cookie"))
 	if errors.Is(err, ErrNoSession) {
-		return s, errors.New("authentication required: log in to the Web UI with the URL kumo server printed, or send a bearer credential")
+		return s, errors.New("authentication required: log in to the Web UI (the owner with the URL kumo server printed, others at " + SSOLoginPath + " when single sign-on is on), or send a bearer credential")
 	}
 	return s, err
 }
@@ -126,10 +146,18 @@ func (we *webEndpoint) stop() {
 	<-we.done
 }
 
+// landingPage is the UI page a login ends on when it names none.
+func (we *webEndpoint) landingPage() string {
+	we.mu.RLock()
+	defer we.mu.RUnlock()
+	return we.landing
+}
+
 // allowUI lets the Web UI at uiURL call the codec from the browser, and login
 // send browsers to it, under any of the loopback names it may be opened by
-// when it listens on loopback.
-func (we *webEndpoint) allowUI(uiURL string) {
+// when it listens on loopback; landing is the page a login ends on by
+// default.
+func (we *webEndpoint) allowUI(uiURL, landing string) {
 	origins := []string{uiURL}
 	if u, err := url.Parse(uiURL); err == nil {
 		if ip := net.ParseIP(u.Hostname()); ip != nil && ip.IsLoopback() {
@@ -140,6 +168,7 @@ func (we *webEndpoint) allowUI(uiURL string) {
 	}
 	we.mu.Lock()
 	defer we.mu.Unlock()
+	we.landing = landing
 	for _, o := range origins {
 		we.uiOrigins[o] = true
 		if we.codec != nil {

@@ -28,13 +28,13 @@ func TestWebEndpointAnswersOnlyLoggedInBrowsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	we, err := startWebEndpoint("127.0.0.1:0", sessions, ring, nil)
+	we, err := startWebEndpoint("127.0.0.1:0", sessions, ring, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer we.stop()
 	const ui = "http://127.0.0.1:8233"
-	we.allowUI(ui)
+	we.allowUI(ui, ui+"/namespaces/default/workflows")
 
 	decode := func(c *http.Client, cookie string) (int, string) {
 		t.Helper()
