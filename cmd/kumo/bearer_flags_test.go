@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -44,12 +45,57 @@ func TestBearerConfig(t *testing.T) {
 		want string
 	}{
 		{[]string{"--oidc-client-id", "kumo"}, "--oidc-client-id is set but --oidc-issuer is not"},
+		{[]string{"--oidc-client-secret-file", "/s"}, "--oidc-client-secret-file is set but --oidc-issuer is not"},
 		{[]string{"--oidc-issuer", "https://id.example.com"}, "--oidc-client-id"},
 		{[]string{"--oidc-issuer", "http://id.example.com", "--oidc-client-id", "kumo"}, "plain http"},
 	} {
 		if _, err := parse(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.args, err, c.want)
 		}
+	}
+}
+
+// TestSSOConfig: the Web UI's single sign-on needs the client secret in a
+// file of one line, and the OIDC verifier; a callback URL without a secret
+// is an error, never ignored.
+func TestSSOConfig(t *testing.T) {
+	dir := t.TempDir()
+	empty, twoLines := filepath.Join(dir, "empty"), filepath.Join(dir, "two")
+	os.WriteFile(empty, []byte("\n"), 0o600)
+	os.WriteFile(twoLines, []byte("a\nb\n"), 0o600)
+	good := filepath.Join(dir, "secret")
+	os.WriteFile(good, []byte("s3cret\n"), 0o600)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--oidc-callback-url", "http://127.0.0.1:1/cb"}, "--oidc-callback-url is set but --oidc-client-secret-file is not"},
+		{[]string{"--oidc-client-secret-file", empty}, "want the secret alone on one line"},
+		{[]string{"--oidc-client-secret-file", twoLines}, "want the secret alone on one line"},
+		{[]string{"--oidc-client-secret-file", filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"--oidc-client-secret-file", good}, "needs --oidc-issuer"},
+	} {
+		var err error
+		app := &cli.App{Flags: bearerFlags(), Action: func(ctx *cli.Context) error {
+			_, err = ssoConfig(ctx, nil)
+			return nil
+		}}
+		if rerr := app.Run(append([]string{"kumo"}, c.args...)); rerr != nil {
+			t.Fatal(rerr)
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
+		}
+	}
+	app := &cli.App{Flags: bearerFlags(), Action: func(ctx *cli.Context) error {
+		sso, err := ssoConfig(ctx, nil)
+		if sso != nil || err != nil {
+			t.Errorf("no SSO flags: %+v, %v; want none", sso, err)
+		}
+		return nil
+	}}
+	if err := app.Run([]string{"kumo"}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -78,6 +78,10 @@ func runServer(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	sso, err := ssoConfig(c, verifiers)
+	if err != nil {
+		return err
+	}
 	var bearerVerifiers []server.BearerVerifier
 	if len(verifiers) > 0 {
 		bearerVerifiers = []server.BearerVerifier{bearer.Chain(verifiers...)}
@@ -92,8 +96,8 @@ func runServer(c *cli.Context) error {
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"), TLS: tlsOpts,
-			PolicyFile: absPath(c.String("policy")),
-			Quota:      authz.Quota{StartsPerMinute: c.Int("quota-starts-per-minute"), InFlight: c.Int("quota-in-flight")},
+			PolicyFile: absPath(c.String("policy")), SSO: sso,
+			Quota: authz.Quota{StartsPerMinute: c.Int("quota-starts-per-minute"), InFlight: c.Int("quota-in-flight")},
 		},
 		ShutdownGrace:   c.Duration("shutdown-grace"),
 		StackRoots:      c.StringSlice("stack-root"),
@@ -115,6 +119,9 @@ func runServer(c *cli.Context) error {
 		}
 		fmt.Printf("Web UI:   %s (%s)\n", info.WorkflowsURL(""), mode)
 		fmt.Printf("Log in:   %s\n          (only you can read this URL: it is also in %s; a browser without it sees no runs)\n", info.LoginURL, filepath.Join(opts.Home, server.FileName))
+		if info.SSOLoginURL != "" {
+			fmt.Printf("SSO:      %s (others log in through %s; it sends them back to %s, the client's redirect URI)\n", info.SSOLoginURL, bearers.OIDC.Issuer, info.SSOCallbackURL)
+		}
 	}
 	if info.CodecURL != "" {
 		fmt.Printf("Codec:    %s (payloads are encrypted with %s; the Web UI decodes them here)\n", info.CodecURL, info.CodecKeyFile)
