@@ -3,6 +3,12 @@ package hydratest
 import (
 	"encoding/base64"
 	"encoding/json"
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -38,5 +44,51 @@ func TestLogin(t *testing.T) {
 	}
 	if tok.AccessToken == "" {
 		t.Error("no access token")
+	}
+}
+
+// TestLoginUI: with WithUsers, a browser that follows the provider's
+// redirects gets a login form, and typing a known user's name into it ends
+// at the application's callback with a code for that user; an unknown name
+// is refused.
+func TestLoginUI(t *testing.T) {
+	idp := Start(t, WithUsers(User{Subject: "alice", Groups: []string{"shop-dev"}}))
+	const callback = "http://127.0.0.1:1/app/callback"
+	app := idp.NewClient(t, callback)
+	jar, _ := cookiejar.New(nil)
+	var last *url.URL
+	browser := &http.Client{Jar: jar, CheckRedirect: func(r *http.Request, _ []*http.Request) error {
+		if strings.HasPrefix(r.URL.String(), callback) {
+			last = r.URL
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	authURL := idp.Issuer + "oauth2/auth?" + url.Values{"client_id": {app.ID}, "response_type": {"code"}, "scope": {"openid"},
+		"redirect_uri": {callback}, "state": {"state-0123456789"}, "nonce": {"nonce-0123456789"}}.Encode()
+	login := func(name string) *http.Response {
+		t.Helper()
+		resp, err := browser.Get(authURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		m := regexp.MustCompile(`name="challenge" value="([^"]+)"`).FindSubmatch(page)
+		if resp.StatusCode != http.StatusOK || m == nil || !strings.Contains(string(page), `id="username"`) {
+			t.Fatalf("the login page: %s\n%s", resp.Status, page)
+		}
+		resp, err = browser.PostForm(resp.Request.URL.Scheme+"://"+resp.Request.URL.Host+"/login", url.Values{"challenge": {html.UnescapeString(string(m[1]))}, "username": {name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := login("mallory"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("an unknown user: %s, want 403", resp.Status)
+	}
+	if resp := login("alice"); resp.StatusCode/100 != 3 || last == nil || last.Query().Get("code") == "" {
+		t.Fatalf("alice's login ended at %s (%v), want the callback with a code", resp.Status, last)
 	}
 }
