@@ -63,6 +63,7 @@ const (
 	Apply      Action = "apply"
 	Destroy    Action = "destroy"
 	Rollback   Action = "rollback"
+	Refresh    Action = "refresh"
 	Cancel     Action = "cancel"
 	DriftCheck Action = "drift-check"
 
@@ -86,7 +87,7 @@ const (
 // needs is the role each action takes.
 var needs = map[Action]Role{
 	List: Viewer, Show: Viewer, Logs: Viewer, Status: Viewer, DriftReport: Viewer,
-	Generate: Deployer, Preview: Deployer, Apply: Deployer, Destroy: Deployer, Rollback: Deployer, Cancel: Deployer, DriftCheck: Deployer,
+	Generate: Deployer, Preview: Deployer, Apply: Deployer, Destroy: Deployer, Rollback: Deployer, Refresh: Deployer, Cancel: Deployer, DriftCheck: Deployer,
 	Approve: Approver, Reject: Approver,
 	Unlock: Admin, Schedule: Admin, Workspace: Admin, Token: Admin, Terminate: Admin, AdminAction: Admin,
 	Work: Worker,

@@ -164,8 +164,11 @@ func (s *Store) LatestRelease(ctx context.Context, project, workspace string) (*
 // enough to decide on it (is there anything to destroy?) without decoding
 // every resource it records.
 type ReleaseHead struct {
-	Revision int          `json:"revision"`
-	Phase    engine.Phase `json:"phase"`
+	Revision  int              `json:"revision"`
+	Phase     engine.Phase     `json:"phase"`
+	Operation engine.Operation `json:"operation"`
+	Stack     string           `json:"stack,omitempty"`
+	SpecHash  string           `json:"specHash"`
 	// Resources is how many resources the release's state records.
 	Resources int `json:"-"`
 }

@@ -72,6 +72,23 @@ func (c *Client) Apply(ctx context.Context, req Request) (*Run, error) {
 	return c.start(ctx, runspec.ApplyWorkflow, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
 }
 
+// Refresh starts a Refresh run: what is live recorded as a new revision of
+// the latest release's spec, nothing changed live.
+func (c *Client) Refresh(ctx context.Context, req Request) (*Run, error) {
+	latest, err := c.backend.LatestReleaseHead(ctx, req.Project, req.Workspace)
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil, fmt.Errorf("nothing to refresh: %s/%s has no releases", req.Project, req.Workspace)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if latest.Operation == engine.OperationDestroy && latest.Phase == engine.PhaseSucceeded {
+		return nil, fmt.Errorf("nothing to refresh: revision %d of %s/%s destroyed the stack", latest.Revision, req.Project, req.Workspace)
+	}
+	req.Spec, req.StackDir, req.Stack, req.specHash = nil, "", latest.Stack, latest.SpecHash
+	return c.start(ctx, runspec.RefreshWorkflow, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
+}
+
 // Destroy starts a Destroy run of everything the latest release recorded.
 func (c *Client) Destroy(ctx context.Context, req Request) (*Run, error) {
 	req.Spec = nil
@@ -179,7 +196,7 @@ func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error
 // operations names each workflow type as the KumoOperation search attribute does.
 var operations = map[string]string{
 	runspec.GenerateWorkflow: "generate", runspec.PreviewWorkflow: "preview", runspec.ApplyWorkflow: "apply",
-	runspec.DestroyWorkflow: "destroy", runspec.RollbackWorkflow: "rollback", runspec.DriftWorkflow: "drift",
+	runspec.DestroyWorkflow: "destroy", runspec.RollbackWorkflow: "rollback", runspec.RefreshWorkflow: "refresh", runspec.DriftWorkflow: "drift",
 	runspec.RemediateWorkflow: "remediate",
 }
 

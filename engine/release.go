@@ -59,6 +59,9 @@ const (
 	OperationApply    Operation = "apply"
 	OperationDestroy  Operation = "destroy"
 	OperationRollback Operation = "rollback"
+	// OperationRefresh records what is live as a revision of the latest
+	// release's spec, changing nothing live (Terraform's -refresh-only).
+	OperationRefresh Operation = "refresh"
 	// OperationRemediate re-applies the spec of the release a drift check
 	// found drifted.
 	OperationRemediate Operation = "remediate"

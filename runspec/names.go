@@ -10,6 +10,8 @@ const (
 	ApplyWorkflow    = "Apply"
 	DestroyWorkflow  = "Destroy"
 	RollbackWorkflow = "Rollback"
+	// RefreshWorkflow records what is live as a revision, changing nothing.
+	RefreshWorkflow = "Refresh"
 	DriftWorkflow    = "DriftCheck"
 	// RemediateWorkflow is the workflow type of a remediation.
 	RemediateWorkflow = "Remediate"

@@ -41,7 +41,7 @@ const (
 
 var operations = map[string]string{
 	runspec.GenerateWorkflow: "generate", runspec.PreviewWorkflow: "preview", runspec.ApplyWorkflow: "apply",
-	runspec.DestroyWorkflow: "destroy", runspec.RollbackWorkflow: "rollback", runspec.DriftWorkflow: "drift",
+	runspec.DestroyWorkflow: "destroy", runspec.RollbackWorkflow: "rollback", runspec.RefreshWorkflow: "refresh", runspec.DriftWorkflow: "drift",
 }
 
 var nodeSteps = map[string]string{

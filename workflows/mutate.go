@@ -26,6 +26,14 @@ func Rollback(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error)
 	return mutate(ctx, in, engine.OperationRollback)
 }
 
+// Refresh records what is live as a new revision of the latest release's
+// spec, changing nothing live: the release, a preview that lists what differs
+// from the record (drifted, deleted out of band), the approval as for an
+// apply, then every resource's record made what is live (refreshLive).
+func Refresh(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
+	return mutate(ctx, in, engine.OperationRefresh)
+}
+
 // Destroy deletes everything the latest release recorded, dependents first.
 func Destroy(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
 	in.SpecHash = ""
@@ -131,6 +139,9 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	}
 	if err := r.checkStop(); err != nil {
 		return changes, err
+	}
+	if op == engine.OperationRefresh {
+		return changes, r.refreshLive(ctx, changes, nodeInput)
 	}
 
 	phase, stage := engine.PhaseApplying, runspec.StageApplying

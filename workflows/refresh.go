@@ -5,6 +5,7 @@ import (
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // maxRefreshBatch bounds the resources of one RefreshResources: its input is
@@ -57,4 +58,28 @@ func (r *run) refreshStale(ctx workflow.Context, node func(int) activities.NodeI
 		},
 	}.run(ctx)
 	return failures.err("refresh")
+}
+
+// refreshLive records every resource of a Refresh run as it is live
+// (RefreshResources records those whose live object differs from their
+// record, one gone as deleted), and applies nothing. The preview's changes
+// tell what differed; the drifted nodes are shown done.
+func (r *run) refreshLive(ctx workflow.Context, changes []engine.Change, node func(int) activities.NodeInput) error {
+	r.setStage(runspec.StageApplying, len(r.plan.Nodes))
+	r.stale = r.stale[:0]
+	for i := range r.plan.Nodes {
+		r.stale = append(r.stale, i)
+	}
+	err := r.refreshStale(ctx, node)
+	for i, c := range changes {
+		n := r.node(i)
+		switch {
+		case err != nil:
+		case c.Drifted:
+			n.Status = runspec.NodeSucceeded
+		default:
+			n.Status = runspec.NodeUnchanged
+		}
+	}
+	return err
 }

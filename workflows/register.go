@@ -16,6 +16,7 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(Apply, workflow.RegisterOptions{Name: runspec.ApplyWorkflow})
 	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: runspec.DestroyWorkflow})
 	r.RegisterWorkflowWithOptions(Rollback, workflow.RegisterOptions{Name: runspec.RollbackWorkflow})
+	r.RegisterWorkflowWithOptions(Refresh, workflow.RegisterOptions{Name: runspec.RefreshWorkflow})
 	r.RegisterWorkflowWithOptions(DriftCheck, workflow.RegisterOptions{Name: runspec.DriftWorkflow})
 	r.RegisterWorkflowWithOptions(Remediate, workflow.RegisterOptions{Name: runspec.RemediateWorkflow})
 	r.RegisterWorkflowWithOptions(StackStatus, workflow.RegisterOptions{Name: runspec.StatusWorkflow})

@@ -186,6 +186,8 @@ func recordHistories(t *testing.T) {
 		// Unchanged but not healthy (v13): the same spec again; slow is
 		// still not ready live, so the apply waits for it.
 		{"apply-wait-unchanged", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
+		// Refresh (v13): records what is live, applies nothing.
+		{"refresh", runspec.RefreshWorkflow, &engine.Spec{Resources: []engine.Resource{notReady("slow"), cm("after", "v1:ConfigMap:ns:slow")}}, nil, 0},
 		{"approval-rejected", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("r")}},
 			&runspec.ApprovalRequest{Reason: "recorded", By: "recorder"}, 0},
 		{"approval-stale", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("s")}}, &runspec.ApprovalRequest{Approve: true}, 0},

@@ -53,7 +53,7 @@ func newApp() *cli.App {
 		Flags:                commonFlags(),
 		EnableBashCompletion: true,
 		Commands: withCommonFlags([]*cli.Command{
-			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), resumeCommand(),
+			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), refreshCommand(), resumeCommand(),
 			approveCommand(), rejectCommand(), auditCommand(),
 			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), workerCommand(), serverCommand(), temporalCommand(), codecCommand(), tokenCommand(),
 		}),

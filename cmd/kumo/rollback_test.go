@@ -13,6 +13,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // versioned: a Namespace and ConfigMaps name -> value of data.v.
@@ -224,4 +225,60 @@ func TestNamedVersions(t *testing.T) {
 	}
 	e.fails([]string{"rollback", "--yes", "--version", "gamma"}, "no release of "+e.project+"/default is named gamma")
 	e.fails([]string{"rollback", "--yes", "--version", "alpha1", "--revision", "1"}, "not both")
+}
+
+// TestRefresh: after a ConfigMap is edited and another deleted out of band,
+// kumo refresh records them as they are live, as a new revision of the same
+// spec, changing nothing live; the next preview plans to put them back.
+func TestRefresh(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	spec := e.writeSpec("v1.yaml", versioned(e.ns, "a", "1", "b", "1"))
+	e.ok("apply", "--yes", "-f", spec)
+	if _, err := e.kube.CoreV1().ConfigMaps(e.ns).Patch(ctx, "a", types.MergePatchType, []byte(`{"data":{"v":"edited"}}`), metav1.PatchOptions{FieldManager: "kubectl-edit"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.kube.CoreV1().ConfigMaps(e.ns).Delete(ctx, "b", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r := e.ok("refresh", "--yes", "--message", "after the incident")
+	if !strings.Contains(r.stdout, "v1:ConfigMap:"+e.ns+":a  (changed outside kumo since the last release)") {
+		t.Errorf("refresh does not list what differed:\n%s", r.stdout)
+	}
+	if got := e.configMapData(); !mapsEqual(got, map[string]string{"a": "edited"}) {
+		t.Errorf("refresh changed the cluster: %v", got)
+	}
+	rows := e.releaseInfos()
+	if len(rows) != 2 || rows[1].Operation != "refresh" || rows[1].Phase != "succeeded" || rows[1].SpecHash != rows[0].SpecHash {
+		t.Fatalf("releases = %+v, want a succeeded refresh of revision 1's spec", rows)
+	}
+	var rel struct {
+		State struct {
+			Resources []struct {
+				ID         string         `json:"id"`
+				Attributes map[string]any `json:"attributes"`
+			} `json:"resources"`
+		} `json:"state"`
+	}
+	if err := json.Unmarshal([]byte(e.ok("release", "show", "--revision", "2", "-o", "json").stdout), &rel); err != nil {
+		t.Fatal(err)
+	}
+	recorded := map[string]string{}
+	for _, res := range rel.State.Resources {
+		data, _ := res.Attributes["data"].(map[string]any)
+		if v, ok := data["v"].(string); ok {
+			recorded[res.ID] = v
+		}
+	}
+	if recorded["v1:ConfigMap:"+e.ns+":a"] != "edited" || recorded["v1:ConfigMap:"+e.ns+":b"] != "" {
+		t.Errorf("revision 2 records %v, want a as edited and b gone", recorded)
+	}
+	changes := e.preview(spec)
+	if c := changes["v1:ConfigMap:"+e.ns+":a"]; c.Action != "Update" {
+		t.Errorf("preview after refresh: a %+v, want an update back", c)
+	}
+	if c := changes["v1:ConfigMap:"+e.ns+":b"]; c.Action != "Create" {
+		t.Errorf("preview after refresh: b %+v, want a create", c)
+	}
 }

@@ -159,6 +159,27 @@ func destroyCommand() *cli.Command {
 	}
 }
 
+func refreshCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "refresh",
+		Usage: "record what is live as a new revision of the latest release's spec, changing nothing live; lists what differed",
+		Flags: append([]cli.Flag{parallelismFlag(), yesFlag(), detachFlag(), messageFlag()}, approvalFlags()...),
+		Action: func(c *cli.Context) error {
+			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
+				if err := setApproval(c, &req); err != nil {
+					return err
+				}
+				req.Label.Message = c.String("message")
+				run, err := kc.Refresh(ctx, req)
+				if err != nil {
+					return err
+				}
+				return followOrDetach(ctx, c, kc, run, !req.AutoApprove)
+			})
+		},
+	}
+}
+
 func rollbackCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rollback",

@@ -76,6 +76,7 @@ var workflowTypes = map[string]startRule{
 	runspec.ApplyWorkflow:     {mutating, authz.Apply},
 	runspec.DestroyWorkflow:   {mutating, authz.Destroy},
 	runspec.RollbackWorkflow:  {mutating, authz.Rollback},
+	runspec.RefreshWorkflow:   {mutating, authz.Refresh},
 	runspec.RemediateWorkflow: {mutating, authz.Apply},
 	runspec.GenerateWorkflow:  {generate, authz.Generate},
 	runspec.PreviewWorkflow:   {preview, authz.Preview},
