@@ -12,7 +12,7 @@ const (
 	RollbackWorkflow = "Rollback"
 	// RefreshWorkflow records what is live as a revision, changing nothing.
 	RefreshWorkflow = "Refresh"
-	DriftWorkflow    = "DriftCheck"
+	DriftWorkflow   = "DriftCheck"
 	// RemediateWorkflow is the workflow type of a remediation.
 	RemediateWorkflow = "Remediate"
 	// StatusWorkflow reads a stack's live status through its workspace's task
