@@ -145,6 +145,7 @@ var packageLayers = map[string]string{
 	"engine/generate":                        "engine",
 	"engine/health":                          "engine",
 	"engine/input":                           "engine",
+	"engine/notify":                          "engine",
 	"engine/resid":                           "engine",
 	"engine/runtime":                         "engine",
 	"engine/runtime/memory":                  "engine",

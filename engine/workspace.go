@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/engine/notify"
 )
 
 // Workspace is a target environment (dev, prod): the platform team's defaults for
@@ -32,6 +33,10 @@ type Workspace struct {
 	Approval ApprovalPolicy `json:"approval,omitzero"`
 	// Health says which kinds an apply here does not wait for.
 	Health HealthSettings `json:"health,omitzero"`
+	// Notifications are where this workspace's run and drift events go
+	// (Slack, generic webhooks): the workspace's administrators choose them,
+	// never a run's input or a spec.
+	Notifications notify.Config `json:"notifications,omitzero"`
 }
 
 // TemporalSettings are a workspace's Temporal settings.

@@ -2,14 +2,12 @@ package release
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"time"
 
 	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/engine/notify"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -17,8 +15,8 @@ import (
 // "." + body), compares it in constant time with the hex after "sha256=",
 // and refuses a timestamp outside its window (a replayed POST).
 const (
-	HeaderTimestamp = "X-Kumo-Timestamp"
-	HeaderSignature = "X-Kumo-Signature"
+	HeaderTimestamp = notify.HeaderTimestamp
+	HeaderSignature = notify.HeaderSignature
 )
 
 // DriftWebhook is what announces one drift event to a workspace's webhook:
@@ -55,12 +53,9 @@ func (w DriftWebhook) Sign(secret []byte, now time.Time) {
 }
 
 // WebhookSignature is the hex HMAC-SHA256 of timestamp + "." + body.
+// Run events are signed the same way (notify.Signature).
 func WebhookSignature(secret []byte, timestamp string, body []byte) string {
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte(timestamp))
-	m.Write([]byte("."))
-	m.Write(body)
-	return hex.EncodeToString(m.Sum(nil))
+	return notify.Signature(secret, timestamp, body)
 }
 
 // ResolveDriftWebhook returns the webhook to POST e to: hook's URL in clear

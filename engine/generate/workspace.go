@@ -29,6 +29,11 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 	if err := ws.Drift.Validate(source); err != nil {
 		return nil, err
 	}
+	// Plain http to other hosts than loopback ones is the worker operator's
+	// to allow (notify.Operator.AllowHTTP), checked again when a POST is sent.
+	if err := ws.Notifications.Validate("notifications.", false); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	if err := ws.Approval.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
