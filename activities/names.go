@@ -33,6 +33,8 @@ const (
 	RefreshResourcesActivity    = "RefreshResources"
 	CompensateResourcesActivity = "CompensateResources"
 	ReadStatusActivity          = "ReadStatus"
+	EventSinksActivity          = "EventSinks"
+	DeliverEventActivity        = "DeliverEvent"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -73,5 +75,7 @@ func (a *Activities) byName() map[string]any {
 		RefreshResourcesActivity:    a.RefreshResources,
 		CompensateResourcesActivity: a.CompensateResources,
 		ReadStatusActivity:          a.ReadStatus,
+		EventSinksActivity:          a.EventSinks,
+		DeliverEventActivity:        a.DeliverEvent,
 	}
 }

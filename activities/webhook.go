@@ -57,17 +57,29 @@ func sendDriftWebhook(ctx context.Context, w release.DriftWebhook, now time.Time
 		return fmt.Errorf("%w: %v", errWebhookRefused, err)
 	}
 	w.Sign(secret, now)
+	return postWebhook(ctx, w.Hook.URL, w.Hook.AllowPrivate, "drift.webhook.allowPrivate in the workspace", w.Header, w.Body, w.Event)
+}
+
+// postWebhook POSTs body with header to rawURL (which the caller checked),
+// through webhookClient: no redirect, no proxy, no private address unless
+// allowPrivate (allowHint says where that is allowed). Any answer but 2xx is an error; event names the POST in it.
+// Errors may still hold parts of the URL: the caller scrubs them.
+func postWebhook(ctx context.Context, rawURL string, allowPrivate bool, allowHint string, header map[string]string, body []byte, event string) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%w: not an http(s) URL", errWebhookRefused)
+	}
 	ctx, cancel := context.WithTimeout(ctx, webhookTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.Hook.URL, bytes.NewReader(w.Body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
 	if err != nil {
 		return fmt.Errorf("%w: not a valid request URL", errWebhookRefused)
 	}
-	for k, v := range w.Header {
+	for k, v := range header {
 		req.Header.Set(k, v)
 	}
 	req.Header.Set("User-Agent", "kumo")
-	resp, err := webhookClient(u.Hostname(), w.Hook.AllowPrivate).Do(req)
+	resp, err := webhookClient(u.Hostname(), allowPrivate, allowHint).Do(req)
 	if err != nil {
 		// *url.Error repeats the URL (or a redirect's): keep only its cause.
 		var ue *url.Error
@@ -77,13 +89,13 @@ func sendDriftWebhook(ctx context.Context, w release.DriftWebhook, now time.Time
 		if errors.Is(err, errWebhookRefused) {
 			return err
 		}
-		return fmt.Errorf("%s: %w", w.Event, err)
+		return fmt.Errorf("%s: %w", event, err)
 	}
 	defer resp.Body.Close()
 	// Read (a bounded part of) the answer before closing the connection.
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("answered %s to %s", resp.Status, w.Event)
+		return fmt.Errorf("answered %s to %s", resp.Status, event)
 	}
 	return nil
 }
@@ -111,7 +123,7 @@ func webhookSecret(h drift.Webhook) ([]byte, error) {
 // address actually dialled, after DNS, so a name that resolves (or rebinds)
 // to an internal address is caught. Its transport serves one POST and keeps
 // no connection: an idle one would outlive the client, held open forever.
-func webhookClient(host string, allowPrivate bool) *http.Client {
+func webhookClient(host string, allowPrivate bool, allowHint string) *http.Client {
 	dialer := &net.Dialer{Timeout: webhookTimeout, Control: func(_, address string, _ syscall.RawConn) error {
 		if allowPrivate {
 			return nil
@@ -121,7 +133,7 @@ func webhookClient(host string, allowPrivate bool) *http.Client {
 			return fmt.Errorf("%w: cannot check the address dialled for %s", errWebhookRefused, host)
 		}
 		if why := drift.PrivateAddr(ap.Addr()); why != "" {
-			return fmt.Errorf("%w: %s resolves to %s, a %s address (allow it with drift.webhook.allowPrivate in the workspace)", errWebhookRefused, host, ap.Addr(), why)
+			return fmt.Errorf("%w: %s resolves to %s, a %s address (allow it with %s)", errWebhookRefused, host, ap.Addr(), why, allowHint)
 		}
 		return nil
 	}}

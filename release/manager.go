@@ -8,6 +8,7 @@ import (
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/engine/notify"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -41,6 +42,8 @@ type Manager struct {
 	hosts hostsInUse
 	// generation is the operator's policy for generating (SetGeneration).
 	generation generate.Policy
+	// events is the operator's event configuration (SetEvents).
+	events notify.Operator
 }
 
 // maxCachedResources bounds the resources each of a Manager's caches holds
