@@ -182,6 +182,7 @@ func (r *run) awaitApproval(ctx workflow.Context, key backend.ReleaseKey) error 
 		return err
 	}
 	r.openGate(timeout)
+	r.announceAwaiting(ctx)
 	answered, err := workflow.AwaitWithTimeout(r.wait, timeout, func() bool { return r.gate.state.Answer != nil })
 	r.gate.waiting = false
 	switch {

@@ -19,7 +19,8 @@ const driftTimeout = time.Hour
 // stores the report in the backend. It files the run under KumoDrifted and
 // KumoDriftCount (so the Web UI query `KumoDrifted = true` lists drifted
 // stacks) and puts the result, with the resources not in sync, in its current
-// details. It POSTs the changes of drift state to the workspace's webhook and,
+// details. It POSTs the changes of drift state to the workspace's webhook and
+// its event sinks (Slack, generic webhooks) and,
 // in remediate mode, re-applies the checked release when the check decided so
 // (see remediate).
 func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResult, error) {
@@ -57,8 +58,11 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 	if version == workflow.DefaultVersion {
 		return res, nil
 	}
-	notify(ctx, in.Drift.Webhook, res.Events)
+	notifyWebhook(ctx, in.Drift.Webhook, res.Events)
+	sinks := driftSinks(ctx, in)
+	sinks.announceDrift(ctx, res.Events...)
 	if res.Remediation == nil || res.Remediation.State != drift.Remediating {
+		sinks.settle(ctx)
 		return res, nil
 	}
 	rec := remediate(ctx, in, res)
@@ -69,8 +73,10 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 	res.Remediation.Finish(rec.WorkflowID, rec.Revision, rec.Outcome, rec.Error)
 	workflow.SetCurrentDetails(ctx, driftDetails(res))
 	if event != nil {
-		notify(ctx, in.Drift.Webhook, []drift.Event{*event})
+		notifyWebhook(ctx, in.Drift.Webhook, []drift.Event{*event})
+		sinks.announceDrift(ctx, *event)
 	}
+	sinks.settle(ctx)
 	return res, nil
 }
 

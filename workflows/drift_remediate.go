@@ -77,12 +77,12 @@ func remediate(ctx workflow.Context, in runspec.DriftInput, res runspec.DriftRes
 // down for minutes misses the event rather than holding the check.
 const notifyAttempts = 5
 
-// notify POSTs the events to the webhook one after the other, in order (none
+// notifyWebhook POSTs the events to the webhook one after the other, in order (none
 // when the hook has no URL, in clear or sealed: histories recorded before
 // sealed URLs have none sealed, so they replay to the same commands). Temporal retries a failed POST; one that still
 // fails is logged (the activity's error names the host only), and the check
 // goes on.
-func notify(ctx workflow.Context, hook drift.Webhook, events []drift.Event) {
+func notifyWebhook(ctx workflow.Context, hook drift.Webhook, events []drift.Event) {
 	if hook.URL == "" && hook.Sealed == "" {
 		return
 	}

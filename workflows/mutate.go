@@ -45,6 +45,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	if err != nil {
 		return runspec.Result{}, err
 	}
+	r.initEvents(ctx)
 	// Activities run on r.work: a cancel stops the run between resources
 	// instead of abandoning the ones in flight.
 	work := r.work

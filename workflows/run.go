@@ -57,6 +57,8 @@ type run struct {
 	// with the next release step (SetReleasePhase, FinishRelease), which
 	// appends it once however often it is sent.
 	audits []backend.AuditEntry
+	// events are the run's announcements to its workspace's sinks.
+	events runEvents
 }
 
 func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) {

@@ -169,4 +169,19 @@ const (
 	// resource before).
 	unchangedWaitChange  = "unchanged-waits"
 	unchangedWaitVersion = workflow.Version(1)
+
+	// eventsChange: Apply, Destroy, Rollback and Remediate announce their
+	// events (awaiting-approval, succeeded, failed, cancelled) to the
+	// workspace's and the operator's sinks: EventSinks once, then a
+	// DeliverEvent per sink and event (initEvents, right after newRun). New:
+	// every -v14. Old: every older history of those runs.
+	eventsChange  = "run-events"
+	eventsVersion = workflow.Version(1)
+
+	// driftSinksChange: DriftCheck announces its drift events to the
+	// workspace's and the operator's sinks too, after its webhook's (DriftCheck,
+	// after driftRemediateChange's new branch). New: drift-*-v14. Old: every
+	// older drift history.
+	driftSinksChange  = "drift-sinks"
+	driftSinksVersion = workflow.Version(1)
 )
