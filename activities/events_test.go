@@ -51,8 +51,8 @@ func TestDeliverEvent(t *testing.T) {
 		posts = append(posts, post{r.URL.Path, r.Header.Get(notify.HeaderEventID), verify("s3cret", r, body), body})
 	}))
 	defer srv.Close()
-	a := sinkActivities(t, notify.Operator{APIURL: "https://kumo.example.com", Config: notify.Config{Sinks: []notify.Sink{
-		{Name: "chat", Kind: notify.KindSlack, URL: srv.URL + "/operator-slack", AllowPrivate: true, Events: []string{notify.Failed}}}}},
+	a := sinkActivities(t, notify.Operator{APIURL: "https://kumo.example.com", Sinks: []notify.Sink{
+		{Name: "chat", Kind: notify.KindSlack, URL: srv.URL + "/operator-slack", AllowPrivate: true, Events: []string{notify.Failed}}}},
 		notify.Sink{Name: "audit", Kind: notify.KindWebhook, URL: srv.URL + "/generic", SecretEnv: testSecretEnv, AllowPrivate: true},
 		notify.Sink{Name: "chat", Kind: notify.KindSlack, URL: srv.URL + "/slack", AllowPrivate: true},
 	)

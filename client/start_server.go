@@ -13,6 +13,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/engine/notify"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/worker"
 )
@@ -29,6 +30,9 @@ type ServerOptions struct {
 	// BearerVerifiers authenticate bearer credentials (kumo tokens, OIDC
 	// JWTs): server.Config's.
 	BearerVerifiers []server.BearerVerifier
+	// Events is the operator's event configuration (`kumo server --events`,
+	// LoadEvents).
+	Events notify.Operator
 }
 
 // DefaultStackRoots are where a kumo server reads stacks when no
@@ -89,7 +93,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 		if err != nil {
 			return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)
 		}
-		w := worker.NewWithOptions(tc, c.backend, worker.Options{StopTimeout: so.ShutdownGrace, Generation: generation})
+		w := worker.NewWithOptions(tc, c.backend, worker.Options{StopTimeout: so.ShutdownGrace, Generation: generation, Events: so.Events})
 		if err := w.Start(); err != nil {
 			tc.Close()
 			return nil, fmt.Errorf("start the worker: %w", err)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/engine/notify"
 )
 
 // Options tune a worker that outlives one run.
@@ -19,4 +20,7 @@ type Options struct {
 	// directories whose generators every workspace trusts. Its zero value
 	// reads no stack.
 	Generation generate.Policy
+	// Events is the operator's event configuration (--events): sinks every
+	// workspace's events also go to, and what sink URLs may be.
+	Events notify.Operator
 }

@@ -36,6 +36,7 @@ func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Wor
 	workflows.Register(w)
 	acts := activities.New(b, registry.New(), RunChecker(c))
 	activities.SetGeneration(acts, o.Generation)
+	activities.SetEvents(acts, o.Events)
 	activities.Register(w, acts)
 	return w
 }

@@ -39,6 +39,7 @@ func serverCommand() *cli.Command {
 			&cli.BoolFlag{Name: "ui-write", Usage: "let the Web UI terminate, cancel, signal and start workflows (default: read-only)"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 10 * time.Second, Usage: "on shutdown, how long activities in flight may take to finish"},
 			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this server must lie under, symlinks resolved (repeat for more; default: your home directory)"},
+			eventsFlag(),
 		}, bearerFlags()...),
 		Action: runServer,
 	}
@@ -91,6 +92,10 @@ func runServer(c *cli.Context) error {
 			return fmt.Errorf("--%s %d: want 0 (no limit) or more", f, c.Int(f))
 		}
 	}
+	events, err := client.LoadEvents(absPath(c.String("events")))
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
 		Options: server.Options{
@@ -102,6 +107,7 @@ func runServer(c *cli.Context) error {
 		ShutdownGrace:   c.Duration("shutdown-grace"),
 		StackRoots:      c.StringSlice("stack-root"),
 		BearerVerifiers: bearerVerifiers,
+		Events:          events,
 	})
 	if err != nil {
 		if errors.Is(c.Context.Err(), context.Canceled) {

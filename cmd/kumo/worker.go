@@ -26,6 +26,7 @@ func workerCommand() *cli.Command {
 			&cli.StringFlag{Name: "metrics-address", Usage: "host:port serving Prometheus metrics on /metrics: kumo's (kumo_runs_*, kumo_node_step*, kumo_drift*, kumo_runs_awaiting_approval) and the Temporal SDK's (default: none)"},
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
 			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this worker must lie under, symlinks resolved (repeat for more; default: none, so this worker generates from no stack directory)"},
+			eventsFlag(),
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 2 * time.Minute, Usage: "on SIGTERM, how long activities in flight may take to finish (they keep heartbeating) before they are cancelled and retried elsewhere; a second SIGTERM exits at once"},
 		},
 		Action: runWorker,
@@ -108,7 +109,11 @@ func runWorker(c *cli.Context) error {
 	if home == "" {
 		home = client.DefaultHome()
 	}
-	wopts := worker.Options{StopTimeout: grace, Generation: generate.Policy{StackRoots: roots, TrustedDirs: []string{client.GeneratorsDir(home)}}}
+	events, err := client.LoadEvents(c.String("events"))
+	if err != nil {
+		return err
+	}
+	wopts := worker.Options{StopTimeout: grace, Generation: generate.Policy{StackRoots: roots, TrustedDirs: []string{client.GeneratorsDir(home)}}, Events: events}
 	queue := c.String("task-queue")
 	var w sdkworker.Worker
 	if queue == "" || queue == runspec.TaskQueue {
@@ -129,4 +134,10 @@ func runWorker(c *cli.Context) error {
 	w.Stop()
 	log.Info("stopped")
 	return nil
+}
+
+// eventsFlag names the operator's event configuration file of a server or a
+// worker.
+func eventsFlag() cli.Flag {
+	return &cli.StringFlag{Name: "events", Usage: "YAML file of event sinks every workspace's run and drift events also go to, with allowHTTP (plain http to hosts other than loopback) and apiURL (for approve links) (default: none; workspaces name their own under notifications.sinks)"}
 }

@@ -33,3 +33,24 @@ func TestParseWorkspaceNotifications(t *testing.T) {
 		}
 	}
 }
+
+// TestParseEvents: the operator's events file is read, checked with its own
+// allowHTTP, and an error names the file and the field.
+func TestParseEvents(t *testing.T) {
+	o, err := ParseEvents([]byte("allowHTTP: true\napiURL: http://kumo.internal:8080\nsinks:\n- {name: ops, kind: slack, url: \"http://chat.internal/hook\"}\n"), "events.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !o.AllowHTTP || o.APIURL != "http://kumo.internal:8080" || len(o.Sinks) != 1 || o.Sinks[0].Name != "ops" {
+		t.Errorf("operator %+v", o)
+	}
+	for doc, want := range map[string]string{
+		"sinks:\n- {name: ops, kind: slack, url: \"http://chat.internal/t0k\"}\n": "events.yaml: sinks[0] (ops).url: http to chat.internal",
+		"sink: []\n": `unknown field "sink"`,
+	} {
+		_, err := ParseEvents([]byte(doc), "events.yaml")
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "t0k") {
+			t.Errorf("%q: error %v, want one with %q", doc, err, want)
+		}
+	}
+}

@@ -162,8 +162,8 @@ func (s Sink) Wants(kind string) bool {
 // events also go to, whether plain http may reach other hosts than loopback
 // ones, and where the HTTP API is served, for the approve link.
 type Operator struct {
-	Config
-	AllowHTTP bool `json:"allowHTTP,omitempty"`
+	Sinks     []Sink `json:"sinks,omitempty"`
+	AllowHTTP bool   `json:"allowHTTP,omitempty"`
 	// APIURL is the base URL of kumo's HTTP API (https://kumo.example.com),
 	// when one serves it: awaiting-approval events then carry the approve
 	// URL. Empty: the command only.
@@ -172,7 +172,7 @@ type Operator struct {
 
 // Validate checks the operator's sinks and API URL; source names the file.
 func (o Operator) Validate(source string) error {
-	if err := o.Config.Validate(source+": ", o.AllowHTTP); err != nil {
+	if err := (Config{Sinks: o.Sinks}).Validate(source+": ", o.AllowHTTP); err != nil {
 		return err
 	}
 	if o.APIURL != "" {
