@@ -149,7 +149,7 @@ func (r *run) announceAwaiting(ctx workflow.Context) {
 
 // announceEnd tells the sinks how the run ended, and waits for every
 // delivery of the run.
-func (r *run) announceEnd(ctx workflow.Context, status runspec.Status, err error) {
+func (r *run) announceEnd(ctx workflow.Context, res runspec.Result, status runspec.Status, err error) {
 	if !r.events.on {
 		return
 	}
@@ -170,9 +170,14 @@ func (r *run) announceEnd(ctx workflow.Context, status runspec.Status, err error
 		}
 		r.sinks().announce(ctx, notify.NewCancelled(r.eventRun(ctx), who, reason, now))
 	default:
-		msg := "failed"
-		if err != nil {
+		// The release's error, as the run recorded it; the run's own error
+		// repeats it after "revision N failed:".
+		msg := res.Error
+		if msg == "" && err != nil {
 			msg = rootMessage(err)
+		}
+		if msg == "" {
+			msg = "failed"
 		}
 		r.sinks().announce(ctx, notify.NewFailed(r.eventRun(ctx), msg, r.eventPlan(), now))
 	}

@@ -231,7 +231,7 @@ func (r *run) end(ctx workflow.Context, res runspec.Result, status runspec.Statu
 	res.Status = status
 	r.setStatus(status)
 	r.showDetails()
-	r.announceEnd(r.work, status, err) // r.work: on the run's queues, past a cancel
+	r.announceEnd(r.work, res, status, err) // r.work: on the run's queues, past a cancel
 	if status == runspec.StatusCancelled && ctx.Err() != nil {
 		return res, temporal.NewCanceledError(res)
 	}
