@@ -51,18 +51,20 @@ func (l sinkLister) announce(ctx workflow.Context, e notify.Event) {
 	l.events.inflight++
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		defer func() { l.events.inflight-- }()
+		var sinks []string
 		var started []workflow.Future
 		for _, s := range l.list(ctx) {
 			if !s.Wants(e.Event) {
 				continue
 			}
+			sinks = append(sinks, s.Name)
 			started = append(started, workflow.ExecuteActivity(deliverStep(ctx, s.Name, e.Event), acts.DeliverEvent,
 				activities.DeliverInput{Project: l.project, Workspace: l.workspace, Sink: s.Name, Event: e}))
 		}
 		for i, f := range started {
 			if err := f.Get(ctx, nil); err != nil {
 				// The run's outcome does not depend on its audience.
-				workflow.GetLogger(ctx).Warn("event not delivered", "event", e.Event, "delivery", i, "error", err)
+				workflow.GetLogger(ctx).Warn("event not delivered", "event", e.Event, "sink", sinks[i], "error", err)
 			}
 		}
 	})
