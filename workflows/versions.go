@@ -174,14 +174,15 @@ const (
 	// events (awaiting-approval, succeeded, failed, cancelled) to the
 	// workspace's and the operator's sinks: EventSinks once, then a
 	// DeliverEvent per sink and event (initEvents, right after newRun). New:
-	// every -v14. Old: every older history of those runs.
+	// apply-events-v14 (recorded by TestRecordDriftHistories: the apply its
+	// checks check). Old: every other history of those runs.
 	eventsChange  = "run-events"
 	eventsVersion = workflow.Version(1)
 
 	// driftSinksChange: DriftCheck announces its drift events to the
 	// workspace's and the operator's sinks too, after its webhook's (DriftCheck,
-	// after driftRemediateChange's new branch). New: drift-*-v14. Old: every
-	// older drift history.
+	// after driftRemediateChange's new branch). New: drift-sinks-v14. Old:
+	// drift-warn-v2, drift-remediate-v2.
 	driftSinksChange  = "drift-sinks"
 	driftSinksVersion = workflow.Version(1)
 )
