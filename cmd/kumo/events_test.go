@@ -335,3 +335,20 @@ func TestRunEventsFailedAndCancelled(t *testing.T) {
 	}
 	srv.wait()
 }
+
+// TestEventsFileRefused: an operator's events file with a plain-http sink to
+// another host than a loopback one stops kumo server and kumo worker before
+// they start, naming the file and the field, not the URL's token.
+func TestEventsFileRefused(t *testing.T) {
+	t.Parallel()
+	e := &env{t: t, home: t.TempDir(), project: "shop"}
+	file := e.writeSpec("events.yaml", "sinks:\n- {name: ops, kind: slack, url: \"http://chat.example.com/hooks/t0ken\"}\n")
+	for _, cmd := range [][]string{{"server", "--address", "127.0.0.1:0", "--headless"}, {"worker", "--temporal-address", "127.0.0.1:1"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		out, err := e.commandNoCluster(ctx, append(cmd, "--events", file)...).CombinedOutput()
+		cancel()
+		if err == nil || !strings.Contains(string(out), "events.yaml: sinks[0] (ops).url: http to chat.example.com") || strings.Contains(string(out), "t0ken") {
+			t.Errorf("kumo %s with a plain-http sink: %v: %s", cmd[0], err, out)
+		}
+	}
+}

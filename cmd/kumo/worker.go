@@ -38,6 +38,11 @@ func runWorker(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// A bad events file is the operator's to fix before anything connects.
+	events, err := client.LoadEvents(c.String("events"))
+	if err != nil {
+		return err
+	}
 	conn, err := connection(c)
 	if err != nil {
 		return err
@@ -108,10 +113,6 @@ func runWorker(c *cli.Context) error {
 	home := opts.Home
 	if home == "" {
 		home = client.DefaultHome()
-	}
-	events, err := client.LoadEvents(c.String("events"))
-	if err != nil {
-		return err
 	}
 	wopts := worker.Options{StopTimeout: grace, Generation: generate.Policy{StackRoots: roots, TrustedDirs: []string{client.GeneratorsDir(home)}}, Events: events}
 	queue := c.String("task-queue")
