@@ -168,6 +168,7 @@ var packageLayers = map[string]string{
 	"internal/pki":                           "support",
 	"internal/quietport":                     "support",
 	"internal/token":                         "support",
+	"internal/tree":                          "support",
 	"internal/benchspec":                     "testbed",
 	"internal/hydratest":                     "testbed",
 	"internal/localcluster":                  "testbed",

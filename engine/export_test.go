@@ -5,6 +5,5 @@ package engine
 var (
 	ParseRef    = parseRef
 	RefPrefixOf = refPrefix
-	LookupPath  = lookupPath
 	WalkStrings = walkStrings
 )

@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/kumoproj/kumo/internal/tree"
 )
 
 // RefPrefix starts an attribute string that refers to another resource's live
@@ -168,34 +169,11 @@ func resolveRef(ref Ref, live func(id string) (map[string]any, bool)) (any, erro
 	if !ok {
 		return nil, fmt.Errorf("resolve %s: resource %s does not exist", ref.Raw, ref.ResourceID)
 	}
-	v, ok := lookupPath(obj, ref.Path)
+	v, ok := tree.Lookup(obj, ref.Path)
 	if !ok {
 		return nil, fmt.Errorf("resolve %s: field %q not found in %s", ref.Raw, strings.Join(ref.Path, "."), ref.ResourceID)
 	}
 	return Normalize(v), nil
-}
-
-// lookupPath follows path through maps (by key) and lists (by numeric index).
-func lookupPath(v any, path []string) (any, bool) {
-	for _, seg := range path {
-		switch x := v.(type) {
-		case map[string]any:
-			e, ok := x[seg]
-			if !ok {
-				return nil, false
-			}
-			v = e
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 // replaceStrings replaces, in place, strings of a normalized tree found in values.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/input"
+	"github.com/kumoproj/kumo/internal/tree"
 )
 
 // seedSpecs returns the Specs engine/input reads from each file of its
@@ -75,7 +76,7 @@ func FuzzRefs(f *testing.F) {
 				t.Fatalf("parseRef(%q) chose %s over the longer %s", raw, ref.ResourceID, longer)
 			}
 		}
-		want, found := engine.LookupPath(live, ref.Path)
+		want, found := tree.Lookup(live, ref.Path)
 		got, err := engine.ResolveRefs(map[string]any{"a": []any{raw}}, []engine.Ref{ref}, func(string) (map[string]any, bool) { return live, true })
 		if found != (err == nil) {
 			t.Fatalf("ResolveRefs(%q): error %v, but the path is found: %v", raw, err, found)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kumoproj/kumo/internal/tree"
 )
 
 // RespectIgnored returns desired (the object kumo would apply) with each field
@@ -40,11 +42,11 @@ func (c Config) RespectIgnored(id, typ string, desired, live map[string]any) map
 		if len(segs) == 0 || segs[0] == "metadata" && len(segs) > 1 && (segs[1] == "name" || segs[1] == "namespace") {
 			continue // what names the object is never taken from live
 		}
-		if _, ok := lookup(out, segs); !ok {
+		if _, ok := tree.Lookup(out, segs); !ok {
 			continue // kumo does not set it: nothing to keep
 		}
 		out = cloneAlong(out, segs)
-		if lv, ok := lookup(live, segs); ok {
+		if lv, ok := tree.Lookup(live, segs); ok {
 			set(out, segs, lv)
 		} else {
 			remove(out, segs)
@@ -96,28 +98,6 @@ func split(p string) []string {
 	return segs
 }
 
-// lookup follows segs through maps and lists.
-func lookup(v any, segs []string) (any, bool) {
-	for _, s := range segs {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[s]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(s)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
 // cloneAlong copies the maps and lists on the way to segs' parent (which
 // lookup found), so that setting or removing the field changes no one
 // else's object.
@@ -152,7 +132,7 @@ func cloneValue(v any) any {
 
 // set stores v at segs in root, whose parent exists.
 func set(root map[string]any, segs []string, v any) {
-	parent, _ := lookup(root, segs[:len(segs)-1])
+	parent, _ := tree.Lookup(root, segs[:len(segs)-1])
 	last := segs[len(segs)-1]
 	switch x := parent.(type) {
 	case map[string]any:
@@ -167,7 +147,7 @@ func set(root map[string]any, segs []string, v any) {
 // remove deletes the field at segs (a map key; a list keeps its length, so
 // an item live lacks stays as kumo wrote it).
 func remove(root map[string]any, segs []string) {
-	parent, _ := lookup(root, segs[:len(segs)-1])
+	parent, _ := tree.Lookup(root, segs[:len(segs)-1])
 	if m, ok := parent.(map[string]any); ok {
 		delete(m, segs[len(segs)-1])
 	}
