@@ -30,12 +30,12 @@ func generatorTimeoutFlag() *cli.DurationFlag {
 
 // setSource fills req with the spec file, or else the stack to generate from.
 func setSource(c *cli.Context, req *client.Request) error {
-	if path := c.String("spec-file"); path != "" {
+	if inputGiven(c) {
 		if c.IsSet("stack") {
-			return errors.New("give either --spec-file or --stack, not both")
+			return errors.New("give either --spec-file/--kustomize or --stack, not both")
 		}
 		var err error
-		req.Spec, err = readSpecArg(c, path)
+		req.Spec, err = readSpecArg(c)
 		return err
 	}
 	if ns := global(c, "namespace"); ns != "" {

@@ -76,11 +76,42 @@ func readFileArg(path string, recursive bool, stdin io.Reader) ([]input.File, er
 	return inputs, nil
 }
 
-// readSpecArg reads -f into a Spec: a Spec file, or plain Kubernetes manifests
-// converted with -n/--namespace (default: the kubeconfig context's namespace)
-// for objects without one. The Spec is validated; warnings go to stderr.
-func readSpecArg(c *cli.Context, path string) (*engine.Spec, error) {
-	inputs, err := readFileArg(path, c.Bool("recursive"), os.Stdin)
+// readInputArg reads what -f or -k names into inputs. -k DIR, and -f DIR when
+// DIR holds a kustomization file, are rendered with kustomize (offline, from
+// the local filesystem), as kubectl kustomize does; -f says so on stderr, since
+// kubectl apply -f would not.
+func readInputArg(c *cli.Context, stderr io.Writer) (inputs []input.File, name string, err error) {
+	file, dir := c.String("spec-file"), c.String("kustomize")
+	switch {
+	case file != "" && dir != "":
+		return nil, "", errors.New("give either -f/--spec-file or -k/--kustomize, not both")
+	case dir != "":
+		if c.Bool("recursive") {
+			return nil, "", errors.New("-R/--recursive reads the directories of -f; a kustomization names its own (-k)")
+		}
+		in, err := input.Kustomize(dir)
+		return []input.File{in}, dir, err
+	}
+	if file != "-" {
+		if k := input.KustomizationFile(file); k != "" {
+			if c.Bool("recursive") {
+				return nil, "", fmt.Errorf("%s holds %s: it is rendered with kustomize, which reads the directories the kustomization names; drop -R/--recursive", file, filepath.Base(k))
+			}
+			fmt.Fprintf(stderr, "%s holds %s: rendering it with kustomize, as -k %s does.\n", file, filepath.Base(k), file)
+			in, err := input.Kustomize(file)
+			return []input.File{in}, file, err
+		}
+	}
+	inputs, err = readFileArg(file, c.Bool("recursive"), os.Stdin)
+	return inputs, file, err
+}
+
+// readSpecArg reads -f or -k into a Spec: a Spec file, or plain Kubernetes
+// manifests converted with -n/--namespace (default: the kubeconfig context's
+// namespace) for objects without one. The Spec is validated; warnings go to
+// stderr.
+func readSpecArg(c *cli.Context) (*engine.Spec, error) {
+	inputs, path, err := readInputArg(c, os.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +133,12 @@ func readSpecArg(c *cli.Context, path string) (*engine.Spec, error) {
 	return spec, nil
 }
 
+// inputGiven reports whether the command was given a ready input (-f or -k)
+// instead of a stack.
+func inputGiven(c *cli.Context) bool {
+	return c.String("spec-file") != "" || c.String("kustomize") != ""
+}
+
 // kubeNamespace is ns, else the namespace of the kubeconfig context (--kubeconfig,
 // --context, else $KUBECONFIG and ~/.kube/config), else default, as kubectl does.
 func kubeNamespace(c *cli.Context, ns string) string {
@@ -121,6 +158,7 @@ func kubeNamespace(c *cli.Context, ns string) string {
 func fileFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "spec-file", Aliases: []string{"f", "filename"}, Usage: "a Spec (KusionStack's format) or plain Kubernetes manifests (multi-document YAML, JSON, kind: List): a file, a directory of .yaml/.yml/.json files, or - for standard input"},
+		&cli.StringFlag{Name: "kustomize", Aliases: []string{"k"}, Usage: "a Kustomize directory, rendered as kubectl kustomize does (offline: remote bases are refused); -f DIR holding a kustomization.yaml is rendered the same way"},
 		&cli.BoolFlag{Name: "recursive", Aliases: []string{"R"}, Usage: "with -f DIR, read its subdirectories too"},
 	}
 }
@@ -134,10 +172,10 @@ func specCommand() *cli.Command {
 			Usage: "print the Spec that apply -f would apply (plain manifests become Kubernetes resources with IDs and an order), to keep or edit",
 			Flags: append(fileFlags(), outputFlag(formatYAML, formatJSON)),
 			Action: func(c *cli.Context) error {
-				if c.String("spec-file") == "" {
-					return errors.New("kumo spec convert needs -f FILE, DIR or -")
+				if !inputGiven(c) {
+					return errors.New("kumo spec convert needs -f FILE, DIR or -, or -k DIR")
 				}
-				spec, err := readSpecArg(c, c.String("spec-file"))
+				spec, err := readSpecArg(c)
 				if err != nil {
 					return err
 				}
