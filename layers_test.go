@@ -140,6 +140,7 @@ var packageLayers = map[string]string{
 	"activities":                             "activities",
 	"release":                                "release",
 	"engine":                                 "engine",
+	"engine/chart":                           "engine",
 	"engine/dag":                             "engine",
 	"engine/drift":                           "engine",
 	"engine/generate":                        "engine",

@@ -28,6 +28,8 @@ type CreateReleaseInput struct {
 	RunID      string              `json:"runID"`
 	// StartedBy is who started the run, as the run recorded them.
 	StartedBy *engine.Actor `json:"startedBy,omitempty"`
+	// Chart is the Helm chart the spec was rendered from, if it was.
+	Chart *engine.ChartSource `json:"chart,omitempty"`
 }
 
 // ReleaseInfo is what a run needs to know about its release.

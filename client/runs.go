@@ -29,6 +29,8 @@ type Request struct {
 	// Spec is the desired state (preview and apply). Without it, a preview or
 	// apply generates the spec from the stack in StackDir.
 	Spec *engine.Spec
+	// Chart names the Helm chart Spec was rendered from, for the release.
+	Chart *engine.ChartSource
 	// StackDir is a stack directory (stack.yaml, app.yaml, inside a project).
 	StackDir string
 	// GeneratorTimeout bounds each external generator call (default 60 s).
@@ -107,7 +109,7 @@ func (c *Client) Destroy(ctx context.Context, req Request) (*Run, error) {
 
 func (c *Client) start(ctx context.Context, workflowType, id string, req Request) (*Run, error) {
 	in := runspec.RunInput{
-		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf,
+		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf, Chart: req.Chart,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 		Wait: req.Wait, Timeout: req.Timeout, ApprovalTimeout: req.ApprovalTimeout,
 		StartedBy: startedBy(), Label: req.Label,
@@ -207,7 +209,8 @@ func (c *Client) Rollback(ctx context.Context, req Request, revision int, allowF
 	if err != nil {
 		return nil, err
 	}
-	req.Spec, req.specHash, req.rollbackOf = nil, target.SpecHash, target.Revision
+	// The restored spec was rendered from the target's chart, if any.
+	req.Spec, req.specHash, req.rollbackOf, req.Chart = nil, target.SpecHash, target.Revision, target.Chart
 	return c.start(ctx, runspec.RollbackWorkflow, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
 }
 

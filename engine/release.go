@@ -19,6 +19,8 @@ type Release struct {
 	SpecHash string `json:"specHash"`
 	Spec     *Spec  `json:"spec,omitempty"`
 	State    *State `json:"state,omitempty"`
+	// Chart is the Helm chart the spec was rendered from (kumo apply --chart).
+	Chart *ChartSource `json:"chart,omitempty"`
 	// RollbackOf is the revision whose spec a rollback applied again.
 	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Reason says why a run that no one typed made this release (a
@@ -43,6 +45,22 @@ type Release struct {
 	// over that same copy, so two writers never silently overwrite each other. It is
 	// not part of the record itself.
 	Version string `json:"-"`
+}
+
+// ChartSource names the Helm chart a release's spec was rendered from.
+type ChartSource struct {
+	// Chart and Version are the chart's name and version (Chart.yaml);
+	// AppVersion is its appVersion.
+	Chart      string `json:"chart"`
+	Version    string `json:"version"`
+	AppVersion string `json:"appVersion,omitempty"`
+	// Ref is where it was read from (a path, or an oci:// reference).
+	Ref string `json:"ref,omitempty"`
+	// Release is the Helm release name it was rendered with (.Release.Name).
+	Release string `json:"release,omitempty"`
+	// ValuesDigest identifies the values given (--values, --set), not the
+	// chart's own defaults: sha256 of their JSON with sorted keys.
+	ValuesDigest string `json:"valuesDigest"`
 }
 
 // Compensation records the undoing of a failed apply: the resources put back as

@@ -25,6 +25,8 @@ type BeginInput struct {
 	RunID      string
 	// StartedBy is who started the run, as the run recorded them.
 	StartedBy *engine.Actor
+	// Chart is the Helm chart the spec was rendered from, if it was.
+	Chart *engine.ChartSource
 }
 
 // Info is what a run needs to know about its release.
@@ -109,7 +111,7 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 		r := &engine.Release{
 			Project: in.Project, Workspace: in.Workspace, Stack: in.Stack,
 			Revision: prior + 1, Operation: in.Operation, Phase: engine.PhasePreviewing,
-			SpecHash: specHash, RollbackOf: in.RollbackOf, Reason: in.Reason, CreateTime: now, ModifyTime: now,
+			SpecHash: specHash, RollbackOf: in.RollbackOf, Reason: in.Reason, Chart: in.Chart, CreateTime: now, ModifyTime: now,
 			WorkflowID: in.WorkflowID, RunID: in.RunID,
 		}
 		r.StartedBy, r.Label = in.StartedBy, in.Label

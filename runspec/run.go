@@ -22,6 +22,9 @@ type RunInput struct {
 	Reason string `json:"reason,omitempty"`
 	// Label names the release the run makes (engine.ReleaseLabel).
 	Label engine.ReleaseLabel `json:"label,omitzero"`
+	// Chart is recorded in the release: the Helm chart SpecHash was rendered
+	// from (kumo apply --chart), if it was.
+	Chart *engine.ChartSource `json:"chart,omitempty"`
 	// Parallelism bounds how many nodes run at once (default 10).
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.

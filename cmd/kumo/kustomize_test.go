@@ -105,7 +105,7 @@ func TestApplyKustomize(t *testing.T) {
 		filepath.Join(dir, "remote", "kustomization.yaml")+`: resources entry "https://github.com/example/app//deploy?ref=v1.0.0" is remote: kumo renders kustomizations offline, from the local filesystem only`)
 	e.fails([]string{"preview", "-f", filepath.Join(dir, "remote-nested")},
 		filepath.Join(dir, "remote-nested", "local", "kustomization.yaml")+`: resources entry "git@github.com:example/app.git/deploy" is remote`)
-	e.fails([]string{"apply", "--yes", "-k", overlay, "-f", overlay}, "give either -f/--spec-file or -k/--kustomize, not both")
+	e.fails([]string{"apply", "--yes", "-k", overlay, "-f", overlay}, "give one of -f/--spec-file, -k/--kustomize or --chart")
 	if rels := e.releases(); len(rels) != 1 {
 		t.Errorf("a refused input recorded a release: %+v", rels)
 	}

@@ -54,8 +54,10 @@ func releaseCommand() *cli.Command {
 
 // releaseRow is one line of `release list`, the same fields in table and JSON.
 type releaseRow struct {
-	Revision  int              `json:"revision"`
-	Stack     string           `json:"stack,omitempty"`
+	Revision int    `json:"revision"`
+	Stack    string `json:"stack,omitempty"`
+	// Chart is the Helm chart the spec was rendered from: name@version.
+	Chart     string           `json:"chart,omitempty"`
 	Operation engine.Operation `json:"operation"`
 	Phase     engine.Phase     `json:"phase"`
 	SpecHash  string           `json:"specHash"`
@@ -96,7 +98,11 @@ func releaseList(c *cli.Context) error {
 			if r.Compensation != nil {
 				compensated = len(r.Compensation.Resources)
 			}
-			rows = append(rows, releaseRow{r.Revision, r.Stack, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error, "", r.Label})
+			chartName := ""
+			if r.Chart != nil {
+				chartName = r.Chart.Chart + "@" + r.Chart.Version
+			}
+			rows = append(rows, releaseRow{r.Revision, r.Stack, chartName, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error, "", r.Label})
 		}
 		drifted := markDrift(c, kc, t, rows)
 		return printOutput(c, rows, func() error { return printReleases(rows, t, drifted) })
@@ -111,7 +117,7 @@ func printReleases(rows []releaseRow, t target, drifted string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REVISION\tVERSION\tSTACK\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
+	fmt.Fprintln(tw, "REVISION\tVERSION\tSTACK/CHART\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
 	for _, r := range rows {
 		rollbackOf := ""
 		if r.RollbackOf > 0 {
@@ -125,7 +131,7 @@ func printReleases(rows []releaseRow, t target, drifted string) error {
 		if r.Drift != "" {
 			phase += " (drifted)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Version), orDash(r.Stack), operation, phase, r.SpecHash, r.Resources,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Version), orDash(r.Stack+r.Chart), operation, phase, r.SpecHash, r.Resources,
 			r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond), humanBytes(r.Size), orDash(rollbackOf))
 	}
 	if err := tw.Flush(); err != nil {

@@ -32,10 +32,13 @@ func generatorTimeoutFlag() *cli.DurationFlag {
 func setSource(c *cli.Context, req *client.Request) error {
 	if inputGiven(c) {
 		if c.IsSet("stack") {
-			return errors.New("give either --spec-file/--kustomize or --stack, not both")
+			return errors.New("give either --spec-file/--kustomize/--chart or --stack, not both")
 		}
 		var err error
-		req.Spec, err = readSpecArg(c)
+		req.Spec, req.Chart, err = readSpecArg(c, req.Settings)
+		return err
+	}
+	if err := onlyWithChart(c); err != nil {
 		return err
 	}
 	if ns := global(c, "namespace"); ns != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/input"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // manifestExtensions are the files a directory given to -f contributes, as
@@ -82,9 +83,10 @@ func readFileArg(path string, recursive bool, stdin io.Reader) ([]input.File, er
 // kubectl apply -f would not.
 func readInputArg(c *cli.Context, stderr io.Writer) (inputs []input.File, name string, err error) {
 	file, dir := c.String("spec-file"), c.String("kustomize")
+	if err := oneInput(c); err != nil {
+		return nil, "", err
+	}
 	switch {
-	case file != "" && dir != "":
-		return nil, "", errors.New("give either -f/--spec-file or -k/--kustomize, not both")
 	case dir != "":
 		if c.Bool("recursive") {
 			return nil, "", errors.New("-R/--recursive reads the directories of -f; a kustomization names its own (-k)")
@@ -106,37 +108,66 @@ func readInputArg(c *cli.Context, stderr io.Writer) (inputs []input.File, name s
 	return inputs, file, err
 }
 
-// readSpecArg reads -f or -k into a Spec: a Spec file, or plain Kubernetes
-// manifests converted with -n/--namespace (default: the kubeconfig context's
-// namespace) for objects without one. The Spec is validated; warnings go to
-// stderr.
-func readSpecArg(c *cli.Context) (*engine.Spec, error) {
-	inputs, path, err := readInputArg(c, os.Stderr)
-	if err != nil {
-		return nil, err
-	}
+// readSpecArg reads -f, -k or --chart into a Spec: a Spec file, or plain
+// Kubernetes manifests (given, rendered by kustomize, or rendered from a chart
+// for the cluster of rs) converted with -n/--namespace (default: the
+// kubeconfig context's namespace) for objects without one. The Spec is
+// validated; warnings go to stderr. src names the chart, when one was given.
+func readSpecArg(c *cli.Context, rs runspec.RuntimeSettings) (spec *engine.Spec, src *engine.ChartSource, err error) {
 	ns := global(c, "namespace")
+	var inputs []input.File
+	var path string
+	if err := oneInput(c); err != nil {
+		return nil, nil, err
+	}
+	if err := onlyWithChart(c); err != nil {
+		return nil, nil, err
+	}
+	if c.String("chart") != "" {
+		var in input.File
+		in, src, err = renderChart(c, rs, kubeNamespace(c, ns), os.Stderr)
+		inputs, path = []input.File{in}, c.String("chart")
+	} else {
+		inputs, path, err = readInputArg(c, os.Stderr)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
 	spec, manifests, err := input.ReadInputs(inputs, kubeNamespace(c, ns))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !manifests && ns != "" {
-		return nil, fmt.Errorf("-n/--namespace %s sets the namespace of plain Kubernetes manifests, but %s is a Spec, whose IDs name their namespaces; for the Temporal namespace use --temporal-namespace %s",
+		return nil, nil, fmt.Errorf("-n/--namespace %s sets the namespace of plain Kubernetes manifests, but %s is a Spec, whose IDs name their namespaces; for the Temporal namespace use --temporal-namespace %s",
 			ns, path, ns)
 	}
 	if err := spec.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	for _, w := range spec.Warnings() {
 		fmt.Fprintln(os.Stderr, "Warning:", w)
 	}
-	return spec, nil
+	return spec, src, nil
 }
 
-// inputGiven reports whether the command was given a ready input (-f or -k)
-// instead of a stack.
+// oneInput refuses more than one of -f, -k and --chart.
+func oneInput(c *cli.Context) error {
+	n := 0
+	for _, f := range []string{"spec-file", "kustomize", "chart"} {
+		if c.String(f) != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("give one of -f/--spec-file, -k/--kustomize or --chart")
+	}
+	return nil
+}
+
+// inputGiven reports whether the command was given a ready input (-f, -k or
+// --chart) instead of a stack.
 func inputGiven(c *cli.Context) bool {
-	return c.String("spec-file") != "" || c.String("kustomize") != ""
+	return c.String("spec-file") != "" || c.String("kustomize") != "" || c.String("chart") != ""
 }
 
 // kubeNamespace is ns, else the namespace of the kubeconfig context (--kubeconfig,
@@ -160,6 +191,10 @@ func fileFlags() []cli.Flag {
 		&cli.StringFlag{Name: "spec-file", Aliases: []string{"f", "filename"}, Usage: "a Spec (KusionStack's format) or plain Kubernetes manifests (multi-document YAML, JSON, kind: List): a file, a directory of .yaml/.yml/.json files, or - for standard input"},
 		&cli.StringFlag{Name: "kustomize", Aliases: []string{"k"}, Usage: "a Kustomize directory, rendered as kubectl kustomize does (offline: remote bases are refused); -f DIR holding a kustomization.yaml is rendered the same way"},
 		&cli.BoolFlag{Name: "recursive", Aliases: []string{"R"}, Usage: "with -f DIR, read its subdirectories too"},
+		&cli.StringFlag{Name: "chart", Usage: "a Helm chart (a directory or .tgz), rendered as helm template does with the cluster's capabilities, CRDs included"},
+		&cli.StringSliceFlag{Name: "values", Usage: "with --chart, a values file (repeatable; later ones win)"},
+		&cli.StringSliceFlag{Name: "set", Usage: "with --chart, a value as helm --set takes it: key=value, a.b=c, list={x,y} (repeatable)"},
+		&cli.StringFlag{Name: "release-name", Usage: "with --chart, the Helm release name (.Release.Name; default: the chart's name)"},
 	}
 }
 
@@ -173,9 +208,9 @@ func specCommand() *cli.Command {
 			Flags: append(fileFlags(), outputFlag(formatYAML, formatJSON)),
 			Action: func(c *cli.Context) error {
 				if !inputGiven(c) {
-					return errors.New("kumo spec convert needs -f FILE, DIR or -, or -k DIR")
+					return errors.New("kumo spec convert needs -f FILE, DIR or -, -k DIR, or --chart CHART")
 				}
-				spec, err := readSpecArg(c)
+				spec, _, err := readSpecArg(c, settings(c))
 				if err != nil {
 					return err
 				}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+)
+
+// testChart is engine/chart's test chart: values, .Capabilities, a CRD in
+// crds/ with a custom resource in templates/, and a vendored subchart.
+var testChart = filepath.Join("..", "..", "engine", "chart", "testdata", "web")
+
+// releaseChart is the chart a release recorded (release show -o json).
+func releaseChart(t *testing.T, rel map[string]any) map[string]any {
+	t.Helper()
+	c, _ := rel["chart"].(map[string]any)
+	if c == nil {
+		t.Fatalf("release %v records no chart", rel["revision"])
+	}
+	return c
+}
+
+// TestApplyChart: kumo apply --chart renders a chart for the cluster (its
+// version and API versions), applies it with its CRD and subchart, records
+// the chart on the release; an upgrade with new values updates the objects in
+// place (same UIDs); rollback restores the first values and records the
+// first release's chart; destroy removes everything.
+func TestApplyChart(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ns := e.ns
+	ctx := context.Background()
+	if _, err := e.kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	version, err := e.kube.Discovery().ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	conv := e.ok("spec", "convert", "--chart", testChart, "-n", ns).stdout
+	for _, want := range []string{
+		"- id: apiextensions.k8s.io/v1:CustomResourceDefinition:widgets.charts.kumo.test\n",
+		"- id: v1:ConfigMap:" + ns + ":web-cache\n",
+		"- id: policy/v1:PodDisruptionBudget:" + ns + ":web\n", // the cluster serves policy/v1
+		"- id: charts.kumo.test/v1:Widget:" + ns + ":web\n",
+		"kumo.test/kube-version: " + version.GitVersion + "\n",
+	} {
+		if !strings.Contains(conv, want) {
+			t.Errorf("spec convert --chart lacks %q:\n%s", want, conv)
+		}
+	}
+
+	e.ok("apply", "--yes", "--chart", testChart, "-n", ns)
+	cm, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, err := e.kube.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Data["message"] != "hello" || *dep.Spec.Replicas != 1 {
+		t.Errorf("first apply: message %q, replicas %d", cm.Data["message"], *dep.Spec.Replicas)
+	}
+	if _, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-cache", metav1.GetOptions{}); err != nil {
+		t.Errorf("the subchart's ConfigMap: %v", err)
+	}
+	dyn, err := dynamic.NewForConfig(e.cluster.RESTConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	widgets := dyn.Resource(schema.GroupVersionResource{Group: "charts.kumo.test", Version: "v1", Resource: "widgets"})
+	if _, err := widgets.Namespace(ns).Get(ctx, "web", metav1.GetOptions{}); err != nil {
+		t.Errorf("the custom resource of the chart's CRD: %v", err)
+	}
+	first := releaseChart(t, e.release(1))
+	if first["chart"] != "web" || first["version"] != "0.1.0" || first["release"] != "web" || first["ref"] != testChart || !strings.HasPrefix(first["valuesDigest"].(string), "sha256:") {
+		t.Errorf("release 1 chart = %v", first)
+	}
+
+	// An upgrade with new values: updates, not re-creates.
+	prod := filepath.Join("..", "..", "engine", "chart", "testdata", "web-prod-values.yaml")
+	e.ok("apply", "--yes", "--chart", testChart, "-n", ns, "--values", prod, "--set", "image=example.com/web:v2")
+	cm2, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep2, err := e.kube.AppsV1().Deployments(ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm2.Data["message"] != "from-prod-values" || *dep2.Spec.Replicas != 2 || dep2.Spec.Template.Spec.Containers[0].Image != "example.com/web:v2" {
+		t.Errorf("upgrade: message %q, replicas %d, image %s", cm2.Data["message"], *dep2.Spec.Replicas, dep2.Spec.Template.Spec.Containers[0].Image)
+	}
+	if cm2.UID != cm.UID || dep2.UID != dep.UID {
+		t.Errorf("upgrade re-created objects: ConfigMap %s -> %s, Deployment %s -> %s", cm.UID, cm2.UID, dep.UID, dep2.UID)
+	}
+	second := releaseChart(t, e.release(2))
+	if second["valuesDigest"] == first["valuesDigest"] {
+		t.Errorf("new values, same digest: %v", second)
+	}
+
+	// Rollback to revision 1: its values again, its chart recorded.
+	e.ok("rollback", "--yes")
+	cm3, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm3.Data["message"] != "hello" || cm3.UID != cm.UID {
+		t.Errorf("rollback: message %q, UID %s (was %s)", cm3.Data["message"], cm3.UID, cm.UID)
+	}
+	if third := releaseChart(t, e.release(3)); third["valuesDigest"] != first["valuesDigest"] {
+		t.Errorf("rollback recorded chart %v, want revision 1's %v", third, first)
+	}
+	if table := e.ok("release", "list").stdout; !strings.Contains(table, "web@0.1.0") {
+		t.Errorf("release list does not name the chart:\n%s", table)
+	}
+
+	e.ok("destroy", "--yes")
+	if _, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-cache", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("subchart ConfigMap after destroy: %v", err)
+	}
+	crds := dyn.Resource(schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"})
+	if _, err := crds.Get(ctx, "widgets.charts.kumo.test", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("CRD after destroy: %v", err)
+	}
+
+	e.fails([]string{"apply", "--yes", "--values", prod, "-f", prod}, "--values goes with --chart")
+	e.fails([]string{"apply", "--yes", "--chart", testChart, "-k", testChart}, "give one of -f/--spec-file, -k/--kustomize or --chart")
+}
