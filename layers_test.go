@@ -174,6 +174,7 @@ var packageLayers = map[string]string{
 	"internal/hydratest":                     "testbed",
 	"internal/localcluster":                  "testbed",
 	"internal/localcluster/localclustertest": "testbed",
+	"internal/ocitest":                       "testbed",
 	"internal/s3test":                        "testbed",
 	"internal/terraformtest":                 "testbed",
 	"internal/tlstest":                       "testbed",

@@ -65,6 +65,5 @@ func renderChart(c *cli.Context, rs runspec.RuntimeSettings, ns string, stderr i
 	if strings.TrimSpace(r.Manifest) == "" {
 		return input.File{}, nil, errors.New(name + ": renders no objects")
 	}
-	r.Source.Ref = ref
 	return input.File{Name: name, Data: []byte(r.Manifest)}, &r.Source, nil
 }

@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
+
+	"github.com/kumoproj/kumo/internal/ocitest"
 )
 
 // testChart is engine/chart's test chart: values, .Capabilities, a CRD in
@@ -132,6 +134,23 @@ func TestApplyChart(t *testing.T) {
 	if _, err := crds.Get(ctx, "widgets.charts.kumo.test", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("CRD after destroy: %v", err)
 	}
+
+	// The same chart from an OCI registry (in-process, loopback, basic auth),
+	// with the credentials of the Docker config.
+	reg := ocitest.Start(t)
+	ref := reg.PushChart(t, testChart, "charts")
+	e.environ = append(e.environ, "HELM_REGISTRY_CONFIG="+filepath.Join(t.TempDir(), "none.json"), "DOCKER_CONFIG="+t.TempDir())
+	e.fails([]string{"apply", "--yes", "--chart", ref, "-n", ns}, "chart "+ref, "basic credential not found")
+	e.environ = append(e.environ, "DOCKER_CONFIG="+reg.DockerConfig)
+	e.ok("apply", "--yes", "--chart", ref, "-n", ns, "--set", "message=from-oci")
+	cm5, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
+	if err != nil || cm5.Data["message"] != "from-oci" {
+		t.Errorf("apply from OCI: %v %v", cm5.Data, err)
+	}
+	if oci := releaseChart(t, e.release(0)); oci["chart"] != "web" || !strings.HasPrefix(oci["ref"].(string), ref+"@sha256:") {
+		t.Errorf("release from OCI records chart %v", oci)
+	}
+	e.ok("destroy", "--yes")
 
 	e.fails([]string{"apply", "--yes", "--values", prod, "-f", prod}, "--values goes with --chart")
 	e.fails([]string{"apply", "--yes", "--chart", testChart, "-k", testChart}, "give one of -f/--spec-file, -k/--kustomize or --chart")

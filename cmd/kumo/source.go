@@ -191,7 +191,7 @@ func fileFlags() []cli.Flag {
 		&cli.StringFlag{Name: "spec-file", Aliases: []string{"f", "filename"}, Usage: "a Spec (KusionStack's format) or plain Kubernetes manifests (multi-document YAML, JSON, kind: List): a file, a directory of .yaml/.yml/.json files, or - for standard input"},
 		&cli.StringFlag{Name: "kustomize", Aliases: []string{"k"}, Usage: "a Kustomize directory, rendered as kubectl kustomize does (offline: remote bases are refused); -f DIR holding a kustomization.yaml is rendered the same way"},
 		&cli.BoolFlag{Name: "recursive", Aliases: []string{"R"}, Usage: "with -f DIR, read its subdirectories too"},
-		&cli.StringFlag{Name: "chart", Usage: "a Helm chart (a directory or .tgz), rendered as helm template does with the cluster's capabilities, CRDs included"},
+		&cli.StringFlag{Name: "chart", Usage: "a Helm chart (a directory, a .tgz, or oci://host/repo/chart[:version] with credentials from the Docker config), rendered as helm template does with the cluster's capabilities, CRDs included"},
 		&cli.StringSliceFlag{Name: "values", Usage: "with --chart, a values file (repeatable; later ones win)"},
 		&cli.StringSliceFlag{Name: "set", Usage: "with --chart, a value as helm --set takes it: key=value, a.b=c, list={x,y} (repeatable)"},
 		&cli.StringFlag{Name: "release-name", Usage: "with --chart, the Helm release name (.Release.Name; default: the chart's name)"},

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"helm.sh/helm/v3/pkg/action"
+	helmchart "helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/cli/values"
@@ -20,7 +21,8 @@ import (
 
 // Options say what to render and for which cluster.
 type Options struct {
-	// Chart is a chart directory or a packaged chart (.tgz).
+	// Chart is a chart directory, a packaged chart (.tgz), or a chart in an
+	// OCI registry: oci://host/repository/chart[:version] (see pull).
 	Chart string
 	// ValueFiles are layered in order (--values), then Set (--set k=v, Helm's
 	// syntax), over the chart's own values.yaml.
@@ -58,9 +60,9 @@ type Rendered struct {
 // Render renders opts.Chart as `helm template --include-crds` would for the
 // cluster of opts.Capabilities.
 func Render(opts Options) (*Rendered, error) {
-	ch, err := loader.Load(opts.Chart)
+	ch, ref, err := load(opts.Chart)
 	if err != nil {
-		return nil, fmt.Errorf("chart %s: %w", opts.Chart, err)
+		return nil, err
 	}
 	if reqs := ch.Metadata.Dependencies; len(reqs) > 0 {
 		if err := action.CheckDependencies(ch, reqs); err != nil {
@@ -100,11 +102,24 @@ func Render(opts Options) (*Rendered, error) {
 	return &Rendered{
 		Source: engine.ChartSource{
 			Chart: ch.Name(), Version: ch.Metadata.Version, AppVersion: ch.Metadata.AppVersion,
-			Release: inst.ReleaseName, ValuesDigest: digest,
+			Ref: ref, Release: inst.ReleaseName, ValuesDigest: digest,
 		},
 		Manifest: rel.Manifest,
 		Hooks:    rel.Hooks,
 	}, nil
+}
+
+// load reads the chart ref names: from its OCI registry, or from the local
+// filesystem. It returns the chart and where it was read.
+func load(ref string) (*helmchart.Chart, string, error) {
+	if IsOCI(ref) {
+		return pull(ref)
+	}
+	ch, err := loader.Load(ref)
+	if err != nil {
+		return nil, "", fmt.Errorf("chart %s: %w", ref, err)
+	}
+	return ch, ref, nil
 }
 
 // Values layers value files (local paths, or - for standard input) and --set
