@@ -16,7 +16,7 @@ import (
 )
 
 // chartOnlyFlags are the flags that mean something only with --chart.
-var chartOnlyFlags = []string{"values", "set", "release-name"}
+var chartOnlyFlags = []string{"values", "set", "release-name", "no-hooks"}
 
 // onlyWithChart refuses --values, --set and --release-name without --chart,
 // rather than ignoring them.
@@ -35,7 +35,10 @@ func onlyWithChart(c *cli.Context) error {
 // renderChart renders --chart as helm template would for the cluster of rs
 // (its version and API versions, asked with discovery), in namespace ns, and
 // returns the manifests as one input and what was rendered, for the release.
-// The chart's hooks are left out, and named on stderr.
+// kumo does not run Helm hooks: a chart with install or upgrade hooks is
+// refused unless --no-hooks says to go without them (as helm install
+// --no-hooks does), so that an install that needs its hooks does not quietly
+// half-work; test hooks, which an install never runs, are named.
 func renderChart(c *cli.Context, rs runspec.RuntimeSettings, ns string, stderr io.Writer) (input.File, *engine.ChartSource, error) {
 	ref := c.String("chart")
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
@@ -55,8 +58,16 @@ func renderChart(c *cli.Context, rs runspec.RuntimeSettings, ns string, stderr i
 	if err != nil {
 		return input.File{}, nil, err
 	}
-	if len(r.Hooks) > 0 {
-		fmt.Fprintf(stderr, "Warning: chart %s has Helm hooks, which kumo does not run: %s\n", r.Source.Chart, strings.Join(chart.HookNames(r.Hooks), "; "))
+	hooks, tests := chart.SplitHooks(r.Hooks)
+	switch {
+	case len(hooks) > 0 && !c.Bool("no-hooks"):
+		return input.File{}, nil, fmt.Errorf("chart %s has Helm hooks, which kumo does not run: %s; pass --no-hooks to apply the chart without them, as helm install --no-hooks does",
+			r.Source.Chart, strings.Join(chart.HookNames(hooks), "; "))
+	case len(hooks) > 0:
+		fmt.Fprintf(stderr, "Warning: --no-hooks: chart %s's Helm hooks are left out: %s\n", r.Source.Chart, strings.Join(chart.HookNames(hooks), "; "))
+	}
+	if len(tests) > 0 {
+		fmt.Fprintf(stderr, "Note: chart %s's test hooks are not applied (helm test runs them): %s\n", r.Source.Chart, strings.Join(chart.HookNames(tests), "; "))
 	}
 	name := fmt.Sprintf("chart %s %s (rendered by helm)", r.Source.Chart, r.Source.Version)
 	if int64(len(r.Manifest)) > input.MaxSize() {

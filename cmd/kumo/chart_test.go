@@ -47,7 +47,7 @@ func TestApplyChart(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	conv := e.ok("spec", "convert", "--chart", testChart, "-n", ns).stdout
+	conv := e.ok("spec", "convert", "--chart", testChart, "-n", ns, "--no-hooks").stdout
 	for _, want := range []string{
 		"- id: apiextensions.k8s.io/v1:CustomResourceDefinition:widgets.charts.kumo.test\n",
 		"- id: v1:ConfigMap:" + ns + ":web-cache\n",
@@ -60,7 +60,20 @@ func TestApplyChart(t *testing.T) {
 		}
 	}
 
-	e.ok("apply", "--yes", "--chart", testChart, "-n", ns)
+	// The chart has a pre-install hook: refused, since kumo does not run
+	// hooks, unless --no-hooks says to go without it.
+	e.fails([]string{"apply", "--yes", "--chart", testChart, "-n", ns},
+		"chart web has Helm hooks, which kumo does not run: Job/web-migrate (pre-install, pre-upgrade); pass --no-hooks")
+	r := e.ok("apply", "--yes", "--chart", testChart, "-n", ns, "--no-hooks")
+	for _, want := range []string{"Warning: --no-hooks: chart web's Helm hooks are left out: Job/web-migrate (pre-install, pre-upgrade)",
+		"Note: chart web's test hooks are not applied (helm test runs them): Pod/web-test-connection (test)"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("apply --no-hooks: stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if _, err := e.kube.BatchV1().Jobs(ns).Get(ctx, "web-migrate", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the hook Job was applied: %v", err)
+	}
 	cm, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +103,7 @@ func TestApplyChart(t *testing.T) {
 
 	// An upgrade with new values: updates, not re-creates.
 	prod := filepath.Join("..", "..", "engine", "chart", "testdata", "web-prod-values.yaml")
-	e.ok("apply", "--yes", "--chart", testChart, "-n", ns, "--values", prod, "--set", "image=example.com/web:v2")
+	e.ok("apply", "--yes", "--chart", testChart, "-n", ns, "--no-hooks", "--values", prod, "--set", "image=example.com/web:v2")
 	cm2, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -140,9 +153,9 @@ func TestApplyChart(t *testing.T) {
 	reg := ocitest.Start(t)
 	ref := reg.PushChart(t, testChart, "charts")
 	e.environ = append(e.environ, "HELM_REGISTRY_CONFIG="+filepath.Join(t.TempDir(), "none.json"), "DOCKER_CONFIG="+t.TempDir())
-	e.fails([]string{"apply", "--yes", "--chart", ref, "-n", ns}, "chart "+ref, "basic credential not found")
+	e.fails([]string{"apply", "--yes", "--chart", ref, "-n", ns, "--no-hooks"}, "chart "+ref, "basic credential not found")
 	e.environ = append(e.environ, "DOCKER_CONFIG="+reg.DockerConfig)
-	e.ok("apply", "--yes", "--chart", ref, "-n", ns, "--set", "message=from-oci")
+	e.ok("apply", "--yes", "--chart", ref, "-n", ns, "--no-hooks", "--set", "message=from-oci")
 	cm5, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
 	if err != nil || cm5.Data["message"] != "from-oci" {
 		t.Errorf("apply from OCI: %v %v", cm5.Data, err)

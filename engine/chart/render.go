@@ -155,6 +155,19 @@ func ValuesDigest(vals map[string]any) (string, error) {
 	return "sha256:" + hex.EncodeToString(sum[:]), nil
 }
 
+// SplitHooks separates test hooks (helm.sh/hook: test, which helm test runs,
+// never an install) from the hooks an install or upgrade would run.
+func SplitHooks(hooks []*release.Hook) (install, test []*release.Hook) {
+	for _, h := range hooks {
+		if len(h.Events) == 1 && h.Events[0] == release.HookTest {
+			test = append(test, h)
+		} else {
+			install = append(install, h)
+		}
+	}
+	return install, test
+}
+
 // HookNames lists hooks as "kind/name (events)", for messages.
 func HookNames(hooks []*release.Hook) []string {
 	out := make([]string, len(hooks))

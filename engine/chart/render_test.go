@@ -37,6 +37,16 @@ func TestRender(t *testing.T) {
 			t.Errorf("manifest lacks %q:\n%s", want, m)
 		}
 	}
+	hooks, tests := SplitHooks(r.Hooks)
+	if h := HookNames(hooks); len(h) != 1 || h[0] != "Job/web-migrate (pre-install, pre-upgrade)" {
+		t.Errorf("install hooks = %v", h)
+	}
+	if h := HookNames(tests); len(h) != 1 || h[0] != "Pod/web-test-connection (test)" {
+		t.Errorf("test hooks = %v", h)
+	}
+	if strings.Contains(m, "web-migrate") || strings.Contains(m, "test-connection") {
+		t.Errorf("hooks in the manifest:\n%s", m)
+	}
 	if !strings.HasPrefix(strings.TrimSpace(strings.TrimPrefix(m, "---")), "# Source: web/crds/widget.yaml") {
 		t.Errorf("CRDs do not come first:\n%.300s", m)
 	}
