@@ -94,9 +94,9 @@ func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refres
 				return engine.Change{}, nil, err
 			}
 			planned, err = rt.Apply(ctx, desired, runtime.ApplyOptions{DryRun: true, ForceConflicts: force(in, prior)})
-			if planned, err = intoNewNamespace(spec, planned, err); err != nil {
-				return engine.Change{}, nil, err
-			}
+			// A refusal for a missing namespace becomes the object as written
+			// or an error; any other error (a kind not served yet) goes on.
+			planned, err = intoNewNamespace(spec, planned, err)
 			var notServed *runtime.NotServedError
 			// Only a kind the cluster does not serve is looked up: DefiningCRD
 			// goes through the whole spec.
