@@ -147,6 +147,7 @@ var packageLayers = map[string]string{
 	"engine/health":                          "engine",
 	"engine/input":                           "engine",
 	"engine/notify":                          "engine",
+	"engine/planpolicy":                      "engine",
 	"engine/resid":                           "engine",
 	"engine/runtime":                         "engine",
 	"engine/runtime/memory":                  "engine",
