@@ -5,6 +5,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/engine/notify"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 )
 
 // Workspace is a target environment (dev, prod): the platform team's defaults for
@@ -37,6 +38,10 @@ type Workspace struct {
 	// (Slack, generic webhooks): the workspace's administrators choose them,
 	// never a run's input or a spec.
 	Notifications notify.Config `json:"notifications,omitzero"`
+	// Policies are the rules every plan here must pass, after its preview
+	// and before its approval (see package planpolicy); checked and compiled
+	// when the workspace is saved.
+	Policies []planpolicy.Rule `json:"policies,omitempty"`
 }
 
 // TemporalSettings are a workspace's Temporal settings.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/input"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 )
 
 // ParseWorkspace reads a workspace file (modules, generators, runtimes, context)
@@ -39,6 +40,9 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 	}
 	if err := ws.Health.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	if _, err := planpolicy.Compile(ws.Policies, source); err != nil {
+		return nil, err
 	}
 	if err := ws.Runtimes.Kubernetes.CheckKubeconfigs(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
