@@ -35,6 +35,7 @@ const (
 	ReadStatusActivity          = "ReadStatus"
 	EventSinksActivity          = "EventSinks"
 	DeliverEventActivity        = "DeliverEvent"
+	CheckPoliciesActivity       = "CheckPolicies"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -77,5 +78,6 @@ func (a *Activities) byName() map[string]any {
 		ReadStatusActivity:          a.ReadStatus,
 		EventSinksActivity:          a.EventSinks,
 		DeliverEventActivity:        a.DeliverEvent,
+		CheckPoliciesActivity:       a.CheckPolicies,
 	}
 }

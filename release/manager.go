@@ -9,6 +9,7 @@ import (
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/engine/notify"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -44,6 +45,8 @@ type Manager struct {
 	generation generate.Policy
 	// events is the operator's event configuration (SetEvents).
 	events notify.Operator
+	// policies are the operator's server-wide plan policies (SetPolicies).
+	policies *planpolicy.Set
 }
 
 // maxCachedResources bounds the resources each of a Manager's caches holds

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 )
 
 // Stage is where a run is; the release phase says the same in the backend.
@@ -41,8 +42,12 @@ type Progress struct {
 	Nodes    []Node `json:"nodes,omitempty"`
 	// Changes is filled once the preview is complete.
 	Changes []engine.Change `json:"changes,omitempty"`
-	// Digest is the preview's engine.PlanDigest, with Changes.
+	// Digest is the preview's engine.PlanDigest, with Changes
+	// (engine.PolicyDigest when policies were violated).
 	Digest string `json:"digest,omitempty"`
+	// Policies are the plan policy rules the plan violates (deny, warn,
+	// require-approval), once they were checked.
+	Policies []planpolicy.Violation `json:"policies,omitempty"`
 	// Approval is set once the run waits for approval.
 	Approval *ApprovalState `json:"approval,omitempty"`
 	// People are who started the run and who approved, rejected or

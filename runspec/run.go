@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 )
 
 // RunInput starts a Preview, Apply or Destroy.
@@ -67,7 +68,9 @@ type Result struct {
 	Changes        []engine.Change `json:"changes"`
 	ChangesOmitted int             `json:"changesOmitted,omitempty"`
 	// Digest is the preview's engine.PlanDigest.
-	Digest       string               `json:"digest,omitempty"`
-	Error        string               `json:"error,omitempty"`
-	Compensation *engine.Compensation `json:"compensation,omitempty"`
+	Digest string `json:"digest,omitempty"`
+	// Policies are the plan policy rules the plan violated.
+	Policies     []planpolicy.Violation `json:"policies,omitempty"`
+	Error        string                 `json:"error,omitempty"`
+	Compensation *engine.Compensation   `json:"compensation,omitempty"`
 }

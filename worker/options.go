@@ -5,6 +5,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/engine/notify"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 )
 
 // Options tune a worker that outlives one run.
@@ -23,4 +24,7 @@ type Options struct {
 	// Events is the operator's event configuration (--events): sinks every
 	// workspace's events also go to, and what sink URLs may be.
 	Events notify.Operator
+	// Policies are the operator's server-wide plan policies (--plan-policies
+	// FILE), checked on every plan before the workspace's own; nil: none.
+	Policies *planpolicy.Set
 }

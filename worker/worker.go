@@ -37,6 +37,7 @@ func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Wor
 	acts := activities.New(b, registry.New(), RunChecker(c))
 	activities.SetGeneration(acts, o.Generation)
 	activities.SetEvents(acts, o.Events)
+	activities.SetPolicies(acts, o.Policies)
 	activities.Register(w, acts)
 	return w
 }

@@ -130,7 +130,9 @@ func (r *run) approve(ctx workflow.Context, key backend.ReleaseKey, changes []en
 		return nil
 	}
 	if r.in.AutoApprove {
-		return r.autoApprove(ctx)
+		if err := r.autoApprove(ctx); err != nil || !r.policyApproval || r.rules.Approved(r.people.Approvals) {
+			return err
+		}
 	}
 	if workflow.GetVersion(ctx, approvalChange, workflow.DefaultVersion, approvalVersion) == workflow.DefaultVersion {
 		return r.awaitApprovalSignal()
@@ -161,6 +163,9 @@ func (r *run) checkAutoApprove(ctx workflow.Context) error {
 // autoApprove records the approval given at the start (--yes), which
 // checkAutoApprove allowed.
 func (r *run) autoApprove(ctx workflow.Context) error {
+	if r.policyApproval && r.rules.MayAnswer(r.starter, true, nil) != nil {
+		return nil // the policies' approvers do not include the starter: all of them answer
+	}
 	actor := r.starter.Actor(workflow.Now(ctx), "approved at start (--yes)")
 	r.people.Approvals = append(r.people.Approvals, actor)
 	if r.rules.Policy.Enforced() {

@@ -95,7 +95,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
 		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation, People: r.people, Audit: r.audits,
 	}).Get(finishCtx, nil)
-	result := runspec.Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Error: msg, Compensation: r.compensation}
+	result := runspec.Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Policies: r.progress.Policies, Error: msg, Compensation: r.compensation}
 	withChanges(&result, changes)
 	if err != nil {
 		return r.end(ctx, result, runspec.StatusFailed, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err))
@@ -135,6 +135,9 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		r.node(i).Action = changes[i].Action
 	}
 	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
+	if err := r.checkPolicies(ctx, rel.Key, rel.SpecHash, rel.PriorRevision, changes); err != nil {
+		return changes, err
+	}
 	if err := r.approve(ctx, rel.Key, changes, nodeInput); err != nil {
 		return changes, err
 	}

@@ -17,7 +17,7 @@ func Preview(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) 
 		return runspec.Result{}, err
 	}
 	changes, err := r.previewOnly(r.work)
-	res := runspec.Result{Digest: r.progress.Digest}
+	res := runspec.Result{Digest: r.progress.Digest, Policies: r.progress.Policies}
 	withChanges(&res, changes)
 	if r.tracked {
 		res.Status = r.finalStatus(err)
@@ -50,5 +50,5 @@ func (r *run) previewOnly(ctx workflow.Context) ([]engine.Change, error) {
 		return nil, err
 	}
 	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
-	return changes, nil
+	return changes, r.checkPolicies(ctx, key, in.SpecHash, prior, changes)
 }

@@ -53,6 +53,10 @@ type run struct {
 	// release gave the workspace's policy.
 	starter runspec.Subject
 	rules   runspec.ApprovalRules
+	// policyApproval: require-approval policies raised rules (checkPolicies),
+	// so even a run started with AutoApprove waits for the approvals its
+	// starter's cannot give.
+	policyApproval bool
 	// audits are what the run's people did, for the audit log: each is sent
 	// with the next release step (SetReleasePhase, FinishRelease), which
 	// appends it once however often it is sent.

@@ -185,4 +185,13 @@ const (
 	// drift-warn-v2, drift-remediate-v2.
 	driftSinksChange  = "drift-sinks"
 	driftSinksVersion = workflow.Version(1)
+
+	// planPoliciesChange: after its preview, a plan with changes is checked
+	// against the operator's and the workspace's plan policies
+	// (CheckPolicies): a deny fails the run before anything is applied, a
+	// require-approval raises what its approval needs (checkPolicies). New:
+	// apply-policies-v15. Old: every history recorded before it that
+	// previews changes.
+	planPoliciesChange  = "plan-policies"
+	planPoliciesVersion = workflow.Version(1)
 )

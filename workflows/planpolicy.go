@@ -1,0 +1,62 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/planpolicy"
+)
+
+// checkPolicies checks a previewed plan against the operator's and the
+// workspace's plan policies (CheckPolicies), before any approval: the
+// violations join the run's progress and its plan's digest, a deny fails the
+// run, and a require-approval raises the approvals the plan needs (raiseApproval).
+// A plan without changes has nothing to check.
+func (r *run) checkPolicies(ctx workflow.Context, key backend.ReleaseKey, specHash string, prior int, changes []engine.Change) error {
+	in := activities.PolicyInput{Key: key, SpecHash: specHash, PriorRevision: prior, Settings: r.in.Settings}
+	for i, c := range changes {
+		if c.Action == engine.UnChanged {
+			continue
+		}
+		pc := activities.PolicyChange{ID: c.ID, Type: c.Type, Action: c.Action, Delete: r.plan.Nodes[i].Delete}
+		for _, f := range c.Fields {
+			pc.Paths = append(pc.Paths, f.Path)
+		}
+		in.Changes = append(in.Changes, pc)
+	}
+	if len(in.Changes) == 0 || workflow.GetVersion(ctx, planPoliciesChange, workflow.DefaultVersion, planPoliciesVersion) == workflow.DefaultVersion {
+		return nil
+	}
+	o := shortOptions("check policies")
+	o.StartToCloseTimeout, o.HeartbeatTimeout = planTimeout, shortCallTimeout
+	var res planpolicy.Results
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, o), acts.CheckPolicies, in).Get(ctx, &res); err != nil {
+		return err
+	}
+	r.progress.Policies = res.Violations
+	r.progress.Digest = engine.PolicyDigest(changes, res)
+	if err := res.Denied(); err != nil {
+		return err
+	}
+	r.raiseApproval(res)
+	return nil
+}
+
+// raiseApproval makes the run's approval rules ask for what require-approval
+// violations ask: at least their approvers, in their groups when they name
+// some (instead of the workspace's groups).
+func (r *run) raiseApproval(res planpolicy.Results) {
+	n, groups := res.Approval()
+	if n == 0 {
+		return
+	}
+	p := r.rules.Policy
+	p.Required = max(p.Required, n)
+	if len(groups) > 0 {
+		p.Groups = groups
+	}
+	r.rules.Policy = p
+	r.policyApproval = true
+}
