@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/worker"
@@ -36,6 +37,8 @@ type RunDetails struct {
 	// cancelled it, with when (from the run itself; none from runs older
 	// than this record).
 	People *engine.People `json:"people,omitempty"`
+	// Policies are the plan policy rules the run's plan violated.
+	Policies []planpolicy.Violation `json:"policies,omitempty"`
 }
 
 // ResourceOutcome is what one resource's step did in a run.
@@ -72,7 +75,7 @@ func (c *Client) ShowRun(ctx context.Context, project, runID string) (*RunDetail
 	if err != nil {
 		d.ProgressError = fmt.Sprintf("the run did not answer (%v); is a kumo worker running?", err)
 	} else {
-		d.Stage, d.Waiting, d.People = p.Stage, p.Waiting, p.People
+		d.Stage, d.Waiting, d.People, d.Policies = p.Stage, p.Waiting, p.People, p.Policies
 		d.Resources = outcomes(p.Nodes)
 		if d.Changes == nil && p.Changes != nil { // a run older than the memo
 			counts := runspec.CountChanges(p.Changes)
@@ -95,6 +98,9 @@ func (c *Client) addOutcome(ctx context.Context, run *Run, d *RunDetails) error 
 		d.Error = err.Error()
 	}
 	d.Compensation = res.Compensation
+	if res.Policies != nil {
+		d.Policies = res.Policies
+	}
 	if res.Error != "" {
 		d.Error = res.Error
 	}

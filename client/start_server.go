@@ -14,6 +14,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/engine/notify"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/worker"
 )
@@ -33,6 +34,9 @@ type ServerOptions struct {
 	// Events is the operator's event configuration (`kumo server --events`,
 	// LoadEvents).
 	Events notify.Operator
+	// PlanPolicies are the operator's server-wide plan policies (`kumo
+	// server --plan-policies FILE`), checked by the server's worker.
+	PlanPolicies *planpolicy.Set
 }
 
 // DefaultStackRoots are where a kumo server reads stacks when no
@@ -93,7 +97,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 		if err != nil {
 			return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)
 		}
-		w := worker.NewWithOptions(tc, c.backend, worker.Options{StopTimeout: so.ShutdownGrace, Generation: generation, Events: so.Events})
+		w := worker.NewWithOptions(tc, c.backend, worker.Options{StopTimeout: so.ShutdownGrace, Generation: generation, Events: so.Events, Policies: so.PlanPolicies})
 		if err := w.Start(); err != nil {
 			tc.Close()
 			return nil, fmt.Errorf("start the worker: %w", err)

@@ -1,6 +1,9 @@
 package workflows
 
 import (
+	"fmt"
+	"strings"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/activities"
@@ -38,9 +41,11 @@ func (r *run) checkPolicies(ctx workflow.Context, key backend.ReleaseKey, specHa
 	r.progress.Policies = res.Violations
 	r.progress.Digest = engine.PolicyDigest(changes, res)
 	if err := res.Denied(); err != nil {
+		r.showDetails()
 		return err
 	}
 	r.raiseApproval(res)
+	r.showDetails()
 	return nil
 }
 
@@ -59,4 +64,25 @@ func (r *run) raiseApproval(res planpolicy.Results) {
 	}
 	r.rules.Policy = p
 	r.policyApproval = true
+}
+
+// maxDetailedViolations bounds the violations a run's details list.
+const maxDetailedViolations = 10
+
+// policyLines lists a plan's policy violations for the run's details (the Web
+// UI): each with its effect, resource, rule and message.
+func policyLines(vs []planpolicy.Violation) string {
+	if len(vs) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n\nPolicies (%d violations):", len(vs))
+	for i, v := range vs {
+		if i == maxDetailedViolations {
+			fmt.Fprintf(&b, "\n- and %d more (kumo run show)", len(vs)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n- %s: %s", v.Effect, v)
+	}
+	return b.String()
 }

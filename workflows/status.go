@@ -174,6 +174,7 @@ func (r *run) showDetails() {
 	for _, line := range r.people.Lines() {
 		b.WriteString("\n- " + line)
 	}
+	b.WriteString(policyLines(r.progress.Policies))
 	workflow.SetCurrentDetails(r.work, b.String())
 }
 

@@ -38,14 +38,18 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 	printed := map[string]runspec.NodeStatus{}
 	healths := map[string]string{}
 	waitingFor := "" // what the run last said it waits for (a worker on a queue)
+	// ended: the run is over, so its preview is shown even though its stage
+	// did not move on (a preview's policies are checked after its changes are).
+	ended := false
 	showProgress := func(p runspec.Progress) {
 		if p.Waiting != waitingFor {
 			if waitingFor = p.Waiting; waitingFor != "" {
 				fmt.Fprintf(os.Stdout, "  %s\n", waitingFor)
 			}
 		}
-		if !shownPreview && p.Changes != nil {
+		if !shownPreview && p.Changes != nil && (ended || p.Policies != nil || p.Stage != runspec.StagePreview) {
 			printChanges(os.Stdout, p.Changes)
+			printPolicies(os.Stdout, p.Policies)
 			printDigest(os.Stdout, p.Digest)
 			shownPreview = true
 		}
@@ -65,11 +69,13 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		var nodes []runspec.Node
+		ended = true
 		if p, err := run.Progress(qctx); err == nil {
 			showProgress(p)
 			nodes = p.Nodes
 		} else if !shownPreview && o.res.Changes != nil {
 			printChanges(os.Stdout, o.res.Changes)
+			printPolicies(os.Stdout, o.res.Policies)
 			printDigest(os.Stdout, o.res.Digest)
 		}
 		printSummary(os.Stdout, run, o.res, nodes, time.Since(start))

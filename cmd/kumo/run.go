@@ -96,8 +96,9 @@ func previewCommand() *cli.Command {
 					}
 					res.Changes = p.Changes
 				}
-				return printOutput(c, map[string]any{"changes": res.Changes, "digest": res.Digest}, func() error {
+				return printOutput(c, map[string]any{"changes": res.Changes, "digest": res.Digest, "policies": res.Policies}, func() error {
 					printChanges(os.Stdout, res.Changes)
+					printPolicies(os.Stdout, res.Policies)
 					printDigest(os.Stdout, res.Digest)
 					return nil
 				})

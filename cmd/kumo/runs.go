@@ -235,12 +235,19 @@ func printRunDetails(w io.Writer, d *client.RunDetails, now time.Time) {
 		}
 	}
 	line("Error:", d.Error)
+	if len(d.Policies) > 0 {
+		line("Policies:", fmt.Sprintf("%d violations (listed below)", len(d.Policies)))
+	}
 	if comp := d.Compensation; comp != nil {
 		line("Compensation:", fmt.Sprintf("%d resources put back, %d could not be", len(comp.Resources), len(comp.Errors)))
 	}
 	line("Web UI:", d.URL)
 	line("Workflow:", d.WorkflowID)
 	tw.Flush()
+	if len(d.Policies) > 0 {
+		fmt.Fprintln(w)
+		printPolicies(w, d.Policies)
+	}
 	if d.ProgressError != "" {
 		fmt.Fprintf(w, "\nResources: %s\n", d.ProgressError)
 		return

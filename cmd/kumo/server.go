@@ -40,6 +40,7 @@ func serverCommand() *cli.Command {
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 10 * time.Second, Usage: "on shutdown, how long activities in flight may take to finish"},
 			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this server must lie under, symlinks resolved (repeat for more; default: your home directory)"},
 			eventsFlag(),
+			planPoliciesFlag(),
 		}, bearerFlags()...),
 		Action: runServer,
 	}
@@ -96,6 +97,10 @@ func runServer(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	planPolicies, err := loadPlanPolicies(c)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
 		Options: server.Options{
@@ -108,6 +113,7 @@ func runServer(c *cli.Context) error {
 		StackRoots:      c.StringSlice("stack-root"),
 		BearerVerifiers: bearerVerifiers,
 		Events:          events,
+		PlanPolicies:    planPolicies,
 	})
 	if err != nil {
 		if errors.Is(c.Context.Err(), context.Canceled) {

@@ -27,6 +27,7 @@ func workerCommand() *cli.Command {
 			&cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"},
 			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this worker must lie under, symlinks resolved (repeat for more; default: none, so this worker generates from no stack directory)"},
 			eventsFlag(),
+			planPoliciesFlag(),
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 2 * time.Minute, Usage: "on SIGTERM, how long activities in flight may take to finish (they keep heartbeating) before they are cancelled and retried elsewhere; a second SIGTERM exits at once"},
 		},
 		Action: runWorker,
@@ -114,7 +115,12 @@ func runWorker(c *cli.Context) error {
 	if home == "" {
 		home = client.DefaultHome()
 	}
-	wopts := worker.Options{StopTimeout: grace, Generation: generate.Policy{StackRoots: roots, TrustedDirs: []string{client.GeneratorsDir(home)}}, Events: events}
+	planPolicies, err := loadPlanPolicies(c)
+	if err != nil {
+		return err
+	}
+	wopts := worker.Options{StopTimeout: grace, Generation: generate.Policy{StackRoots: roots, TrustedDirs: []string{client.GeneratorsDir(home)}}, Events: events,
+		Policies: planPolicies}
 	queue := c.String("task-queue")
 	var w sdkworker.Worker
 	if queue == "" || queue == runspec.TaskQueue {
