@@ -8,8 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kumoproj/kumo/internal/tlstest"
 )
 
 // policyWorkspace is a workspace file whose policies deny LoadBalancer
@@ -120,4 +123,67 @@ func (r result) stdoutJSON(t *testing.T) map[string]any {
 		t.Fatalf("%v: %s", err, r.stdout)
 	}
 	return m
+}
+
+// TestPlanPolicyRequiresApproval: on a kumo server started with
+// --plan-policies, a require-approval rule (two approvers) makes an apply
+// started with --yes wait: the starter's --yes counts once, the starter may
+// not approve again, and the run applies only once a second approver (bob,
+// with a kumo token granting the approver role) approves.
+func TestPlanPolicyRequiresApproval(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	tok := strings.TrimSpace(e.runNoCluster("token", "create", "--subject", "bob", "--ttl", "1h").stdout)
+	address := freeAddress(t)
+	ca := tlstest.NewCA(t, "operator")
+	srvPair, laptop := ca.Issue(t, "frontend"), ca.Issue(t, "bob-laptop")
+	dir := t.TempDir()
+	grants := filepath.Join(dir, "policy.yaml")
+	planPolicies := filepath.Join(dir, "plan-policies.yaml")
+	for path, text := range map[string]string{
+		grants: "grants:\n  - role: approver\n    subjects: [\"token:bob\"]\n    scopes: [\"*/*\"]\n",
+		planPolicies: `policies:
+  - name: two-approvers-for-unlabelled-config
+    match: {kinds: [ConfigMap], actions: [create]}
+    expression: '"approved-by" in resource.labels'
+    message: a ConfigMap without an approved-by label needs two approvers
+    effect: require-approval
+    approvers: 2
+`,
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.serverRecorded("server", "--address", address, "--headless", "--policy", grants, "--kumo-tokens", "--plan-policies", planPolicies,
+		"--tls-cert", srvPair.CertFile, "--tls-key", srvPair.KeyFile, "--tls-client-ca", ca.CertFile)
+
+	r := e.ok("apply", "-f", e.approvalSpec("one"), "--yes", "--detach")
+	waitFor(t, "revision 1 to await approval", time.Minute, func() bool {
+		rows := e.releases()
+		return len(rows) == 1 && rows[0].Phase == "awaiting-approval"
+	})
+	runID, _ := e.release(1)["runID"].(string)
+	if _, live := e.liveValue(); live {
+		t.Fatalf("the ConfigMap was applied before its second approval (%s)", r)
+	}
+	show := e.ok("run", "show", runID).stdout
+	if !strings.Contains(show, "rule two-approvers-for-unlabelled-config") || !strings.Contains(show, "requires 2 approvers") {
+		t.Errorf("run show does not show the require-approval violation: %s", show)
+	}
+	e.fails([]string{"approve", runID}, "already approved it; it needs 2 distinct approvers")
+
+	bob := &env{t: t, home: t.TempDir(), project: e.project, environ: []string{"KUMO_TOKEN=" + tok}, flags: []string{
+		"--temporal-address", address, "--tls-cert-path", laptop.CertFile, "--tls-key-path", laptop.KeyFile,
+		"--tls-ca-path", ca.CertFile, "--tls-server-name", "localhost", "--codec-key-file", filepath.Join(e.home, "codec.keys"),
+	}}
+	if r := bob.runNoCluster("approve", runID); r.code != 0 {
+		t.Fatalf("bob's approval: %s", r)
+	}
+	waitFor(t, "revision 1 to succeed", time.Minute, func() bool {
+		return e.releases()[0].Phase == "succeeded"
+	})
+	if v, ok := e.liveValue(); !ok || v != "one" {
+		t.Errorf("live value %q (exists %v) after two approvals, want one", v, ok)
+	}
 }
