@@ -20,6 +20,7 @@ import (
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/engine/health"
+	"github.com/kumoproj/kumo/engine/planpolicy"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server/embedded"
@@ -82,7 +83,7 @@ const (
 // approval (ApproveUpdate) that rejects, comes after what is live changed
 // (stale), or never comes; apply-queue runs its runtime steps on a
 // workspace's task queue; apply-refresh refreshes the record of an unchanged
-// resource once approved. Histories already in testdata are kept: they are
+// resource once approved; apply-policies has a plan policy warn. Histories already in testdata are kept: they are
 // what earlier versions recorded.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
@@ -122,6 +123,14 @@ func recordHistories(t *testing.T) {
 	Register(w)
 	acts := activities.New(b, rt, notRunning{})
 	activities.SetGeneration(acts, generate.Policy{AnyStackDir: true})
+	// Operator policies (v15): a warn for resources labelled policy=warn,
+	// which only apply-policies has.
+	policies, err := planpolicy.Compile([]planpolicy.Rule{{Name: "recorded-warn", Match: planpolicy.Selector{Labels: map[string]string{"policy": "warn"}},
+		Expression: "false", Message: "recorded", Effect: planpolicy.Warn}}, "recording")
+	if err != nil {
+		t.Fatal(err)
+	}
+	activities.SetPolicies(acts, policies)
 	activities.Register(w, acts)
 	if err := w.Start(); err != nil {
 		t.Fatal(err)
@@ -212,6 +221,9 @@ func recordHistories(t *testing.T) {
 		{"long-waits", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			notReady("w1"), notReady("w2"), notReady("w3"), notReady("w4"), cm("w5", "v1:ConfigMap:ns:w1"),
 		}}, nil, 0},
+		// Plan policies (v15): the plan is checked after its preview
+		// (CheckPolicies), and a warn goes with it.
+		{"apply-policies", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{policed("pw"), cm("pc")}}, nil, 0},
 	}
 	budget := historyBudget
 	defer func() { historyBudget = budget }()
@@ -280,6 +292,14 @@ func recordHistories(t *testing.T) {
 		saveHistory(t, tc, wr, run.name)
 	}
 	recordPeopleHistories(t, tc, b, only)
+}
+
+// policed is cm(name) labelled policy=warn, which the recording's operator
+// policies warn about.
+func policed(name string) engine.Resource {
+	r := cm(name)
+	r.Attributes["metadata"].(map[string]any)["labels"] = map[string]any{"policy": "warn"}
+	return r
 }
 
 // recordID is the ID of a recorded run named name: the ID form of its
