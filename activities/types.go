@@ -41,6 +41,9 @@ type ReleaseInfo struct {
 	// Approval is the workspace's approval policy, read from the backend
 	// when the release was made (zero in histories older than it).
 	Approval engine.ApprovalPolicy `json:"approval,omitzero"`
+	// Policies: plan policies apply to the run (the operator's, or the
+	// workspace's, when the release was made); without any, no check runs.
+	Policies bool `json:"policies,omitempty"`
 }
 
 // SetPhaseInput moves a running release to another non-final phase.

@@ -39,6 +39,9 @@ type Info struct {
 	// the rules the run's approvals answer to, read from the backend, where
 	// only the workspace's administrators write it.
 	Approval engine.ApprovalPolicy
+	// Policies: plan policies apply to the run (the operator's, or the
+	// workspace's as stored).
+	Policies bool
 }
 
 // Begin makes revision latest+1 for this run, or returns the one this run
@@ -66,8 +69,12 @@ func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
+	rules, err := m.Policies(ctx, in.Workspace)
+	if err != nil {
+		return Info{}, err
+	}
 	info, err := m.begin(ctx, in, specHash)
-	info.Approval = policy
+	info.Approval, info.Policies = policy, rules.Len() > 0
 	return info, err
 }
 

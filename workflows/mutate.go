@@ -135,6 +135,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		r.node(i).Action = changes[i].Action
 	}
 	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
+	r.noPolicies = !rel.Policies
 	if err := r.checkPolicies(ctx, rel.Key, rel.SpecHash, rel.PriorRevision, changes); err != nil {
 		return changes, err
 	}

@@ -29,7 +29,11 @@ func (r *run) checkPolicies(ctx workflow.Context, key backend.ReleaseKey, specHa
 		}
 		in.Changes = append(in.Changes, pc)
 	}
-	if len(in.Changes) == 0 || workflow.GetVersion(ctx, planPoliciesChange, workflow.DefaultVersion, planPoliciesVersion) == workflow.DefaultVersion {
+	if len(in.Changes) == 0 {
+		return nil
+	}
+	switch v := workflow.GetVersion(ctx, planPoliciesChange, workflow.DefaultVersion, planPoliciesVersion); {
+	case v == workflow.DefaultVersion, v >= planPoliciesWhenAny && r.noPolicies:
 		return nil
 	}
 	o := shortOptions("check policies")

@@ -23,7 +23,10 @@ type run struct {
 	// summary line.
 	op       string
 	progress runspec.Progress
-	plan     activities.Plan
+	// noPolicies: the run's release says no plan policies apply (from
+	// planPoliciesWhenAny on, no check runs).
+	noPolicies bool
+	plan       activities.Plan
 	// compensation is set once a failed apply has been undone.
 	compensation *engine.Compensation
 	control

@@ -193,5 +193,12 @@ const (
 	// apply-policies-v15. Old: every history recorded before it that
 	// previews changes.
 	planPoliciesChange  = "plan-policies"
-	planPoliciesVersion = workflow.Version(1)
+	planPoliciesVersion = workflow.Version(2)
+	// planPoliciesWhenAny (version 2 of planPoliciesChange): an apply,
+	// destroy or rollback checks only when its release says policies apply
+	// (ReleaseInfo.Policies), sparing runs without any an activity; a preview,
+	// which has no release, always checks. New: none recorded yet (the
+	// branch schedules nothing a history could differ by when policies
+	// apply). Old (version 1, always checks): apply-policies-v15.
+	planPoliciesWhenAny = workflow.Version(2)
 )
