@@ -162,13 +162,16 @@ func (c *Client) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 // query well-formed and gives a typo a clear error.
 var runIDPattern = regexp.MustCompile(`^[0-9a-fA-F-]{8,64}$`)
 
+// IsRunID reports whether s has the form of a run ID.
+func IsRunID(s string) bool { return runIDPattern.MatchString(s) }
+
 // ErrNoRun is wrapped by FindRun's error for a run ID Temporal does not know.
 var ErrNoRun = errors.New("no such run")
 
 // FindRun looks a run up by its run ID (what kumo prints when it starts one)
 // and checks that it belongs to project.
 func (c *Client) FindRun(ctx context.Context, project, runID string) (*RunInfo, error) {
-	if !runIDPattern.MatchString(runID) {
+	if !IsRunID(runID) {
 		return nil, fmt.Errorf("%q is not a run ID: kumo prints the run ID when it starts a run, and `kumo run list` lists them", runID)
 	}
 	tc, err := c.dial(ctx)

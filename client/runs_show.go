@@ -57,18 +57,39 @@ type ResourceOutcome struct {
 // the run itself, which Temporal answers for finished runs too by replaying
 // them), and how it ended.
 func (c *Client) ShowRun(ctx context.Context, project, runID string) (*RunDetails, error) {
+	d, _, err := c.showRun(ctx, project, runID)
+	return d, err
+}
+
+// RunPlan is a run's preview: its changes, one per resource, as `kumo
+// preview` shows them (sensitive values masked), and their digest.
+type RunPlan struct {
+	Changes []engine.Change `json:"changes"`
+	Digest  string          `json:"digest,omitempty"`
+}
+
+// ShowRunPlan is ShowRun with the run's preview, from the same answer of the
+// run; the plan is nil before the preview, and for runs that have none
+// (generate) or could not be asked.
+func (c *Client) ShowRunPlan(ctx context.Context, project, runID string) (*RunDetails, *RunPlan, error) {
+	return c.showRun(ctx, project, runID)
+}
+
+func (c *Client) showRun(ctx context.Context, project, runID string) (*RunDetails, *RunPlan, error) {
 	info, err := c.FindRun(ctx, project, runID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := c.answerQueries(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	run := c.runOf(info)
 	d := &RunDetails{RunInfo: *info, URL: c.RunURL(info.WorkflowID, info.RunID)}
 	if info.Operation == "generate" { // one step, no resources, no progress query
-		return d, c.addOutcome(ctx, run, d)
+		_, err := c.addOutcome(ctx, run, d)
+		return d, nil, err
 	}
+	var plan *RunPlan
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	p, err := run.Progress(qctx)
 	cancel()
@@ -81,19 +102,26 @@ func (c *Client) ShowRun(ctx context.Context, project, runID string) (*RunDetail
 			counts := runspec.CountChanges(p.Changes)
 			d.Changes = &counts
 		}
+		if p.Changes != nil {
+			plan = &RunPlan{Changes: p.Changes, Digest: p.Digest}
+		}
 	}
-	return d, c.addOutcome(ctx, run, d)
+	res, err := c.addOutcome(ctx, run, d)
+	if plan == nil && res.Changes != nil { // the run could not be asked, its result tells
+		plan = &RunPlan{Changes: res.Changes, Digest: res.Digest}
+	}
+	return d, plan, err
 }
 
-// addOutcome adds how an ended run ended to d.
-func (c *Client) addOutcome(ctx context.Context, run *Run, d *RunDetails) error {
-	if d.Running() {
-		return nil
-	}
+// addOutcome adds how an ended run ended to d, and returns its result.
+func (c *Client) addOutcome(ctx context.Context, run *Run, d *RunDetails) (runspec.Result, error) {
 	var res runspec.Result
+	if d.Running() {
+		return res, nil
+	}
 	if err := run.wait(ctx, &res); err != nil {
 		if ctx.Err() != nil {
-			return err
+			return res, err
 		}
 		d.Error = err.Error()
 	}
@@ -104,7 +132,7 @@ func (c *Client) addOutcome(ctx context.Context, run *Run, d *RunDetails) error 
 	if res.Error != "" {
 		d.Error = res.Error
 	}
-	return nil
+	return res, nil
 }
 
 func outcomes(nodes []runspec.Node) []ResourceOutcome {
