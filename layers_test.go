@@ -38,7 +38,11 @@ var everyTestImports = []string{"testbed", "conformance"}
 var layers = map[string]layer{
 	"cli": {
 		why:     "the CLI parses flags, calls the client and renders; it reaches runs only through the client and the run contract, never the workflows, activities or release",
-		imports: []string{"policy", "client", "server", "worker", "contract", "codec", "engine", "support"},
+		imports: []string{"policy", "api", "client", "server", "worker", "contract", "codec", "engine", "support"},
+	},
+	"api": {
+		why:     "the HTTP API and the run pages: thin layers over the client, served behind the server's authentication",
+		imports: []string{"policy", "client", "server", "contract", "codec", "engine", "support"},
 	},
 	"client": {
 		why:     "the Go API: starts runs, waits, queries; may use everything below it",
@@ -129,6 +133,7 @@ var layers = map[string]layer{
 // without one, so where it belongs is decided, not inherited.
 var packageLayers = map[string]string{
 	"cmd/kumo":                               "cli",
+	"api/runpage":                            "api",
 	"client":                                 "client",
 	"server":                                 "server",
 	"server/bearer":                          "server",
