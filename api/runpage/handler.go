@@ -44,7 +44,7 @@ func Path(id string) string { return "/runs/" + id }
 func New(src Source) http.Handler {
 	h := &handler{src: src, now: time.Now}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /runs/{id}", h.serveRun)
+	mux.HandleFunc("/runs/{id}", h.serveRun)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h.serveError(w, http.StatusNotFound, "Not found", "There is no page at "+r.URL.Path+": a run's page is /runs/<run ID>.")
 	})
@@ -65,6 +65,11 @@ var pageCSS string
 var pageTemplate = template.Must(template.New("page").Parse(pageHTML))
 
 func (h *handler) serveRun(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		h.serveError(w, http.StatusMethodNotAllowed, "Read only", "A run's page is only read (GET).")
+		return
+	}
 	id := r.PathValue("id")
 	if !client.IsRunID(id) {
 		h.serveError(w, http.StatusNotFound, "No such run", fmt.Sprintf("%q is not a run ID: kumo prints the run ID when it starts a run, and `kumo run list` lists them.", id))

@@ -87,6 +87,14 @@ type Resource struct {
 	Changed int
 }
 
+// Verb is the resource's action as the page names it.
+func (r Resource) Verb() string {
+	if r.Action == engine.UnChanged {
+		return "unchanged"
+	}
+	return strings.ToLower(string(r.Action))
+}
+
 // Open reports whether the page shows the resource's rows unfolded: those of
 // a resource that changes, or whose step did not succeed.
 func (r Resource) Open() bool {
