@@ -7,6 +7,8 @@
 //
 // The page reads runs through a Source, which the kumo client implements
 // (ClientSource): the same reads `kumo run show` makes, with the caller's
-// credentials from the request's context. runpage authenticates no one: it
-// is served only behind the HTTP API's authentication, which puts them there.
+// credentials from the request's context, and the API's policy deciding who
+// sees which project and workspace (Authorizer). runpage authenticates no
+// one: it is served only behind the HTTP API's authentication, which puts
+// the caller in the context.
 package runpage
