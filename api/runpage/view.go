@@ -53,7 +53,9 @@ type View struct {
 	// PlanNote says why there is no plan to show.
 	PlanNote  string
 	Resources []Resource
-	Release   *engine.Release
+	// MoreResources says how many resources the page leaves out.
+	MoreResources string
+	Release       *engine.Release
 	// ReleaseNote says why the release is not shown.
 	ReleaseNote string
 	// RecordedNote says why resources the run deletes show no fields.
@@ -150,6 +152,9 @@ func Build(in Input) View {
 	default:
 		v.Digest = in.Plan.Digest
 		v.Resources = resources(in, in.Plan.Changes)
+		if n := len(in.Plan.Changes) - len(v.Resources); n > 0 {
+			v.MoreResources = fmt.Sprintf("%d more resources are in the plan: `kumo run show %s` lists them all.", n, d.RunID)
+		}
 	}
 	switch {
 	case in.ReleaseError != nil:
@@ -184,6 +189,10 @@ func people(p engine.People) []Person {
 	return out
 }
 
+// MaxResources bounds the resources a page compares, so that a run of
+// thousands stays a page a browser shows; the rest are counted.
+const MaxResources = 500
+
 // resources pairs each change of the plan with its step's outcome, in plan
 // order.
 func resources(in Input, changes []engine.Change) []Resource {
@@ -196,8 +205,11 @@ func resources(in Input, changes []engine.Change) []Resource {
 	if in.Previous != nil && in.Previous.State != nil {
 		recorded = releaseResources(&engine.Spec{Resources: in.Previous.State.Resources})
 	}
-	out := make([]Resource, 0, len(changes))
+	out := make([]Resource, 0, min(len(changes), MaxResources))
 	for _, c := range changes {
+		if len(out) == MaxResources {
+			break
+		}
 		r := Resource{ID: c.ID, Action: c.Action, Drifted: c.Drifted, TakingOverFrom: strings.Join(c.TakingOverFrom, ", ")}
 		if o, ok := outcomes[c.ID]; ok {
 			r.Outcome, r.OutcomeClass, r.Error = string(o.Result), outcomeClass(o.Result), o.Error
@@ -238,6 +250,8 @@ func releaseResources(s *engine.Spec) map[string]*engine.Resource {
 func rows(c engine.Change, desired, recorded *engine.Resource) []Row {
 	var out []Row
 	switch c.Action {
+	case engine.UnChanged, engine.Adopt: // nothing changes: no fields to compare
+		return nil
 	case engine.Create:
 		if desired != nil {
 			for _, l := range engine.Leaves(*desired) {

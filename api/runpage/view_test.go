@@ -2,6 +2,7 @@ package runpage
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -186,4 +187,27 @@ func render(t *testing.T, v View) string {
 		t.Fatal(err)
 	}
 	return buf.String()
+}
+
+// TestLargePlansStayAPage: a resource that does not change shows no fields,
+// and a plan of more resources than MaxResources shows that many and counts
+// the rest.
+func TestLargePlansStayAPage(t *testing.T) {
+	var changes []engine.Change
+	var rs []engine.Resource
+	for i := range MaxResources + 7 {
+		r := configMap(fmt.Sprintf("c%d", i), map[string]any{"k": "v"})
+		rs = append(rs, r)
+		changes = append(changes, engine.Diff(r.ID, engine.Kubernetes, &r, &r, &r))
+	}
+	v := Build(Input{Run: ended(), Plan: &client.RunPlan{Changes: changes}, Release: release(2, rs...)})
+	if len(v.Resources) != MaxResources || !strings.Contains(v.MoreResources, "7 more resources") {
+		t.Errorf("%d resources shown, note %q", len(v.Resources), v.MoreResources)
+	}
+	if r := v.Resources[0]; r.Action != engine.UnChanged || len(r.Rows) != 0 || r.Open() || r.Verb() != "unchanged" {
+		t.Errorf("an unchanged resource: %+v", r)
+	}
+	if html := render(t, v); !strings.Contains(html, "7 more resources are in the plan") {
+		t.Error("the page does not count the resources it leaves out")
+	}
 }
