@@ -55,6 +55,9 @@ type Options struct {
 	// UIBaseURL is the Temporal Web UI's address, for links to runs; empty
 	// when none is known.
 	UIBaseURL string
+	// PagesURL is the root under which an HTTP API serves the run pages
+	// (<root>/runs/<run ID>), for links to them; empty when none is known.
+	PagesURL string
 	// Notices receives what the client did on the user's behalf that they
 	// should know of: a generator trusted on first use. Nil discards it.
 	Notices io.Writer

@@ -23,7 +23,12 @@ func staticSummary(operation string, req Request) string {
 // staticDetails is the markdown the Web UI shows on a run's page: where the
 // desired state comes from and how the run was asked to go, so a reader
 // understands the run without the command line that started it.
-func staticDetails(operation string, req Request, in any) string {
+//
+// pages is the root of the run pages ("" for none): the details link the
+// run's page, whose run ID is not known before the run starts. The Web UI
+// renders details as markdown, links opening in a new tab, and puts the run
+// ID it shows for {runId}, as for {namespace} and {workflowId}.
+func staticDetails(operation string, req Request, in any, pages string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**kumo %s** of project `%s`, workspace `%s`", operation, req.Project, req.Workspace)
 	if req.Stack != "" {
@@ -54,6 +59,10 @@ func staticDetails(operation string, req Request, in any) string {
 		if run.RollbackOnFailure {
 			line("on failure", "undo this run's changes (`--rollback-on-failure`)")
 		}
+	}
+	if pages != "" {
+		page := pages + "/runs/{runId}"
+		line("page", "[%s](%s): the plan side by side, each resource's outcome, the release", page, page)
 	}
 	// What the client says of itself, so marked: the run's current details
 	// name the starter the kumo server authenticated.

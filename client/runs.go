@@ -161,7 +161,7 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 		// apply would follow (and could answer the approval of) the first one.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary:                            staticSummary(operation, req),
-		StaticDetails:                            staticDetails(operation, req, in),
+		StaticDetails:                            staticDetails(operation, req, in, c.PagesURL()),
 		TypedSearchAttributes: runAttributes(req.Project, req.Workspace, req.Stack, operation,
 			workflows.StatusAttr.ValueSet(string(runspec.StatusRunning))),
 	}, workflowType, in)

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ type RunDetails struct {
 	ProgressError string `json:"progressError,omitempty"`
 	// URL is the run's page in the Temporal Web UI, when a UI is known.
 	URL string `json:"url,omitempty"`
+	// Page is the run's own page (plan side by side, outcomes, release),
+	// when a server serving it is known.
+	Page string `json:"page,omitempty"`
 	// People are who started the run and who approved, rejected or
 	// cancelled it, with when (from the run itself; none from runs older
 	// than this record).
@@ -84,7 +88,7 @@ func (c *Client) showRun(ctx context.Context, project, runID string) (*RunDetail
 		return nil, nil, err
 	}
 	run := c.runOf(info)
-	d := &RunDetails{RunInfo: *info, URL: c.RunURL(info.WorkflowID, info.RunID)}
+	d := &RunDetails{RunInfo: *info, URL: c.RunURL(info.WorkflowID, info.RunID), Page: c.RunPageURL(info.RunID)}
 	if info.Operation == "generate" { // one step, no resources, no progress query
 		_, err := c.addOutcome(ctx, run, d)
 		return d, nil, err
@@ -204,4 +208,19 @@ func (c *Client) UIBaseURL() string {
 func (c *Client) RunURL(workflowID, runID string) string {
 	ui := server.Info{UIURL: c.UIBaseURL(), Namespace: c.opts.Namespace}
 	return ui.RunURL(workflowID, runID)
+}
+
+// PagesURL is the root of the run pages: Options.PagesURL, or "" (no pages
+// known).
+func (c *Client) PagesURL() string {
+	return strings.TrimRight(c.opts.PagesURL, "/")
+}
+
+// RunPageURL is a run's own page, or "" when no server of pages is known.
+func (c *Client) RunPageURL(runID string) string {
+	root := c.PagesURL()
+	if root == "" {
+		return ""
+	}
+	return root + "/runs/" + url.PathEscape(runID)
 }

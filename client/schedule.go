@@ -354,7 +354,7 @@ func (c *Client) scheduleAction(in runspec.DriftInput, s ScheduleSettings) *sdkc
 		Args:          []any{in},
 		TaskQueue:     runspec.TaskQueue,
 		StaticSummary: fmt.Sprintf("drift %s/%s (scheduled, %s)", in.Project, in.Workspace, s.Mode),
-		StaticDetails: staticDetails(driftOperation, req, in) + fmt.Sprintf("- schedule: `%s`, mode %s\n", runspec.DriftScheduleID(in.Project, in.Workspace), s.Mode),
+		StaticDetails: staticDetails(driftOperation, req, in, "") + fmt.Sprintf("- schedule: `%s`, mode %s\n", runspec.DriftScheduleID(in.Project, in.Workspace), s.Mode),
 		Memo:          map[string]any{scheduleMemo: s},
 		TypedSearchAttributes: runAttributes(in.Project, in.Workspace, in.Stack, driftOperation,
 			workflows.StatusAttr.ValueSet(string(runspec.StatusRunning))),

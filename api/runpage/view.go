@@ -145,6 +145,8 @@ func Build(in Input) View {
 	switch {
 	case in.Plan == nil && d.Operation == "generate":
 		v.PlanNote = "A generate run makes a spec; it has no plan."
+	case in.Plan == nil && d.Operation == "drift":
+		v.PlanNote = fmt.Sprintf("A drift check compares live resources with the last release; `kumo drift report --check %s` shows what it found.", d.RunID)
 	case in.Plan == nil && d.ProgressError != "":
 		v.PlanNote = "The plan could not be read: " + d.ProgressError
 	case in.Plan == nil:

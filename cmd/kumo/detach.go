@@ -20,6 +20,9 @@ func followOrDetach(ctx context.Context, c *cli.Context, kc *client.Client, run 
 		return follow(ctx, run, interactive)
 	}
 	fmt.Printf("Started %s run %s (workflow %s).\n", run.Operation, run.RunID, run.WorkflowID)
+	if u := kc.RunPageURL(run.RunID); u != "" {
+		fmt.Printf("Page:   %s\n", u)
+	}
 	if srv := kc.Server(); srv != nil {
 		if u := srv.RunURL(run.WorkflowID, run.RunID); u != "" {
 			fmt.Printf("Web UI: %s\n", u)

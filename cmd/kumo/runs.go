@@ -44,7 +44,7 @@ func runCommand() *cli.Command {
 			},
 			{
 				Name:      "show",
-				Usage:     "show a run: status, revision, times, plan, each resource's outcome, and its Web UI page",
+				Usage:     "show a run: status, revision, times, plan, each resource's outcome, its Web UI page, and its own page when kumo server serves one",
 				ArgsUsage: "RUN_ID",
 				Flags:     []cli.Flag{outputFlag(formatTable, formatJSON)},
 				Action:    runShow,
@@ -242,6 +242,7 @@ func printRunDetails(w io.Writer, d *client.RunDetails, now time.Time) {
 		line("Compensation:", fmt.Sprintf("%d resources put back, %d could not be", len(comp.Resources), len(comp.Errors)))
 	}
 	line("Web UI:", d.URL)
+	line("Page:", d.Page)
 	line("Workflow:", d.WorkflowID)
 	tw.Flush()
 	if len(d.Policies) > 0 {

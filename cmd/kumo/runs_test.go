@@ -72,6 +72,7 @@ func TestPrintRunDetails(t *testing.T) {
 		Error:        "cancelled: maintenance window",
 		Compensation: &engine.Compensation{Resources: []string{"v1:ConfigMap:ns:a"}},
 		URL:          "http://ui/namespaces/default/workflows/kumo%2Fshop%2Fprod/run-1/history",
+		Page:         "http://127.0.0.1:8080/runs/run-1",
 		People: &engine.People{
 			StartedBy:   &engine.Actor{Name: "local:alice", Verified: true, Time: start},
 			Approvals:   []engine.Actor{{Name: "local:bob", Verified: true, Time: start.Add(time.Second), Reason: "looks right"}},
@@ -89,6 +90,7 @@ func TestPrintRunDetails(t *testing.T) {
 	for _, want := range []string{
 		"Status:        cancelled", "Revision:      2", "Duration:      3s", "Plan:          +2 ~0 -0 (2 to create, 0 to update, 0 to delete, 1 unchanged)",
 		"Error:         cancelled: maintenance window", "Compensation:  1 resources put back, 0 could not be", "Web UI:        http://ui/namespaces/default/",
+		"Page:          http://127.0.0.1:8080/runs/run-1",
 		"Started by:    local:alice at " + start.Format(time.DateTime), "Approved by:   local:bob at " + start.Add(time.Second).Format(time.DateTime) + ": looks right",
 		"Cancelled by:  eve@host (unverified) at " + start.Add(2*time.Second).Format(time.DateTime) + ": maintenance window",
 	} {
