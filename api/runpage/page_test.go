@@ -24,6 +24,7 @@ import (
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server"
 )
 
 func TestMain(m *testing.M) { localclustertest.Main(m) }
@@ -53,7 +54,19 @@ func TestRunPage(t *testing.T) {
 	cluster := localclustertest.Start(t)
 	ns := localclustertest.Namespace(t)
 	ctx := context.Background()
-	c, err := client.Open(client.Options{Home: t.TempDir()})
+	// The pages' server is known before the runs start: their details in
+	// the Web UI link it.
+	var pages http.Handler = http.NotFoundHandler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { pages.ServeHTTP(w, r) }))
+	defer srv.Close()
+	home := t.TempDir()
+	kumo, err := client.StartServer(ctx, client.Options{Home: home}, client.ServerOptions{
+		Options: server.Options{Address: "127.0.0.1:0"}, StackRoots: []string{t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kumo.Stop()
+	c, err := client.Open(client.Options{Home: home, PagesURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +86,9 @@ func TestRunPage(t *testing.T) {
 	oldSecret, newSecret := "old-"+ns, "new-"+ns
 	apply("blue", oldSecret)
 	run := apply("green", newSecret)
+	if c.Server() == nil {
+		t.Fatal("the client did not attach to kumo server")
+	}
 	secrets := []string{oldSecret, newSecret, base64.StdEncoding.EncodeToString([]byte(oldSecret)), base64.StdEncoding.EncodeToString([]byte(newSecret))}
 
 	// The API's policy decides who sees which runs; here the reader's
@@ -86,8 +102,7 @@ func TestRunPage(t *testing.T) {
 			return policy.Decide(authz.Subject{Name: name}, authz.Show, project, workspace)
 		}
 	}
-	srv := httptest.NewServer(runpage.New(runpage.ClientSource(c, as("alice"))))
-	defer srv.Close()
+	pages = runpage.New(runpage.ClientSource(c, as("alice")))
 	for name, source := range map[string]runpage.Source{"bob": runpage.ClientSource(c, as("bob")), "no authorizer": runpage.ClientSource(c, nil)} {
 		refused := httptest.NewServer(runpage.New(source))
 		code, body := get(t, refused.URL+runpage.Path(run.RunID))
@@ -100,6 +115,9 @@ func TestRunPage(t *testing.T) {
 		}
 	}
 	url := srv.URL + runpage.Path(run.RunID)
+	if d, err := c.ShowRun(ctx, "", run.RunID); err != nil || d.Page != url {
+		t.Errorf("run show links the page %q, want %q (%v)", d.Page, url, err)
+	}
 
 	start := time.Now()
 	code, page := get(t, url)
@@ -211,11 +229,47 @@ func TestRunPage(t *testing.T) {
 	if status, err := chromedp.Run(bctx, chromedp.Text(chromedp.CSS("#status"))); err != nil || status != "succeeded" {
 		t.Errorf("status %q, %v", status, err)
 	}
-	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	screenshot(t, bctx, "run-page.png")
+
+	// The run's page in the Temporal Web UI links this page from the run's
+	// details (its User Metadata tab): markdown the UI renders in a frame of
+	// its own, putting the run ID for {runId}; its links open in a new tab.
+	info := kumo.Info()
+	if err := chromedp.Do(bctx, chromedp.Navigate(info.LoginURL)); err != nil {
+		t.Fatalf("log in to the Web UI: %v", err)
+	}
+	metadata := strings.TrimSuffix(info.RunURL(run.WorkflowID, run.RunID), "/history") + "/user-metadata"
+	if err := chromedp.Do(bctx, chromedp.Navigate(metadata)); err != nil {
+		t.Fatal(err)
+	}
+	link := fmt.Sprintf(`(() => { const f = document.querySelector("iframe#user-metadata-details"); const d = f && f.contentDocument;
+		const a = d && d.querySelector(%q); return a ? a.href + " " + (a.target || d.querySelector("base").target) : ""; })()`, `a[href="`+url+`"]`)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := chromedp.Run(bctx, chromedp.Evaluate[string](link))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got == url+" _blank" {
+			break
+		}
+		if time.Now().After(deadline) {
+			screenshot(t, bctx, "web-ui-run.png")
+			t.Fatalf("the Web UI's run details link no %s (found %q)", url, got)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	screenshot(t, bctx, "web-ui-run.png")
+}
+
+// screenshot saves the browser's page as a test artifact (go test -artifacts).
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.ArtifactDir(), "run-page.png")
+	path := filepath.Join(t.ArtifactDir(), name)
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
