@@ -62,6 +62,8 @@ type View struct {
 	RecordedNote string
 	// Refresh: the run goes on, so the page reloads itself.
 	Refresh bool
+	// Awaiting says how to answer a run that awaits approval of this plan.
+	Awaiting string
 }
 
 // Person is someone who did something to the run.
@@ -138,6 +140,9 @@ func Build(in Input) View {
 	}
 	if d.People != nil {
 		v.People = people(*d.People)
+	}
+	if d.Running() && d.Status == string(runspec.StatusAwaitingApproval) && in.Plan != nil {
+		v.Awaiting = fmt.Sprintf("This plan awaits approval: `kumo approve %[1]s --digest %[2]s` approves it, `kumo reject %[1]s --reason ...` rejects it.", d.RunID, in.Plan.Digest)
 	}
 	if d.Changes != nil {
 		v.Counts = d.Changes.String()

@@ -211,3 +211,17 @@ func TestLargePlansStayAPage(t *testing.T) {
 		t.Error("the page does not count the resources it leaves out")
 	}
 }
+
+// TestAwaitingApprovalSaysHow: a run that awaits approval of its plan
+// reloads itself and says how to answer it, with the plan's digest.
+func TestAwaitingApprovalSaysHow(t *testing.T) {
+	d := ended()
+	d.Status, d.Closed = string(runspec.StatusAwaitingApproval), time.Time{}
+	v := Build(Input{Run: d, Plan: &client.RunPlan{Digest: "sha256:ab"}, Now: d.Started.Add(time.Minute)})
+	if !v.Refresh || v.Took != "1m0s" || !strings.Contains(v.Awaiting, "kumo approve "+d.RunID+" --digest sha256:ab") {
+		t.Errorf("page of a run awaiting approval: %+v", v)
+	}
+	if html := render(t, v); !strings.Contains(html, `<meta http-equiv="refresh"`) || !strings.Contains(html, "kumo reject "+d.RunID) {
+		t.Errorf("page:\n%s", html)
+	}
+}
