@@ -84,6 +84,9 @@ type Resource struct {
 	Error                 string
 	Drifted               bool
 	TakingOverFrom        string
+	// Unhealthy is the health of an unchanged resource the preview found
+	// not healthy, which an apply waits for again.
+	Unhealthy string
 	// Rows compare the resource before (left: live, or as last recorded for
 	// one the run deletes) and as desired (right), field by field.
 	Rows []Row
@@ -218,6 +221,9 @@ func resources(in Input, changes []engine.Change) []Resource {
 			break
 		}
 		r := Resource{ID: c.ID, Action: c.Action, Drifted: c.Drifted, TakingOverFrom: strings.Join(c.TakingOverFrom, ", ")}
+		if c.Wait != nil {
+			r.Unhealthy = c.Wait.Health.String()
+		}
 		if o, ok := outcomes[c.ID]; ok {
 			r.Outcome, r.OutcomeClass, r.Error = string(o.Result), outcomeClass(o.Result), o.Error
 			if !o.Started.IsZero() && !in.Run.Started.IsZero() {

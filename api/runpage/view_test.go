@@ -9,6 +9,7 @@ import (
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/runspec"
 )
 
@@ -207,7 +208,13 @@ func TestLargePlansStayAPage(t *testing.T) {
 	if r := v.Resources[0]; r.Action != engine.UnChanged || len(r.Rows) != 0 || r.Open() || r.Verb() != "unchanged" {
 		t.Errorf("an unchanged resource: %+v", r)
 	}
-	if html := render(t, v); !strings.Contains(html, "7 more resources are in the plan") {
+	// An unchanged resource that is not healthy is waited for again: the page says so.
+	changes[0].Wait = &engine.PendingWait{Health: health.Result{Status: health.Progressing, Message: "1/3 replicas available"}}
+	v = Build(Input{Run: ended(), Plan: &client.RunPlan{Changes: changes}, Release: release(2, rs...)})
+	if u := v.Resources[0].Unhealthy; u != "Progressing: 1/3 replicas available" {
+		t.Errorf("unhealthy: %q", u)
+	}
+	if html := render(t, v); !strings.Contains(html, "7 more resources are in the plan") || !strings.Contains(html, "not healthy, waited for: Progressing: 1/3 replicas available") {
 		t.Error("the page does not count the resources it leaves out")
 	}
 }
