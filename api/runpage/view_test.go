@@ -91,6 +91,11 @@ func TestUpdateShowsBothValuesAndMarksTheChange(t *testing.T) {
 	if v.Took != "3s" || v.StatusClass != "ok" || v.Refresh || v.Digest != "sha256:ab" {
 		t.Errorf("page: %+v", v)
 	}
+	// The release the run made, with what the run said of it.
+	v.Release.Label = engine.ReleaseLabel{Version: "alpha1", Message: "greener", SourceCommit: "0a1b2c3"}
+	if html := render(t, v); !strings.Contains(html, "<dd>alpha1</dd>") || !strings.Contains(html, "<dd>greener</dd>") || !strings.Contains(html, "<code>0a1b2c3</code>") {
+		t.Errorf("the page does not show the release's label:\n%s", html)
+	}
 	// Fields come in the order Diff lists them: by segment, list indexes by number.
 	var order []string
 	for _, row := range Build(Input{Run: d, Plan: &client.RunPlan{Changes: []engine.Change{{ID: "x", Action: engine.Update, Fields: []engine.FieldChange{
