@@ -114,6 +114,17 @@ type Backend interface {
 	// ListAudit returns the entries f selects, oldest first.
 	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 
+	// ClaimRequest records an idempotent request unless its key was
+	// recorded before: then it returns that record and an error wrapping
+	// ErrExists (store_requests.go).
+	ClaimRequest(ctx context.Context, r RequestRecord) (RequestRecord, error)
+	// GetRequest returns a request's record, or ErrNotFound.
+	GetRequest(ctx context.Context, key string) (RequestRecord, error)
+	// PutRequest replaces a claimed request's record (with its run).
+	PutRequest(ctx context.Context, r RequestRecord) error
+	// DeleteRequest forgets a claimed request whose run did not start.
+	DeleteRequest(ctx context.Context, key string) error
+
 	// SealText seals a text only workers should read (a webhook URL, which
 	// may hold a token) for project and workspace, so that it can travel in
 	// workflow inputs without a decoded history holding it in clear. Without

@@ -50,6 +50,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"RunLogs", testRunLogs},
 		{"DriftReports", testDriftReports},
 		{"Audit", testAudit},
+		{"Requests", testRequests},
 		{"InvalidNames", testInvalidNames},
 		{"NilArguments", testNilArguments},
 		{"CanceledContext", testCanceledContext},
