@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	sdkclient "go.temporal.io/sdk/client"
@@ -70,6 +71,13 @@ type Options struct {
 	// codec key, Secret values in clear (PlaintextExposes); it changes nothing
 	// when a key is found.
 	InsecurePlaintext bool
+	// CallerCredentials says that every call carries its caller's
+	// credential in its context's outgoing gRPC metadata (the HTTP API's
+	// callers: a bearer token, or a Web UI session cookie). The client then
+	// dials the home's kumo server with the Web UI's certificate, which
+	// carries no rights of its own, instead of the owner's, and never
+	// starts an embedded server.
+	CallerCredentials bool
 }
 
 // Client talks to the backend and, once a run needs it, to Temporal.
@@ -78,6 +86,7 @@ type Client struct {
 	backend backend.Backend
 	keys    *keyring.Ring // nil: the codec is off
 
+	dialMu   sync.Mutex // one dial, however many goroutines share the client
 	temporal sdkclient.Client
 	server   *embedded.Server
 	worker   sdkworker.Worker
@@ -162,6 +171,8 @@ func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
 // server if that is the one to use, but no worker: for looking at runs
 // without moving them on.
 func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
+	c.dialMu.Lock()
+	defer c.dialMu.Unlock()
 	if c.temporal != nil {
 		return c.temporal, nil
 	}

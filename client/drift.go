@@ -29,16 +29,22 @@ type DriftRequest struct {
 // starts, in remediate mode) and returns the report it stored. It never
 // blocks, nor is blocked by, an apply of the stack.
 func (c *Client) CheckDrift(ctx context.Context, req DriftRequest) (*drift.Report, error) {
+	run, err := c.StartDriftCheck(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return c.WaitDriftCheck(ctx, run, req.Project, req.Workspace)
+}
+
+// StartDriftCheck starts a DriftCheck run now and returns without waiting
+// for it (WaitDriftCheck does).
+func (c *Client) StartDriftCheck(ctx context.Context, req DriftRequest) (*Run, error) {
 	in, err := c.driftInput(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	id := runspec.DriftWorkflowID(req.Project, req.Workspace, time.Now())
-	run, err := c.startWorkflow(ctx, runspec.DriftWorkflow, id, Request{Project: req.Project, Workspace: req.Workspace, Stack: in.Stack}, in)
-	if err != nil {
-		return nil, err
-	}
-	return c.WaitDriftCheck(ctx, run, req.Project, req.Workspace)
+	return c.startWorkflow(ctx, runspec.DriftWorkflow, id, Request{Project: req.Project, Workspace: req.Workspace, Stack: in.Stack}, in)
 }
 
 // driftInput is the input of a check of req's stack: the workspace's drift
@@ -81,7 +87,7 @@ func (c *Client) driftInput(ctx context.Context, req DriftRequest) (runspec.Drif
 func (c *Client) DriftReport(ctx context.Context, project, workspace, runID string) (*drift.Report, error) {
 	r, err := c.backend.DriftReport(ctx, project, workspace, runID)
 	if errors.Is(err, backend.ErrNotFound) && runID == "" {
-		return nil, fmt.Errorf("%s/%s has no drift report yet: run `kumo drift check`", project, workspace)
+		return nil, notFound("%s/%s has no drift report yet: run `kumo drift check`", project, workspace)
 	}
 	return r, err
 }

@@ -52,3 +52,21 @@ func (l lazyRunChecker) Running(ctx context.Context, workflowID, runID string) (
 	}
 	return worker.RunChecker(tc).Running(ctx, workflowID, runID)
 }
+
+// MaskRelease shows r's sensitive values (Secret data, sensitive Terraform
+// attributes) as engine.Masked, in its spec and its state.
+func MaskRelease(r *engine.Release) {
+	if r.Spec != nil {
+		// Masked as the state says; shown without the runtime's marks.
+		spec := engine.ReleaseSpec(r)
+		masked := engine.MaskResources(spec.Resources)
+		for i := range masked {
+			masked[i].Extensions = r.Spec.Resources[i].Extensions
+		}
+		spec.Resources = masked
+		r.Spec = spec
+	}
+	if r.State != nil {
+		r.State = &engine.State{Resources: engine.MaskResources(r.State.Resources)}
+	}
+}

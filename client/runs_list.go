@@ -158,6 +158,36 @@ func (c *Client) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 	return runs, nil
 }
 
+// ListRunsPage lists one page of runs from Temporal's visibility store,
+// newest first: at most f.Limit (DefaultRunLimit without one, at most 1000),
+// from token (nil: the first page). next is the token of the page after,
+// nil after the last one; it is Temporal's, good for the same filter only.
+func (c *Client) ListRunsPage(ctx context.Context, f RunFilter, token []byte) (runs []RunInfo, next []byte, err error) {
+	query, err := f.Query()
+	if err != nil {
+		return nil, nil, err
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = DefaultRunLimit
+	}
+	tc, err := c.dial(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		Namespace: c.opts.Namespace, Query: query, PageSize: int32(min(limit, 1000)), NextPageToken: token,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("list runs (%s): %w", query, err)
+	}
+	runs = make([]RunInfo, 0, len(resp.GetExecutions()))
+	for _, e := range resp.GetExecutions() {
+		runs = append(runs, runInfo(e, c.DataConverter()))
+	}
+	return runs, resp.GetNextPageToken(), nil
+}
+
 // runIDPattern is a Temporal run ID (a UUID); checking it keeps the visibility
 // query well-formed and gives a typo a clear error.
 var runIDPattern = regexp.MustCompile(`^[0-9a-fA-F-]{8,64}$`)

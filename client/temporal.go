@@ -44,14 +44,18 @@ func (c *Client) temporalAddress(ctx context.Context) (string, *tls.Config, erro
 		if err := c.canAttach(home, info); err != nil {
 			return "", nil, err
 		}
-		tlsCfg, err := ownerTLS(home, info)
+		cert := (*pki.PKI).OwnerCert
+		if c.opts.CallerCredentials {
+			cert = (*pki.PKI).UI
+		}
+		tlsCfg, err := homeTLS(home, info, cert)
 		if err != nil {
 			return "", nil, err
 		}
 		c.attached = info
 		return info.Address, tlsCfg, nil
 	}
-	if c.requireServer {
+	if c.requireServer || c.opts.CallerCredentials {
 		return "", nil, fmt.Errorf("%w on %s: start one with `kumo server --home %s`, or pass --temporal-address", ErrNoServer, home, home)
 	}
 	srv, err := embedded.Start(ctx, embedded.Options{Dir: server.TemporalDir(home), Home: home, Namespace: c.opts.Namespace, Logger: c.opts.Logger, Auditor: c.FrontendAuditor(), Quota: authz.DefaultQuota})
@@ -87,6 +91,11 @@ func HomeServerTLS(home, address string) (*tls.Config, error) {
 // owner's certificate, trusting the home's CA and the operator's CA the
 // server recorded, if any.
 func ownerTLS(home string, info *server.Info) (*tls.Config, error) {
+	return homeTLS(home, info, (*pki.PKI).OwnerCert)
+}
+
+// homeTLS is ownerTLS with the home's certificate cert picks.
+func homeTLS(home string, info *server.Info, cert func(*pki.PKI) pki.Pair) (*tls.Config, error) {
 	p, err := pki.Open(home, pki.Options{})
 	if err != nil {
 		return nil, err
@@ -102,7 +111,7 @@ func ownerTLS(home string, info *server.Info) (*tls.Config, error) {
 			return nil, fmt.Errorf("the kumo server on %s names the CA %s, which holds no PEM certificate", home, info.TLSCAFile)
 		}
 	}
-	return p.ClientTLS(p.OwnerCert(), roots)
+	return p.ClientTLS(cert(p), roots)
 }
 
 // canAttach refuses a server that would run this client's runs somewhere else

@@ -174,7 +174,7 @@ func (c *Client) Settings(ctx context.Context, workspace string, flags runspec.R
 func (c *Client) RunLog(ctx context.Context, runID string) ([]byte, error) {
 	log, err := c.backend.RunLog(ctx, runID)
 	if errors.Is(err, backend.ErrNotFound) {
-		return nil, fmt.Errorf("run %s has no log (only generate, apply, destroy and rollback runs keep one)", runID)
+		return nil, notFound("run %s has no log (only generate, apply, destroy and rollback runs keep one)", runID)
 	}
 	return log, err
 }

@@ -168,7 +168,7 @@ func releaseShow(c *cli.Context) error {
 			return err
 		}
 		if !c.Bool("reveal") {
-			maskRelease(r)
+			client.MaskRelease(r)
 		}
 		return printOutput(c, r, nil)
 	})
@@ -288,21 +288,4 @@ func withClient(c *cli.Context, fn func(kc *client.Client, t target) error) erro
 		return err
 	}
 	return fn(kc, target{Project: project, Workspace: workspace})
-}
-
-// maskRelease shows r's sensitive values as engine.Masked.
-func maskRelease(r *engine.Release) {
-	if r.Spec != nil {
-		// Masked as the state says; printed without the runtime's marks.
-		spec := engine.ReleaseSpec(r)
-		masked := engine.MaskResources(spec.Resources)
-		for i := range masked {
-			masked[i].Extensions = r.Spec.Resources[i].Extensions
-		}
-		spec.Resources = masked
-		r.Spec = spec
-	}
-	if r.State != nil {
-		r.State = &engine.State{Resources: engine.MaskResources(r.State.Resources)}
-	}
 }
