@@ -42,6 +42,9 @@ type Info struct {
 	CodecKeyFile string `json:"codecKeyFile,omitempty"`
 	// CodecURL is the codec endpoint (POST /decode, /encode) the Web UI uses.
 	CodecURL string `json:"codecURL,omitempty"`
+	// APIURL is the root of the HTTP API (/api/v1), its document
+	// (/openapi.json) and docs page (/docs); empty when none is served.
+	APIURL string `json:"apiURL,omitempty"`
 	// LoginURL logs the home's owner in to the Web UI (a browser without the
 	// session it sets can call nothing); the file is readable by the owner
 	// only.

@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -99,6 +100,11 @@ type Options struct {
 	// issuer (ssologin.go); without it only the home's owner can, with the
 	// login URL.
 	SSO *SSO
+	// HTTP is kumo's HTTP API, its docs and run pages, served by the web
+	// endpoint beside /login and the codec: /api/, /openapi.json, /docs and
+	// /runs/ go to it, each request carrying the endpoint's authenticator
+	// (RequestAuthenticator). nil: none.
+	HTTP http.Handler
 }
 
 // Server is a running `kumo server`: the home's embedded Temporal server, the
@@ -148,6 +154,9 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	if err := checkExposure(home, host, opts, cfg.BearerVerifiers); err != nil {
 		return nil, err
 	}
+	if err := checkHTTPExposure(opts); err != nil {
+		return nil, err
+	}
 
 	s := &Server{home: home}
 	defer func() {
@@ -192,7 +201,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	if opts.TLS != nil {
 		s.info.TLSCAFile = opts.TLS.CAFile
 	}
-	if cfg.CodecKeys != nil || !opts.Headless {
+	if cfg.CodecKeys != nil || !opts.Headless || opts.HTTP != nil {
 		if s.web, err = s.startWeb(cfg, opts, sessions); err != nil {
 			return nil, err
 		}
@@ -256,9 +265,12 @@ func (s *Server) startWeb(cfg Config, opts Options, sessions *Sessions) (*webEnd
 	if opts.CodecAddress == "" {
 		opts.CodecAddress = "127.0.0.1:0"
 	}
-	web, err := startWebEndpoint(opts.CodecAddress, sessions, cfg.CodecKeys, cfg.BearerVerifiers, opts.SSO)
+	web, err := startWebEndpoint(opts.CodecAddress, sessions, cfg.CodecKeys, cfg.BearerVerifiers, opts.SSO, opts.HTTP)
 	if err != nil {
 		return nil, err
+	}
+	if opts.HTTP != nil {
+		s.info.APIURL = web.url
 	}
 	if cfg.CodecKeys != nil {
 		s.info.CodecKeyFile = cfg.CodecKeys.Path()
@@ -294,6 +306,22 @@ func checkExposure(home, host string, opts Options, verifiers []BearerVerifier) 
 	if !policy.GrantsOthers() {
 		return fmt.Errorf("--address %s listens beyond this machine, but nobody besides %s may use it: add a policy granting roles to the subjects of your clients' certificates (--policy, or %s)",
 			opts.Address, p.Owner(), filepath.Join(home, embedded.PolicyFileName))
+	}
+	return nil
+}
+
+// checkHTTPExposure refuses to serve the HTTP API beyond loopback: the web
+// endpoint speaks plain HTTP, and API requests carry credentials.
+func checkHTTPExposure(opts Options) error {
+	if opts.HTTP == nil || opts.CodecAddress == "" {
+		return nil // the default is loopback
+	}
+	host, _, err := splitAddress("--codec-address", opts.CodecAddress)
+	if err != nil {
+		return err
+	}
+	if !isLoopback(host) {
+		return fmt.Errorf("--codec-address %s listens beyond this machine, and it serves the HTTP API over plain HTTP, whose requests carry credentials: keep it on loopback and put a TLS-terminating proxy in front", opts.CodecAddress)
 	}
 	return nil
 }

@@ -44,7 +44,7 @@ func TestSSOLogin(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	we, err := startWebEndpoint(address, sessions, ring, nil, &SSO{Verifier: v, ClientSecret: app.Secret})
+	we, err := startWebEndpoint(address, sessions, ring, nil, &SSO{Verifier: v, ClientSecret: app.Secret}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

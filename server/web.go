@@ -28,6 +28,7 @@ type webEndpoint struct {
 	url      string
 	sessions *Sessions
 	codec    *codec.Handler // nil: the codec is off
+	http     http.Handler   // nil: no HTTP API (Options.HTTP)
 	bearers  []BearerVerifier
 	sso      *oidc.Login // nil: no single sign-on (ssologin.go)
 	srv      *http.Server
@@ -44,14 +45,15 @@ type webEndpoint struct {
 type BearerVerifier = auth.BearerVerifier
 
 // startWebEndpoint listens on address (host:port, port 0 for any free one).
-// keys nil: no codec; sso nil: no single sign-on.
-func startWebEndpoint(address string, sessions *Sessions, keys *keyring.Ring, bearers []BearerVerifier, sso *SSO) (*webEndpoint, error) {
+// keys nil: no codec; sso nil: no single sign-on; api nil: no HTTP API
+// (Options.HTTP).
+func startWebEndpoint(address string, sessions *Sessions, keys *keyring.Ring, bearers []BearerVerifier, sso *SSO, api http.Handler) (*webEndpoint, error) {
 	l, err := net.Listen("tcp", address)
 	if err != nil {
 		return nil, fmt.Errorf("codec endpoint address %s is not available (in use by another program?): %w", address, err)
 	}
 	we := &webEndpoint{
-		url: "http://" + l.Addr().String(), sessions: sessions, bearers: bearers,
+		url: "http://" + l.Addr().String(), sessions: sessions, bearers: bearers, http: api,
 		done: make(chan struct{}), uiOrigins: map[string]bool{},
 	}
 	if sso != nil {
@@ -89,6 +91,14 @@ func (we *webEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		we.serveSSOCallback(w, r)
 		return
 	}
+	if we.http != nil && httpAPIPath(r.URL.Path) {
+		// The handler authenticates each request itself, with this
+		// endpoint's sessions and verifiers (RequestAuthenticator), so that
+		// it can answer in its own format.
+		ctx := context.WithValue(r.Context(), authenticatorKey{}, Authenticator(we.authenticate))
+		we.http.ServeHTTP(w, r.WithContext(ctx))
+		return
+	}
 	if we.codec == nil {
 		http.NotFound(w, r)
 		return
@@ -105,25 +115,61 @@ func (we *webEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	we.codec.ServeHTTP(w, r)
 }
 
+// httpAPIPath reports whether path is Options.HTTP's: the API, its
+// document and docs page, and the run pages.
+func httpAPIPath(path string) bool {
+	return strings.HasPrefix(path, "/api/") || strings.HasPrefix(path, "/runs/") || path == "/openapi.json" || path == "/docs"
+}
+
+// Authenticator finds who sends an HTTP request, from its bearer credential
+// or its Web UI session cookie; an error says why nobody is.
+type Authenticator func(*http.Request) (runspec.Subject, error)
+
+type authenticatorKey struct{}
+
+// RequestAuthenticator is the authenticator of the kumo server web endpoint
+// that passed ctx's request to Options.HTTP: the same sessions and bearer
+// verifiers as the codec and the frontend. nil when no web endpoint did.
+func RequestAuthenticator(ctx context.Context) Authenticator {
+	a, _ := ctx.Value(authenticatorKey{}).(Authenticator)
+	return a
+}
+
+// BearerAuthenticator authenticates a request's "Authorization: Bearer"
+// credential with verifiers, for an HTTP endpoint without Web UI sessions
+// (`kumo api`).
+func BearerAuthenticator(verifiers []BearerVerifier) Authenticator {
+	return func(r *http.Request) (runspec.Subject, error) {
+		if r.Header.Get("Authorization") == "" {
+			return runspec.Subject{}, errors.New("authentication required: send an \"Authorization: Bearer\" credential (a kumo token or an OIDC token)")
+		}
+		return verifyBearer(r, verifiers)
+	}
+}
+
+func verifyBearer(r *http.Request, verifiers []BearerVerifier) (runspec.Subject, error) {
+	token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || token == "" {
+		return runspec.Subject{}, errors.New("the Authorization header is not a bearer credential")
+	}
+	if len(verifiers) == 0 {
+		return runspec.Subject{}, errors.New("this server accepts no bearer credentials (no OIDC issuer, no kumo tokens)")
+	}
+	var errs []error
+	for _, v := range verifiers {
+		s, err := v.Verify(r.Context(), token)
+		if err == nil {
+			return s, nil
+		}
+		errs = append(errs, err)
+	}
+	return runspec.Subject{}, fmt.Errorf("bearer credential refused: %w", errors.Join(errs...))
+}
+
 // authenticate accepts a session cookie or a bearer credential.
 func (we *webEndpoint) authenticate(r *http.Request) (runspec.Subject, error) {
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		token, ok := strings.CutPrefix(auth, "Bearer ")
-		if !ok || token == "" {
-			return runspec.Subject{}, errors.New("the Authorization header is not a bearer credential")
-		}
-		if len(we.bearers) == 0 {
-			return runspec.Subject{}, errors.New("this server accepts no bearer credentials (no OIDC issuer, no kumo tokens)")
-		}
-		var errs []error
-		for _, v := range we.bearers {
-			s, err := v.Verify(r.Context(), token)
-			if err == nil {
-				return s, nil
-			}
-			errs = append(errs, err)
-		}
-		return runspec.Subject{}, fmt.Errorf("bearer credential refused: %w", errors.Join(errs...))
+	if r.Header.Get("Authorization") != "" {
+		return verifyBearer(r, we.bearers)
 	}
 	s, err := we.sessions.Verify(r.Header.Get("Cookie"))
 	if errors.Is(err, ErrNoSession) {

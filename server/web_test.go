@@ -28,7 +28,7 @@ func TestWebEndpointAnswersOnlyLoggedInBrowsers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	we, err := startWebEndpoint("127.0.0.1:0", sessions, ring, nil, nil)
+	we, err := startWebEndpoint("127.0.0.1:0", sessions, ring, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,5 +123,86 @@ func TestWebEndpointAnswersOnlyLoggedInBrowsers(t *testing.T) {
 	sessions.now = func() time.Time { return time.Now().Add(sessionTTL + time.Minute) }
 	if _, err := sessions.Verify(cookie.Name + "=" + cookie.Value); err == nil || !strings.Contains(err.Error(), "expired") {
 		t.Errorf("an expired session: %v", err)
+	}
+}
+
+// TestWebEndpointMountsHTTP: the API's paths go to Options.HTTP with the
+// endpoint's authenticator (a session is its owner, no credential is
+// refused); login and the codec stay the endpoint's own.
+func TestWebEndpointMountsHTTP(t *testing.T) {
+	sessions, err := NewSessions(runspec.Subject{Name: "local:owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		authn := RequestAuthenticator(r.Context())
+		if authn == nil {
+			http.Error(w, "no authenticator", http.StatusInternalServerError)
+			return
+		}
+		s, err := authn(r)
+		if err != nil {
+			http.Error(w, "api: "+err.Error(), http.StatusUnauthorized)
+			return
+		}
+		io.WriteString(w, "api as "+s.Name)
+	})
+	we, err := startWebEndpoint("127.0.0.1:0", sessions, nil, nil, nil, api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer we.stop()
+	get := func(path, cookie string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodGet, we.url+path, nil)
+		if cookie != "" {
+			req.Header.Set("Cookie", cookie)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	session := SessionCookie + "=" + sessions.issue()
+	for _, path := range []string{"/api/v1/runs", "/openapi.json", "/docs", "/runs/x"} {
+		if code, body := get(path, ""); code != http.StatusUnauthorized || !strings.HasPrefix(body, "api: authentication required") {
+			t.Errorf("GET %s without a credential: %d %s, want the API's 401", path, code, body)
+		}
+		if code, body := get(path, session); code != http.StatusOK || body != "api as local:owner" {
+			t.Errorf("GET %s with a session: %d %s", path, code, body)
+		}
+	}
+	for _, path := range []string{"/apix", "/docs/x", "/default/decode"} {
+		if code, body := get(path, session); strings.HasPrefix(body, "api") {
+			t.Errorf("GET %s went to the API: %d %s", path, code, body)
+		}
+	}
+	if code, _ := get("/login?token=wrong", ""); code != http.StatusForbidden {
+		t.Errorf("login with a wrong token: %d, want the endpoint's 403", code)
+	}
+	// kumo api's authenticator takes bearer credentials only.
+	bearerOnly := BearerAuthenticator(nil)
+	req, _ := http.NewRequest(http.MethodGet, "/api/v1/runs", nil)
+	req.Header.Set("Cookie", session)
+	if _, err := bearerOnly(req); err == nil {
+		t.Error("BearerAuthenticator accepted a session cookie")
+	}
+}
+
+// TestHTTPStaysOnLoopback: a server that would serve the HTTP API on a
+// plain-HTTP address beyond loopback does not start.
+func TestHTTPStaysOnLoopback(t *testing.T) {
+	api := http.NotFoundHandler()
+	for addr, ok := range map[string]bool{"": true, "127.0.0.1:0": true, "localhost:0": true, "0.0.0.0:0": false, "192.0.2.1:80": false} {
+		err := checkHTTPExposure(Options{HTTP: api, CodecAddress: addr})
+		if (err == nil) != ok {
+			t.Errorf("--codec-address %q: %v", addr, err)
+		}
+	}
+	if err := checkHTTPExposure(Options{CodecAddress: "0.0.0.0:0"}); err != nil {
+		t.Errorf("without the API: %v", err)
 	}
 }

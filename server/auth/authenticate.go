@@ -148,10 +148,18 @@ func (i *Interceptor) session(ctx context.Context) (principal, error) {
 // certificate, a token) that would pass for one of the home's own: its
 // owner, or kumo's parts ("kumo-...", "system:..."), or a group.
 func (i *Interceptor) checkExternalName(name string) error {
+	return CheckExternalName(name, i.pki.Owner())
+}
+
+// CheckExternalName refuses a subject name from outside the home (an
+// operator's certificate, a bearer token) that would pass for one of the
+// home's own: owner, its owner, or kumo's parts, or a group. Every entry
+// point that takes bearer credentials asks it (the frontend, the HTTP API).
+func CheckExternalName(name, owner string) error {
 	switch {
 	case strings.TrimSpace(name) == "":
 		return errors.New("no subject name")
-	case name == i.pki.Owner(), strings.HasPrefix(name, "kumo-"), strings.HasPrefix(name, "system:"),
+	case name == owner, strings.HasPrefix(name, "kumo-"), strings.HasPrefix(name, "system:"),
 		strings.HasPrefix(name, authz.GroupPrefix):
 		return errors.New("subject " + name + " is reserved for the home's own certificates")
 	}
