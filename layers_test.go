@@ -133,6 +133,7 @@ var layers = map[string]layer{
 // without one, so where it belongs is decided, not inherited.
 var packageLayers = map[string]string{
 	"cmd/kumo":                               "cli",
+	"api":                                    "api",
 	"api/runpage":                            "api",
 	"client":                                 "client",
 	"server":                                 "server",
