@@ -102,11 +102,16 @@ func runServer(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
+	httpAPI, apiClient, err := serverAPI(c.Context, opts, absPath(c.String("policy")))
+	if err != nil {
+		return err
+	}
+	defer apiClient.CloseBeforeExit()
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"), TLS: tlsOpts,
-			PolicyFile: absPath(c.String("policy")), SSO: sso,
+			PolicyFile: absPath(c.String("policy")), SSO: sso, HTTP: httpAPI,
 			Quota: authz.Quota{StartsPerMinute: c.Int("quota-starts-per-minute"), InFlight: c.Int("quota-in-flight")},
 		},
 		ShutdownGrace:   c.Duration("shutdown-grace"),
@@ -137,6 +142,9 @@ func runServer(c *cli.Context) error {
 	}
 	if info.CodecURL != "" {
 		fmt.Printf("Codec:    %s (payloads are encrypted with %s; the Web UI decodes them here)\n", info.CodecURL, info.CodecKeyFile)
+	}
+	if info.APIURL != "" {
+		fmt.Printf("HTTP API: %s/api/v1 (docs %s/docs; bearer tokens, or the Web UI session)\n", info.APIURL, info.APIURL)
 	}
 	if bearers.KumoTokensDir != "" {
 		fmt.Printf("Bearer:   kumo tokens of %s (kumo token create/list/revoke)\n", bearers.KumoTokensDir)
