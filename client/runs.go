@@ -52,6 +52,10 @@ type Request struct {
 	// Label names the release an apply or rollback makes; without a source
 	// commit, a stack in a git checkout gives its HEAD's.
 	Label engine.ReleaseLabel
+	// StartedBy is the name the run is said to be started by (default
+	// user@host): recorded, marked unverified, only when no kumo frontend
+	// stamps the authenticated subject (an existing cluster's).
+	StartedBy string
 }
 
 // Run is a handle on one workflow execution.
@@ -112,7 +116,10 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf, Chart: req.Chart,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 		Wait: req.Wait, Timeout: req.Timeout, ApprovalTimeout: req.ApprovalTimeout,
-		StartedBy: startedBy(), Label: req.Label,
+		StartedBy: req.StartedBy, Label: req.Label,
+	}
+	if in.StartedBy == "" {
+		in.StartedBy = startedBy()
 	}
 	if in.Label.SourceCommit == "" && req.StackDir != "" {
 		// Not in a checkout, or one git cannot say the HEAD of: no commit.
