@@ -81,7 +81,13 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			newProblem(ProblemNotFound, "this server serves no run pages").write(w, r)
 			return
 		}
-		a.opts.Pages.ServeHTTP(w, r)
+		// The pages show runs: only to an authenticated caller, whom the
+		// handler finds with Caller (and decides on per run).
+		c, ok := a.authenticate(w, r)
+		if !ok {
+			return
+		}
+		a.opts.Pages.ServeHTTP(w, r.WithContext(context.WithValue(c.ctx, callerKey{}, c.subject)))
 	case strings.HasPrefix(r.URL.Path, Prefix+"/"):
 		if _, pattern := a.mux.Handler(r); pattern == "" {
 			a.noRoute(w, r)
@@ -134,30 +140,48 @@ type call struct {
 // handler authenticates a request, then runs its route.
 func (a *API) handler(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		authn := a.opts.Authenticate
-		if authn == nil {
-			authn = server.RequestAuthenticator(r.Context())
-		}
-		if authn == nil {
-			// Fail closed: without an authenticator nobody is let in.
-			newProblem(ProblemInternal, "the API was reached without an authenticator; it serves only behind kumo server's web endpoint or kumo api").write(w, r)
+		c, ok := a.authenticate(w, r)
+		if !ok {
 			return
 		}
-		subject, err := authn(r)
-		if err == nil && r.Header.Get("Authorization") != "" {
-			// A bearer credential's subject may not pass for the home's
-			// owner or kumo's own parts, as at the frontend.
-			err = auth.CheckExternalName(subject.Name, a.opts.Policy.Owner)
-		}
-		if err != nil {
-			newProblem(ProblemUnauthenticated, err.Error()).write(w, r)
-			return
-		}
-		c := &call{a: a, w: w, r: r, ctx: a.callerContext(r), subject: subject, kc: a.opts.Client}
 		if err := rt.handle(c); err != nil {
 			problemOf(err).write(w, r)
 		}
 	})
+}
+
+// authenticate finds who sends r; when nobody is, it answers 401 and
+// reports false.
+func (a *API) authenticate(w http.ResponseWriter, r *http.Request) (*call, bool) {
+	authn := a.opts.Authenticate
+	if authn == nil {
+		authn = server.RequestAuthenticator(r.Context())
+	}
+	if authn == nil {
+		// Fail closed: without an authenticator nobody is let in.
+		newProblem(ProblemInternal, "the API was reached without an authenticator; it serves only behind kumo server's web endpoint or kumo api").write(w, r)
+		return nil, false
+	}
+	subject, err := authn(r)
+	if err == nil && r.Header.Get("Authorization") != "" {
+		// A bearer credential's subject may not pass for the home's
+		// owner or kumo's own parts, as at the frontend.
+		err = auth.CheckExternalName(subject.Name, a.opts.Policy.Owner)
+	}
+	if err != nil {
+		newProblem(ProblemUnauthenticated, err.Error()).write(w, r)
+		return nil, false
+	}
+	return &call{a: a, w: w, r: r, ctx: a.callerContext(r), subject: subject, kc: a.opts.Client}, true
+}
+
+type callerKey struct{}
+
+// Caller is the authenticated subject of a request the API passed on to
+// Options.Pages; ok is false for any other request.
+func Caller(ctx context.Context) (subject runspec.Subject, ok bool) {
+	subject, ok = ctx.Value(callerKey{}).(runspec.Subject)
+	return subject, ok
 }
 
 // callerContext is the request's context, carrying the caller's credential

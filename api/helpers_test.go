@@ -122,14 +122,20 @@ func TestRequestKey(t *testing.T) {
 }
 
 func TestRedactWorkspace(t *testing.T) {
-	ws := &engine.Workspace{Name: "dev", Drift: drift.Config{Webhook: drift.Webhook{URL: "https://hooks.example/kumo?token=t0k", Sealed: "sealed:abc", SecretEnv: "KUMO_WEBHOOK_DEV"}}}
+	ws := &engine.Workspace{Name: "dev",
+		Drift:   drift.Config{Webhook: drift.Webhook{URL: "https://hooks.example/kumo?token=t0k", Sealed: "sealed:abc", SecretEnv: "KUMO_WEBHOOK_DEV"}},
+		Context: map[string]any{"sinks": []any{map[string]any{"slackURL": "https://hooks.slack.example/T0/B0/s3cr3t"}, "kumo:sealed:xyz"}},
+	}
 	out := redactWorkspace(ws)
 	data, _ := json.Marshal(out)
-	if strings.Contains(string(data), "t0k") || strings.Contains(string(data), "sealed:abc") {
-		t.Errorf("redacted workspace holds a secret: %s", data)
+	for _, secret := range []string{"t0k", "sealed:abc", "s3cr3t", "xyz"} {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("redacted workspace holds %q: %s", secret, data)
+		}
 	}
-	if out.Drift.Webhook.URL != "https://hooks.example/"+redacted || out.Drift.Webhook.SecretEnv != "KUMO_WEBHOOK_DEV" {
-		t.Errorf("redacted webhook: %+v", out.Drift.Webhook)
+	hook := out["drift"].(map[string]any)["webhook"].(map[string]any)
+	if hook["url"] != "https://hooks.example/"+redacted || hook["secretEnv"] != "KUMO_WEBHOOK_DEV" || out["name"] != "dev" {
+		t.Errorf("redacted workspace: %s", data)
 	}
 	if ws.Drift.Webhook.URL != "https://hooks.example/kumo?token=t0k" {
 		t.Error("the workspace itself was changed")

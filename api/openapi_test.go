@@ -116,3 +116,45 @@ func TestDocsPage(t *testing.T) {
 		t.Error("the page does not read the document")
 	}
 }
+
+// TestRunPagesNeedACaller: the run pages are passed on only for an
+// authenticated caller, whom the page handler gets from Caller.
+func TestRunPagesNeedACaller(t *testing.T) {
+	kc, err := client.Open(client.Options{Home: t.TempDir(), InsecurePlaintext: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	pages := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, ok := Caller(r.Context())
+		if !ok {
+			http.Error(w, "no caller", http.StatusInternalServerError)
+			return
+		}
+		w.Write([]byte("page for " + s.Name))
+	})
+	a, err := New(Options{Client: kc, Policy: authz.OwnerOnly("owner"), Pages: pages, Authenticate: func(r *http.Request) (runspec.Subject, error) {
+		if r.Header.Get("Authorization") == "Bearer good" {
+			return runspec.Subject{Name: "token:ci"}, nil
+		}
+		return runspec.Subject{}, errors.New("no credential")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	a.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/runs/abc", nil))
+	if rec.Code != http.StatusUnauthorized {
+		t.Errorf("a run page without a credential: %d, want 401", rec.Code)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/runs/abc", nil)
+	req.Header.Set("Authorization", "Bearer good")
+	rec = httptest.NewRecorder()
+	a.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK || rec.Body.String() != "page for token:ci" {
+		t.Errorf("a run page with a credential: %d %s", rec.Code, rec.Body)
+	}
+	if _, ok := Caller(context.Background()); ok {
+		t.Error("Caller found a subject in a context the API did not make")
+	}
+}

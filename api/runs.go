@@ -148,6 +148,9 @@ func (c *call) start(ctx context.Context, o *runOptions) (*client.Run, error) {
 		GeneratorTimeout: o.generatorTimeout, Parallelism: o.Parallelism, AutoApprove: o.Approval == "auto",
 		ApprovalTimeout: o.approvalTimeout, RollbackOnFailure: o.RollbackOnFailure, Settings: settings,
 		Wait: o.Wait, Timeout: o.timeout,
+		// What a kumo frontend replaces with the subject it authenticates,
+		// and an existing cluster's run records, marked unverified.
+		StartedBy: c.subject.Name,
 	}
 	switch o.Operation {
 	case "generate":
