@@ -7,13 +7,17 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kumoproj/kumo/internal/pki"
 )
 
 // apiClient drives kumo's HTTP API as curl would: plain net/http requests
@@ -384,4 +388,104 @@ func TestKumoAPIFleet(t *testing.T) {
 		t.Errorf("runs of the project: %v", list)
 	}
 	viewer.want(viewer.do(http.MethodGet, "/api/v1/runs/"+id, ""), http.StatusOK, "a viewer shows the run")
+}
+
+// TestHTTPAPIWebSession: a browser logged in to the Web UI calls the API
+// with its session cookie alone; the API passes the session on to the
+// frontend through the UI's certificate, so the run records the home's
+// owner as its starter. Without the session, 401.
+func TestHTTPAPIWebSession(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	srv := e.startServer()
+	if srv.info.LoginURL == "" || srv.info.APIURL == "" {
+		t.Fatalf("server.json: %+v", srv.info)
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(srv.info.LoginURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	call := func(c *http.Client, method, path, body string) apiResponse {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.info.APIURL+path, strings.NewReader(body))
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return apiResponse{code: resp.StatusCode, header: resp.Header, body: data}
+	}
+	if r := call(http.DefaultClient, http.MethodGet, "/api/v1/runs", ""); r.code != http.StatusUnauthorized {
+		t.Fatalf("without the session: %s", r)
+	}
+	body, _ := json.Marshal(map[string]any{"operation": "preview", "project": e.project, "workspace": "default", "spec": map[string]any{"resources": []any{}}})
+	r := call(browser, http.MethodPost, "/api/v1/runs", string(body))
+	if r.code != http.StatusAccepted {
+		t.Fatalf("POST runs with the session: %s", r)
+	}
+	id := r.json(t)["id"].(string)
+	var run map[string]any
+	waitFor(t, "the preview to end", time.Minute, func() bool {
+		r := call(browser, http.MethodGet, "/api/v1/runs/"+id, "")
+		if r.code != http.StatusOK {
+			t.Fatalf("GET runs/%s with the session: %s", id, r)
+		}
+		run = r.json(t)
+		return run["status"] == "succeeded"
+	})
+	owner, err := pki.HomeOwner(e.home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, _ := run["people"].(map[string]any)["startedBy"].(map[string]any)
+	if started["name"] != owner || started["verified"] != true {
+		t.Errorf("started by %v, want the home's owner %s, verified", started, owner)
+	}
+
+	// An Idempotency-Key holds across a restart of the server.
+	keyed := func(c *http.Client) apiResponse {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.info.APIURL+"/api/v1/runs", strings.NewReader(string(body)))
+		req.Header.Set("Idempotency-Key", "nightly-7")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return apiResponse{code: resp.StatusCode, header: resp.Header, body: data}
+	}
+	first := keyed(browser)
+	if first.code != http.StatusAccepted {
+		t.Fatalf("POST runs with a key: %s", first)
+	}
+	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if r := srv.wait(); r.code != 0 {
+		t.Fatalf("kumo server stopped with %s", r)
+	}
+	srv = e.startServer()
+	jar, _ = cookiejar.New(nil) // the restart logged everyone out
+	browser = &http.Client{Jar: jar}
+	if resp, err := browser.Get(srv.info.LoginURL); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	again := keyed(browser)
+	if again.code != http.StatusAccepted || again.json(t)["id"] != first.json(t)["id"] || again.json(t)["replayed"] != true {
+		t.Errorf("the keyed POST retried after a restart: %s, want the first run %s replayed", again, first.json(t)["id"])
+	}
+	list := call(browser, http.MethodGet, "/api/v1/runs?project="+e.project, "")
+	if items, _ := list.json(t)["items"].([]any); len(items) != 2 {
+		t.Errorf("runs after the retry: %s, want 2 (the retry started none)", list)
+	}
 }
