@@ -16,13 +16,17 @@ var ErrNotFound = backend.ErrNotFound
 // notFound is an error saying what is missing, wrapping ErrNotFound
 // without adding its text.
 func notFound(format string, args ...any) error {
-	return &notFoundError{msg: fmt.Sprintf(format, args...)}
+	return &quietError{msg: fmt.Sprintf(format, args...), target: ErrNotFound}
 }
 
-type notFoundError struct{ msg string }
+// quietError says msg and wraps target without adding its text.
+type quietError struct {
+	msg    string
+	target error
+}
 
-func (e *notFoundError) Error() string { return e.msg }
-func (e *notFoundError) Unwrap() error { return ErrNotFound }
+func (e *quietError) Error() string { return e.msg }
+func (e *quietError) Unwrap() error { return e.target }
 
 // ErrRequestReused is wrapped by StartOnce's error when the key was used
 // before for another request (another fingerprint).

@@ -220,7 +220,7 @@ func (c *Client) FindRun(ctx context.Context, project, runID string) (*RunInfo, 
 	info := runInfo(resp.GetExecutions()[0], c.DataConverter())
 	switch {
 	case info.Project == "":
-		return nil, fmt.Errorf("run %s (workflow %s) is not a kumo run", runID, info.WorkflowID)
+		return nil, &quietError{msg: fmt.Sprintf("run %s (workflow %s) is not a kumo run", runID, info.WorkflowID), target: ErrNoRun}
 	case project != "" && info.Project != project:
 		return nil, fmt.Errorf("run %s belongs to project %q, not %q: pass --project %s", runID, info.Project, project, info.Project)
 	}
