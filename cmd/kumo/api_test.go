@@ -299,6 +299,19 @@ func TestHTTPAPI(t *testing.T) {
 		t.Errorf("after a rejected and a cancelled apply the ConfigMap is %v %v, want it unchanged", cm, err)
 	}
 
+	// A drift check, and a rollback to revision 1 without approval.
+	check := ci.start(run("drift-check", "", ""))
+	ci.waitStatus(check, "succeeded")
+	report, _ := ci.result(check)["driftReport"].(map[string]any)
+	if report == nil || report["runID"] != check {
+		t.Errorf("the drift check's result holds no report of it: %v", report)
+	}
+	rollback := ci.start(run("rollback", "", `,"revision":1,"approval":"auto"`))
+	ci.waitStatus(rollback, "succeeded")
+	if out := ci.result(rollback); out["status"] != "succeeded" || out["revision"] == nil {
+		t.Errorf("rollback result: %v", out)
+	}
+
 	// Destroy without approval, its log followed as server-sent events.
 	destroy := ci.start(run("destroy", "", `,"approval":"auto"`))
 	events := ci.follow(destroy)
