@@ -12,6 +12,7 @@ import (
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/engine/notify"
 )
 
 func TestNoneMatch(t *testing.T) {
@@ -123,12 +124,13 @@ func TestRequestKey(t *testing.T) {
 
 func TestRedactWorkspace(t *testing.T) {
 	ws := &engine.Workspace{Name: "dev",
-		Drift:   drift.Config{Webhook: drift.Webhook{URL: "https://hooks.example/kumo?token=t0k", Sealed: "sealed:abc", SecretEnv: "KUMO_WEBHOOK_DEV"}},
-		Context: map[string]any{"sinks": []any{map[string]any{"slackURL": "https://hooks.slack.example/T0/B0/s3cr3t"}, "kumo:sealed:xyz"}},
+		Drift:         drift.Config{Webhook: drift.Webhook{URL: "https://hooks.example/kumo?token=t0k", Sealed: "sealed:abc", SecretEnv: "KUMO_WEBHOOK_DEV"}},
+		Context:       map[string]any{"extra": []any{map[string]any{"slackURL": "https://hooks.example/x/n0pe"}, "kumo:sealed:xyz"}},
+		Notifications: notify.Config{Sinks: []notify.Sink{{Name: "team-chat", Kind: "slack", URL: "https://hooks.slack.example/T0/B0/s3cr3t"}}},
 	}
 	out := redactWorkspace(ws)
 	data, _ := json.Marshal(out)
-	for _, secret := range []string{"t0k", "sealed:abc", "s3cr3t", "xyz"} {
+	for _, secret := range []string{"t0k", "sealed:abc", "s3cr3t", "n0pe", "xyz"} {
 		if strings.Contains(string(data), secret) {
 			t.Errorf("redacted workspace holds %q: %s", secret, data)
 		}
