@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"time"
 
 	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/client"
@@ -221,7 +222,11 @@ func (c *call) findRun(action authz.Action) (*client.RunInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	info, err := c.kc.FindRun(c.ctx, "", id)
+	var info *client.RunInfo
+	err = retryUnlisted(c.ctx, func() (err error) {
+		info, err = c.kc.FindRun(c.ctx, "", id)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +243,11 @@ func getRun(c *call) error {
 	}
 	// Reading first, deciding before answering, saves a lookup; nothing
 	// read is answered to a caller who may not show it.
-	d, err := c.kc.ShowRun(c.ctx, "", id)
+	var d *client.RunDetails
+	err = retryUnlisted(c.ctx, func() (err error) {
+		d, err = c.kc.ShowRun(c.ctx, "", id)
+		return err
+	})
 	if err != nil {
 		return err
 	}
@@ -315,4 +324,25 @@ func cancelRun(c *call) error {
 		return err
 	}
 	return c.json(http.StatusAccepted, c.started(run, info.Project, info.Workspace))
+}
+
+// visibilityLag bounds how long a run just started may be missing from
+// Temporal's visibility store, where runs are looked up by ID: a poller that
+// asks for the statusUrl of a 202 at once gets the run, not a 404.
+const visibilityLag = 3 * time.Second
+
+// retryUnlisted calls lookup until it finds the run or visibilityLag passes.
+func retryUnlisted(ctx context.Context, lookup func() error) error {
+	deadline := time.Now().Add(visibilityLag)
+	for {
+		err := lookup()
+		if !errors.Is(err, client.ErrNoRun) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
