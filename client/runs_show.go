@@ -210,9 +210,13 @@ func (c *Client) RunURL(workflowID, runID string) string {
 	return ui.RunURL(workflowID, runID)
 }
 
-// PagesURL is the root of the run pages: Options.PagesURL, or "" (no pages
-// known).
+// PagesURL is the root of the run pages: Options.PagesURL, else the HTTP
+// API of the kumo server the client attached to, or "" (no pages known).
 func (c *Client) PagesURL() string {
+	if c.opts.PagesURL == "" && c.attached != nil {
+		// A kumo server serves the pages beside its HTTP API.
+		return strings.TrimRight(c.attached.APIURL, "/")
+	}
 	return strings.TrimRight(c.opts.PagesURL, "/")
 }
 

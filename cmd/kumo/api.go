@@ -13,6 +13,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/api"
+	"github.com/kumoproj/kumo/api/runpage"
+	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/internal/pki"
 	"github.com/kumoproj/kumo/server"
@@ -38,7 +40,7 @@ func serverAPI(ctx context.Context, opts client.Options, policyFile string) (*ap
 	if err != nil {
 		return nil, nil, err
 	}
-	a, err := api.New(api.Options{Client: kc, Policy: policy, ForwardCredentials: true})
+	a, err := api.New(api.Options{Client: kc, Policy: policy, ForwardCredentials: true, Pages: runPages(kc, policy)})
 	if err != nil {
 		kc.Close()
 		return nil, nil, err
@@ -119,7 +121,8 @@ func runAPI(c *cli.Context) error {
 		return err
 	}
 	defer kc.CloseBeforeExit()
-	h, err := api.New(api.Options{Client: kc, Policy: policy, Authenticate: server.BearerAuthenticator([]server.BearerVerifier{bearer.Chain(verifiers...)})})
+	h, err := api.New(api.Options{Client: kc, Policy: policy, Authenticate: server.BearerAuthenticator([]server.BearerVerifier{bearer.Chain(verifiers...)}),
+		Pages: runPages(kc, policy)})
 	if err != nil {
 		return err
 	}
@@ -151,4 +154,18 @@ func runAPI(c *cli.Context) error {
 	defer cancel()
 	fmt.Fprintln(os.Stderr, "Stopping kumo api.")
 	return srv.Shutdown(ctx)
+}
+
+// runPages are the run pages the HTTP API serves under /runs/: a run's page
+// is shown to a caller the API authenticated who may view its project and
+// workspace (the release is read from the backend, which does not know the
+// caller, only after the policy allows it).
+func runPages(kc *client.Client, policy *authz.Policy) http.Handler {
+	return runpage.New(runpage.ClientSource(kc, func(ctx context.Context, project, workspace string) error {
+		s, ok := api.Caller(ctx)
+		if !ok {
+			return errors.New("run pages are served only behind the HTTP API's authentication")
+		}
+		return policy.Decide(authz.Subject{Name: s.Name, Groups: s.Groups}, authz.Show, project, workspace)
+	}))
 }

@@ -278,6 +278,17 @@ func TestHTTPAPI(t *testing.T) {
 	if !strings.HasPrefix(logs.header.Get("Content-Type"), "text/plain") || !strings.Contains(string(logs.body), "v1:ConfigMap:"+e.ns+":web") {
 		t.Errorf("the apply's log does not name its ConfigMap: %s", logs)
 	}
+	// The apply's page, served beside the API to a caller who may view
+	// it, and linked from run show.
+	page := ci.want(ci.do(http.MethodGet, "/runs/"+apply, ""), http.StatusOK, "GET the run's page")
+	if !strings.Contains(string(page.body), "v1:ConfigMap:"+e.ns+":web") {
+		t.Errorf("the run's page does not show its ConfigMap:\n%s", page.body)
+	}
+	anon = &apiClient{t: t, base: srv.info.APIURL}
+	anon.want(anon.do(http.MethodGet, "/runs/"+apply, ""), http.StatusUnauthorized, "the run's page without credentials")
+	if shown := e.ok("run", "show", apply).stdout; !strings.Contains(shown, srv.info.APIURL+"/runs/"+apply) {
+		t.Errorf("run show does not link the run's page %s/runs/%s:\n%s", srv.info.APIURL, apply, shown)
+	}
 	rels := ci.want(ci.do(http.MethodGet, "/api/v1/projects/"+e.project+"/workspaces/kube/releases", ""), http.StatusOK, "GET releases").json(t)
 	if items, _ := rels["items"].([]any); len(items) != 1 {
 		t.Errorf("releases: %v", rels)
