@@ -119,20 +119,9 @@ func diffReleases(c *call) error {
 			return err
 		}
 	}
-	var rels [2]*engine.Release
-	for i, n := range revs {
-		r, err := c.kc.Release(c.ctx, project, workspace, n)
-		if err != nil {
-			return err
-		}
-		if r.Spec == nil {
-			r.Spec = &engine.Spec{}
-		}
-		rels[i] = r
-	}
-	changes := engine.DiffSpecs(engine.ReleaseSpec(rels[0]), engine.ReleaseSpec(rels[1]))
-	if changes == nil {
-		changes = []engine.SpecChange{}
+	changes, err := c.kc.DiffReleases(c.ctx, project, workspace, revs[0], revs[1])
+	if err != nil {
+		return err
 	}
 	return c.json(http.StatusOK, ReleaseDiff{From: revs[0], To: revs[1], Changes: changes})
 }

@@ -22,6 +22,28 @@ func (c *Client) Release(ctx context.Context, project, workspace string, revisio
 	return c.backend.GetRelease(ctx, project, workspace, revision)
 }
 
+// DiffReleases compares the specs of two revisions of project+workspace,
+// resource by resource and field by field (never nil: no differences is an
+// empty list).
+func (c *Client) DiffReleases(ctx context.Context, project, workspace string, from, to int) ([]engine.SpecChange, error) {
+	var rels [2]*engine.Release
+	for i, n := range []int{from, to} {
+		r, err := c.Release(ctx, project, workspace, n)
+		if err != nil {
+			return nil, err
+		}
+		if r.Spec == nil {
+			r.Spec = &engine.Spec{}
+		}
+		rels[i] = r
+	}
+	changes := engine.DiffSpecs(engine.ReleaseSpec(rels[0]), engine.ReleaseSpec(rels[1]))
+	if changes == nil {
+		changes = []engine.SpecChange{}
+	}
+	return changes, nil
+}
+
 // ErrNotLocked is wrapped by Unlock's error when the latest release is final:
 // there is nothing to unlock.
 var ErrNotLocked = release.ErrNotLocked

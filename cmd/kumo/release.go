@@ -191,24 +191,13 @@ func releaseDiff(c *cli.Context) error {
 		revs[i] = n
 	}
 	return withClient(c, func(kc *client.Client, t target) error {
-		var rels [2]*engine.Release
-		for i, n := range revs {
-			r, err := kc.Release(c.Context, t.Project, t.Workspace, n)
-			if err != nil {
-				return err
-			}
-			if r.Spec == nil {
-				r.Spec = &engine.Spec{}
-			}
-			rels[i] = r
-		}
-		changes := engine.DiffSpecs(engine.ReleaseSpec(rels[0]), engine.ReleaseSpec(rels[1]))
-		if changes == nil {
-			changes = []engine.SpecChange{}
+		changes, err := kc.DiffReleases(c.Context, t.Project, t.Workspace, revs[0], revs[1])
+		if err != nil {
+			return err
 		}
 		return printOutput(c, map[string]any{"from": revs[0], "to": revs[1], "changes": changes}, func() error {
 			if len(changes) == 0 {
-				fmt.Printf("No differences between the specs of revisions %d and %d (spec hash %.16s).\n", revs[0], revs[1], rels[0].SpecHash)
+				fmt.Printf("No differences between the specs of revisions %d and %d.\n", revs[0], revs[1])
 				return nil
 			}
 			for _, ch := range changes {
