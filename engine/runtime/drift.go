@@ -9,8 +9,9 @@ import (
 
 // DriftReader is implemented by runtimes that check many recorded resources
 // against live in one go (Kubernetes: one list call per kind and namespace, and
-// a server-side apply dry-run per object). Runtimes without it are checked one
-// resource at a time through Read.
+// a server-side apply dry-run only of the objects whose comparison with live is
+// not conclusive). Runtimes without it are checked one resource at a time
+// through Read.
 type DriftReader interface {
 	// Drift compares each recorded desired resource with live and returns one
 	// result per resource, in order. A resource that cannot be read is an

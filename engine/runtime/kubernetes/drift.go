@@ -23,9 +23,12 @@ var _ runtime.DriftReader = (*Runtime)(nil)
 const listPage = 500
 
 // Drift checks recorded Kubernetes objects against live. Objects of one kind in
-// one namespace are read with one (paged) list call rather than a GET each;
-// each object found is then dry-run applied as kumo (forced, as an apply is) and
-// compared by the fields kumo would manage (drift.Kubernetes). An object that is
+// one namespace are read with one (paged) list call rather than a GET each.
+// An object whose managedFields and values show that applying it again would
+// change nothing (drift.ApplyChangesNothing) is in sync without another
+// request; any other is dry-run applied as kumo (forced, as an apply is) and
+// compared by the fields kumo would manage (drift.Kubernetes), so fields the
+// apiserver defaults or normalises are never drift. An object that is
 // gone is drift.Missing; one whose kind the cluster no longer serves, or that
 // cannot be read or dry-run, is drift.Error, unless the dry run is refused as
 // invalid and the fields kumo sets differ from live: then it is drifted, with
@@ -57,6 +60,11 @@ func (r *Runtime) Drift(ctx context.Context, desired []*engine.Resource, opts ru
 			continue
 		case lives[i] == nil:
 			out[i].Status = drift.Missing
+			continue
+		case drift.ApplyChangesNothing(applyBody(desired[i].Attributes, t.ns), lives[i].Object, FieldManager):
+			// kumo's fields are all live with its values: a dry-run would
+			// return live as it is, so there is nothing to ask the apiserver.
+			out[i].Status = drift.InSync
 			continue
 		}
 		g.Go(func() error {
