@@ -50,13 +50,14 @@ type row struct {
 var allRows = []row{
 	{name: "flat-200", n: 200}, {name: "chain-200", n: 200, chain: true}, {name: "flat-2000", n: 2000},
 	{name: "flat-10000", n: 10000}, {name: "flat-50000", n: 50000}, {name: "drift-1000", n: 1000, drift: true},
+	{name: "drift-10000", n: 10000, drift: true},
 	// Only with -rows: one history for a chain of 50,000 (a run's longest).
 	{name: "chain-50000", n: 50000, chain: true},
 }
 
 func main() {
 	out := flag.String("out", "", "write the results as markdown to this file")
-	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000,drift-1000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000; chain-50000 only when named)")
+	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000,drift-1000,drift-10000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000; chain-50000 only when named)")
 	parallel := flag.Int("parallel", 10, "parallelism of kumo and of the floor")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
@@ -80,7 +81,7 @@ func selectRows(only string) []row {
 	case os.Getenv("BENCH_QUICK") == "1":
 		want = map[string]bool{"flat-200": true, "chain-200": true}
 	default:
-		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true}
+		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true, "drift-10000": true}
 	}
 	var rows []row
 	for _, r := range allRows {
