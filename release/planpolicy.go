@@ -123,6 +123,12 @@ func (m *Manager) readOne(ctx context.Context, spec *specIndex, in Node) (*engin
 		}
 		target = prior
 	}
+	return m.readNode(ctx, in, target)
+}
+
+// readNode reads target, the resource of node in, live (nil: not there),
+// with what kumo recorded of it.
+func (m *Manager) readNode(ctx context.Context, in Node, target *engine.Resource) (*engine.Resource, error) {
 	if target == nil {
 		return nil, kindf(ErrInvalid, "resource %s is neither in the spec nor in the prior state", in.ID)
 	}

@@ -2,7 +2,6 @@ package release
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -182,22 +181,9 @@ func (m *Manager) refreshOne(ctx context.Context, in Node) (*backend.StateEntry,
 	if target == nil {
 		target = prior
 	}
-	if target == nil {
-		return nil, kindf(ErrInvalid, "resource %s is neither in the spec nor in the prior state", in.ID)
-	}
-	rt, err := m.runtime(ctx, in.Key.Workspace, target.Type, in.Settings)
+	live, err := m.readNode(ctx, in, target)
 	if err != nil {
 		return nil, err
-	}
-	if target, err = m.withRecordedState(ctx, in, target); err != nil {
-		return nil, err
-	}
-	live, err := rt.Read(ctx, target)
-	if errors.Is(err, runtime.ErrNotFound) {
-		live, err = nil, nil
-	}
-	if err != nil {
-		return nil, nodeError(err)
 	}
 	return refreshEntry(in.ID, res, refs, live, prior), nil
 }
