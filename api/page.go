@@ -69,6 +69,22 @@ const (
 	maxLimit     = 500
 )
 
+// page reads the request's limit and page_token query parameters, the token
+// made for the filter whose parts are given; either one bad is the caller's
+// error.
+func (c *call) page(filter ...string) (pageToken, int, error) {
+	q := c.r.URL.Query()
+	limit, err := parseLimit(q.Get("limit"))
+	if err != nil {
+		return pageToken{}, 0, invalid(err)
+	}
+	tok, err := decodePageToken(q.Get("page_token"), filterPrint(filter...))
+	if err != nil {
+		return pageToken{}, 0, invalid(err)
+	}
+	return tok, limit, nil
+}
+
 // parseLimit reads the limit query parameter.
 func parseLimit(s string) (int, error) {
 	if s == "" {

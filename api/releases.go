@@ -51,14 +51,9 @@ func listReleases(c *call) error {
 	if err != nil {
 		return err
 	}
-	q := c.r.URL.Query()
-	limit, err := parseLimit(q.Get("limit"))
+	tok, limit, err := c.page("releases", project, workspace)
 	if err != nil {
-		return invalid(err)
-	}
-	tok, err := decodePageToken(q.Get("page_token"), filterPrint("releases", project, workspace))
-	if err != nil {
-		return invalid(err)
+		return err
 	}
 	rels, err := c.kc.Releases(c.ctx, project, workspace)
 	if err != nil {
@@ -147,14 +142,9 @@ func listDriftReports(c *call) error {
 	if err != nil {
 		return err
 	}
-	q := c.r.URL.Query()
-	limit, err := parseLimit(q.Get("limit"))
+	tok, limit, err := c.page("drift-reports", project, workspace)
 	if err != nil {
-		return invalid(err)
-	}
-	tok, err := decodePageToken(q.Get("page_token"), filterPrint("drift-reports", project, workspace))
-	if err != nil {
-		return invalid(err)
+		return err
 	}
 	reports, err := c.kc.Backend().DriftReports(c.ctx, project, workspace)
 	if err != nil {

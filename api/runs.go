@@ -184,16 +184,12 @@ func listRuns(c *call) error {
 	if f.Operation == "drift-check" {
 		f.Operation = "drift"
 	}
-	limit, err := parseLimit(q.Get("limit"))
+	tok, limit, err := c.page("runs", f.Project, f.Workspace, f.Operation, f.Status)
 	if err != nil {
-		return invalid(err)
+		return err
 	}
 	f.Limit = limit
 	if _, err := f.Query(); err != nil {
-		return invalid(err)
-	}
-	tok, err := decodePageToken(q.Get("page_token"), filterPrint("runs", f.Project, f.Workspace, f.Operation, f.Status))
-	if err != nil {
 		return invalid(err)
 	}
 	// Without a project (or workspace) the list spans more: the caller
