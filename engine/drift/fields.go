@@ -85,25 +85,38 @@ func appliedSet(obj map[string]any, manager string) (map[string]any, error) {
 // applies: the other objects kumo writes are stored as applied. set is not
 // changed.
 func foldWriteOnly(obj, set map[string]any) map[string]any {
-	if obj["apiVersion"] != "v1" || obj["kind"] != "Secret" {
+	if !coreSecret(obj) {
 		return set
 	}
-	sd, ok := set["f:stringData"].(map[string]any)
+	return fold(set, "f:stringData", "f:data", func(k string, v any) (any, bool) {
+		return v, k != "." // a key in both is one value: stringData's wins on write
+	})
+}
+
+func coreSecret(obj map[string]any) bool {
+	return obj["apiVersion"] == "v1" && obj["kind"] == "Secret"
+}
+
+// fold moves the entries of m's map from into its map to, each through
+// convert (false: left out), an entry of from replacing one of to with the
+// same key. m without from is returned as it is; m is never changed.
+func fold(m map[string]any, from, to string, convert func(k string, v any) (any, bool)) map[string]any {
+	src, ok := m[from].(map[string]any)
 	if !ok {
-		return set
+		return m
 	}
-	out := maps.Clone(set)
-	delete(out, "f:stringData")
-	data := map[string]any{}
-	if d, ok := set["f:data"].(map[string]any); ok {
-		maps.Copy(data, d)
+	out := maps.Clone(m)
+	delete(out, from)
+	merged := map[string]any{}
+	if d, ok := m[to].(map[string]any); ok {
+		maps.Copy(merged, d)
 	}
-	for k, v := range sd {
-		if k != "." {
-			data[k] = v // a key in both is one value: stringData's wins on write
+	for k, v := range src {
+		if c, ok := convert(k, v); ok {
+			merged[k] = c
 		}
 	}
-	out["f:data"] = data
+	out[to] = merged
 	return out
 }
 

@@ -76,21 +76,11 @@ func differences(ptr string, d, l any, has bool, out *[]Field) {
 // foldStringData is a Secret's stringData as the apiserver stores it: base64
 // in data (stringData's value wins over data's for the same key).
 func foldStringData(obj map[string]any) map[string]any {
-	sd, ok := obj["stringData"].(map[string]any)
-	if !ok || obj["apiVersion"] != "v1" || obj["kind"] != "Secret" {
+	if !coreSecret(obj) {
 		return obj
 	}
-	out := maps.Clone(obj)
-	delete(out, "stringData")
-	data := map[string]any{}
-	if d, ok := obj["data"].(map[string]any); ok {
-		maps.Copy(data, d)
-	}
-	for k, v := range sd {
-		if s, ok := v.(string); ok {
-			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-		}
-	}
-	out["data"] = data
-	return out
+	return fold(obj, "stringData", "data", func(_ string, v any) (any, bool) {
+		s, ok := v.(string)
+		return base64.StdEncoding.EncodeToString([]byte(s)), ok
+	})
 }
