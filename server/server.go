@@ -91,6 +91,9 @@ type Options struct {
 	PolicyFile string
 	// Quota limits what each subject but the home's owner may start.
 	Quota authz.Quota
+	// Retention is how long closed runs are kept (embedded.Options.Retention);
+	// zero: the namespace's own.
+	Retention time.Duration
 	// Auditor records the frontend's write decisions; nil: none.
 	Auditor auth.Auditor
 	// CodecAddress is the host:port of the codec endpoint the Web UI decodes
@@ -176,7 +179,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	}
 	s.temporal, err = embedded.Start(ctx, embedded.Options{
 		Dir: TemporalDir(home), Home: home, Namespace: cfg.Namespace, Host: host, Port: port, Logger: cfg.Logger, TLS: opts.TLS,
-		PolicyFile: opts.PolicyFile, Verifiers: cfg.BearerVerifiers, Sessions: sessions, Auditor: opts.Auditor, Quota: opts.Quota,
+		PolicyFile: opts.PolicyFile, Verifiers: cfg.BearerVerifiers, Sessions: sessions, Auditor: opts.Auditor, Quota: opts.Quota, Retention: opts.Retention,
 		// It keeps running: it cleans the database up, for the one-shot
 		// commands too.
 		Maintenance: true,

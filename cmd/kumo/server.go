@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -38,6 +40,7 @@ func serverCommand() *cli.Command {
 			&cli.StringFlag{Name: "codec-address", Usage: "host:port of the codec endpoint through which the Web UI shows payloads decrypted (default: 127.0.0.1, a free port; whoever reaches it can read every payload)"},
 			&cli.BoolFlag{Name: "ui-write", Usage: "let the Web UI terminate, cancel, signal and start workflows (default: read-only)"},
 			&cli.DurationFlag{Name: "shutdown-grace", Value: 10 * time.Second, Usage: "on shutdown, how long activities in flight may take to finish"},
+			&cli.StringFlag{Name: "retention", Usage: "how long Temporal keeps closed runs (their histories and Web UI entries) before deleting them, e.g. 72h or 30d, at least 1h; set on the home's namespace (default: 7d when the namespace is created, else as it is)"},
 			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this server must lie under, symlinks resolved (repeat for more; default: your home directory)"},
 			eventsFlag(),
 			planPoliciesFlag(),
@@ -88,6 +91,10 @@ func runServer(c *cli.Context) error {
 	if len(verifiers) > 0 {
 		bearerVerifiers = []server.BearerVerifier{bearer.Chain(verifiers...)}
 	}
+	retention, err := parseDays("retention", c.String("retention"))
+	if err != nil {
+		return err
+	}
 	for _, f := range []string{"quota-starts-per-minute", "quota-in-flight"} {
 		if c.Int(f) < 0 {
 			return fmt.Errorf("--%s %d: want 0 (no limit) or more", f, c.Int(f))
@@ -111,7 +118,7 @@ func runServer(c *cli.Context) error {
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"), TLS: tlsOpts,
-			PolicyFile: absPath(c.String("policy")), SSO: sso, HTTP: httpAPI,
+			PolicyFile: absPath(c.String("policy")), SSO: sso, HTTP: httpAPI, Retention: retention,
 			Quota: authz.Quota{StartsPerMinute: c.Int("quota-starts-per-minute"), InFlight: c.Int("quota-in-flight")},
 		},
 		ShutdownGrace:   c.Duration("shutdown-grace"),
@@ -175,4 +182,24 @@ func serverTLS(c *cli.Context) (*embedded.TLS, error) {
 		*f = absPath(*f)
 	}
 	return t, nil
+}
+
+// parseDays reads flag's value s as time.ParseDuration does, plus whole days
+// ("30d"); empty is zero.
+func parseDays(flag, s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 || n > 100*365 {
+			return 0, fmt.Errorf("--%s %q: want a duration such as 72h or 30d", flag, s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("--%s %q: want a duration such as 72h or 30d", flag, s)
+	}
+	return d, nil
 }

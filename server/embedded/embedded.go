@@ -76,6 +76,9 @@ const (
 	// DefaultRetention is how long closed workflows are kept when kumo creates
 	// the namespace. An existing namespace keeps its own setting.
 	DefaultRetention = 7 * 24 * time.Hour
+	// MinRetention is the shortest Retention, Temporal's own limit for a
+	// namespace of one cluster.
+	MinRetention = time.Hour
 
 	dbFileName   = "temporal.db"
 	lockFileName = "lock"
@@ -98,8 +101,11 @@ type Options struct {
 	// Logger receives the server's logs; nil discards them. The server never
 	// writes to stdout or stderr itself.
 	Logger *slog.Logger
-	// Retention of closed workflows, used only when the namespace is created.
-	// Default DefaultRetention.
+	// Retention is how long closed workflows are kept before Temporal deletes
+	// them, their histories and their visibility records: set when the
+	// namespace is created (default DefaultRetention) and, when not zero,
+	// also on an existing namespace whose retention differs. At least
+	// MinRetention.
 	Retention time.Duration
 	// Home is the kumo home whose PKI (Home/tls, created on first use, see
 	// internal/pki) secures the server: the frontend always serves TLS and
@@ -245,8 +251,12 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	if opts.Namespace == "" {
 		opts.Namespace = DefaultNamespace
 	}
-	if opts.Retention <= 0 {
+	setRetention := opts.Retention != 0
+	switch {
+	case opts.Retention == 0:
 		opts.Retention = DefaultRetention
+	case opts.Retention < minRetention:
+		return nil, fmt.Errorf("embedded temporal: retention %s: closed workflows must be kept at least %s", opts.Retention, minRetention)
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -302,6 +312,12 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	sqlCfg := sqlConfig(filepath.Join(dir, dbFileName), tune.wal)
 	if err := ensureSchema(sqlCfg.DatabaseName); err != nil {
 		return nil, err
+	}
+	if c, err := compact(sqlCfg.DatabaseName, compactMinFree); err != nil {
+		// The database is as it was: VACUUM is one transaction.
+		logger.Warn("embedded temporal: database not compacted", "error", err)
+	} else if c.Compacted() {
+		logger.Info("embedded temporal: database compacted", "path", sqlCfg.DatabaseName, "before", c.Before, "after", c.After)
 	}
 	if err := ensureNamespace(sqlCfg, opts.Namespace, opts.Retention); err != nil {
 		return nil, err
@@ -391,6 +407,12 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	if err := RegisterSearchAttributes(ctx, c, s.namespace); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("embedded temporal: %w", err)
+	}
+	if setRetention {
+		if err := updateRetention(ctx, c, s.namespace, opts.Retention); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("embedded temporal: %w", err)
+		}
 	}
 	// The frontend counts a subject's runs in flight for its quota through
 	// this client, as the system.

@@ -13,6 +13,10 @@ type tuning struct {
 	singlePartition bool // one task queue partition
 	wal             bool // SQLite WAL journal with synchronous=NORMAL
 	timerShift      bool // fire timers within timerShift, not a second late
+	// retentionJitter, when set, spreads the deletion of closed workflows
+	// over this much time after their retention instead of Temporal's 30
+	// minutes (tests that wait for a deletion).
+	retentionJitter time.Duration
 }
 
 var fullTuning = tuning{pollRPS: true, singlePartition: true, wal: true, timerShift: true}
@@ -77,6 +81,9 @@ func dynamicConfig(t tuning, maintenance bool) dynamicconfig.StaticClient {
 		} {
 			dc[k] = pollRPS
 		}
+	}
+	if t.retentionJitter > 0 {
+		dc[dynamicconfig.RetentionTimerJitterDuration.Key()] = t.retentionJitter
 	}
 	if !t.singlePartition {
 		return dc
