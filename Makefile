@@ -6,7 +6,7 @@ KUMO_HOME ?= $(HOME)/.kumo
 export KUMO_HOME
 KUBECONFIG_LOCAL := $(KUMO_HOME)/cluster/kubeconfig
 
-.PHONY: build image release-binaries example quickstart cluster-up cluster-down test test-short fuzz bench bench-go chaos tools vet vulncheck clean
+.PHONY: bench-platform build image release-binaries example quickstart cluster-up cluster-down test test-short fuzz bench bench-go chaos tools vet vulncheck clean
 
 build:
 	go build -o bin/kumo ./cmd/kumo
@@ -92,6 +92,14 @@ fuzz:
 # the 200-resource rows only; BENCH_LARGE=1 adds 50,000 resources.
 bench: tools
 	go run ./bench -out bench/results.md
+
+# One kumo server carrying a platform: 1,000 stacks of 20 ConfigMaps with drift
+# schedules every 5 minutes and 20 applies in flight for 30 minutes; schedule
+# lateness, apply latency against the idle server, the server's CPU and memory,
+# and storage over time, written to bench/platform.md. PLATFORM_ARGS passes
+# flags (e.g. -duration 2h for a longer run).
+bench-platform: tools
+	go run ./bench/platform -out bench/platform.md $(PLATFORM_ARGS)
 
 # The crash suite (chaos/, not part of make test): CHAOS_TRIALS runs (default 100)
 # SIGKILLed at random moments, each checked for a final release, gap-free

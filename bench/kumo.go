@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -176,15 +175,6 @@ func (k *kumo) history(ctx context.Context, r *client.Run) (history, error) {
 		}
 	}
 	return h, nil
-}
-
-// quantile of ds (sorted in place); 0 when empty.
-func quantile(ds []time.Duration, q float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	return ds[int(q*float64(len(ds)-1))]
 }
 
 // ownerProfile is the connection of the owner of srv's home, for a client

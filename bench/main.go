@@ -17,8 +17,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
-	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -28,6 +26,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/internal/benchspec"
+	"github.com/kumoproj/kumo/internal/benchstat"
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/internal/memlimit"
 	"github.com/kumoproj/kumo/runspec"
@@ -167,7 +166,7 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		fmt.Fprintf(os.Stderr, "  check %ss, requests: %s\n", secs(d.check), requestsText(d.requests))
 		rep.drift = append(rep.drift, d)
 	}
-	rep.load = loadAverage()
+	rep.load = benchstat.LoadAverage()
 	md := rep.markdown()
 	fmt.Print(md)
 	if out != "" {
@@ -284,28 +283,4 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 		return t, err
 	}
 	return t, nil
-}
-
-// loadAverage is the 1, 5 and 15 minute load (Linux), for judging the noise.
-func loadAverage() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.Join(strings.Fields(string(data))[:3], " ")
-}
-
-// machine names the CPU and core count the figures ran on.
-func machine() string {
-	cpu := ""
-	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(data), "\n") {
-			if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
-				cpu = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
-	kv, _ := exec.Command("uname", "-sr").Output()
-	return fmt.Sprintf("%d cores, %s, %s, %s", runtime.NumCPU(), cpu, strings.TrimSpace(string(kv)), runtime.Version())
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kumoproj/kumo/internal/benchstat"
 )
 
 type result struct {
@@ -28,7 +30,7 @@ func median(runs []result) result {
 		for i := range runs {
 			ds[i] = *get(&runs[i])
 		}
-		*get(&out) = quantile(ds, 0.5)
+		*get(&out) = benchstat.Quantile(ds, 0.5)
 	}
 	for _, get := range []func(*result) *time.Duration{
 		func(r *result) *time.Duration { return &r.floor.apply },
@@ -117,7 +119,7 @@ func (rep *report) markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# kumo against the floor\n\n")
 	fmt.Fprintf(&b, "Written by `make bench` (bench/) on %s. Machine: %s. Load average after the run: %s. Parallelism %d for kumo and the floor.\n\n",
-		rep.started.UTC().Format("2006-01-02 15:04 UTC"), machine(), rep.load, rep.parallel)
+		rep.started.UTC().Format("2006-01-02 15:04 UTC"), benchstat.Machine(), rep.load, rep.parallel)
 	if len(rep.results) > 0 {
 		rep.timesTable(&b)
 		rep.usageTable(&b)
@@ -140,7 +142,7 @@ func (rep *report) timesTable(b *strings.Builder) {
 		if o.null > 0 {
 			nullS, nullPer = secs(o.null), ms(o.null/time.Duration(n))
 			if len(o.nh.nodeLatency) > 0 {
-				lat = ms(quantile(o.nh.nodeLatency, 0.5)) + " / " + ms(quantile(o.nh.nodeLatency, 0.95))
+				lat = ms(benchstat.Quantile(o.nh.nodeLatency, 0.5)) + " / " + ms(benchstat.Quantile(o.nh.nodeLatency, 0.95))
 			}
 		}
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", r.row.name, r.runs, o.name, secs(o.floor), secs(o.kumo), ratio(o.kumo, o.floor), nullS, nullPer, lat)

@@ -1,0 +1,411 @@
+// Command platform is `make bench-platform`: one `kumo server` carrying a
+// platform's stacks at once. It starts a local cluster and a kumo server (the
+// binary, as users run it), applies -stacks stacks of -resources ConfigMaps,
+// gives each a drift schedule every -every, and then, for -duration, keeps
+// -inflight applies running (each changes every object of a random stack)
+// while it samples the server's CPU and memory, the Temporal database and the
+// backend. It reports schedule lateness (when Temporal started each check
+// against when it was due), apply latency under load against the same apply
+// on the idle server, and what grew.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/internal/benchspec"
+	"github.com/kumoproj/kumo/internal/localcluster"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+type config struct {
+	stacks, resources, inflight, idleRuns int
+	duration, every, sample               time.Duration
+	out                                   string
+}
+
+func main() {
+	var cfg config
+	flag.IntVar(&cfg.stacks, "stacks", 1000, "stacks the server carries")
+	flag.IntVar(&cfg.resources, "resources", 20, "ConfigMaps per stack (plus its Namespace)")
+	flag.IntVar(&cfg.inflight, "inflight", 20, "applies kept running at once during the load")
+	flag.IntVar(&cfg.idleRuns, "idle-runs", 10, "applies timed on the idle server, before the load")
+	flag.DurationVar(&cfg.duration, "duration", 30*time.Minute, "how long the load runs")
+	flag.DurationVar(&cfg.every, "every", 5*time.Minute, "each stack's drift schedule interval")
+	flag.DurationVar(&cfg.sample, "sample", 15*time.Second, "how often the server and its storage are sampled")
+	flag.StringVar(&cfg.out, "out", "", "write the results as markdown to this file")
+	flag.Parse()
+	if err := run(context.Background(), cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-platform:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg config) error {
+	tmp, err := os.MkdirTemp("", "kumo-bench-platform-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	logf("starting a local cluster")
+	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: tmp + "/cluster", UnsafeNoFsync: true})
+	if err != nil {
+		return err
+	}
+	defer cluster.Stop()
+	logf("building kumo")
+	bin := filepath.Join(tmp, "kumo")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/kumo").CombinedOutput(); err != nil {
+		return fmt.Errorf("go build ./cmd/kumo: %v\n%s", err, out)
+	}
+	home := filepath.Join(tmp, "home")
+	srv, err := startServer(ctx, bin, home)
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	c, err := client.Open(client.Options{Home: home})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	p := &platform{cfg: cfg, c: c, settings: runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}, generation: make([]atomic.Int64, cfg.stacks)}
+	rep := &report{cfg: cfg, started: time.Now()}
+
+	logf("applying %d stacks of %d resources", cfg.stacks, cfg.resources)
+	setup := time.Now()
+	if err := p.forEach(ctx, cfg.inflight, func(i int) error { _, err := p.apply(ctx, i); return err }); err != nil {
+		return err
+	}
+	rep.setup = time.Since(setup)
+	logf("timing %d applies on the idle server", cfg.idleRuns)
+	for k := range cfg.idleRuns {
+		d, err := p.apply(ctx, k%cfg.stacks)
+		if err != nil {
+			return err
+		}
+		rep.idle = append(rep.idle, d)
+	}
+	logf("creating %d drift schedules every %s", cfg.stacks, cfg.every)
+	if err := p.forEach(ctx, cfg.inflight, func(i int) error {
+		_, err := c.CreateDriftSchedule(ctx, client.ScheduleRequest{
+			DriftRequest: client.DriftRequest{Project: stackName(i), Workspace: "default", Settings: p.settings},
+			Every:        cfg.every,
+		})
+		return err
+	}); err != nil {
+		return err
+	}
+
+	logf("load: %d applies in flight for %s", cfg.inflight, cfg.duration)
+	loadCtx, stopLoad := context.WithTimeout(ctx, cfg.duration)
+	defer stopLoad()
+	samples := make(chan sample, 1024)
+	var sampling sync.WaitGroup
+	sampling.Add(1)
+	go func() {
+		defer sampling.Done()
+		srv.sampleEvery(loadCtx, cfg.sample, home, samples)
+		close(samples)
+	}()
+	var mu sync.Mutex
+	var loadErrs []error
+	var workers sync.WaitGroup
+	for range cfg.inflight {
+		workers.Add(1)
+		go func() {
+			defer workers.Done()
+			for loadCtx.Err() == nil {
+				d, err := p.apply(loadCtx, rand.IntN(cfg.stacks))
+				mu.Lock()
+				switch {
+				case err == nil:
+					rep.loaded = append(rep.loaded, d)
+				case loadCtx.Err() == nil:
+					loadErrs = append(loadErrs, err)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for s := range samples {
+		rep.samples = append(rep.samples, s)
+		logf("%s", s.line())
+	}
+	workers.Wait()
+	sampling.Wait()
+	rep.loadErrors = loadErrs
+
+	logf("reading %d schedules' recent checks", cfg.stacks)
+	if err := p.forEach(ctx, cfg.inflight, func(i int) error {
+		s, err := c.DescribeDriftSchedule(ctx, stackName(i), "default")
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, r := range s.Recent {
+			if !r.Scheduled.Before(rep.started) {
+				rep.lateness = append(rep.lateness, r.Started.Sub(r.Scheduled))
+			}
+		}
+		rep.paused += boolInt(s.Paused)
+		return nil
+	}); err != nil {
+		return err
+	}
+	md := rep.markdown()
+	fmt.Print(md)
+	if cfg.out != "" {
+		return os.WriteFile(cfg.out, []byte(md), 0o644)
+	}
+	return nil
+}
+
+// platform is the stacks and how they are applied.
+type platform struct {
+	cfg      config
+	c        *client.Client
+	settings runspec.RuntimeSettings
+	// generation of each stack's data: every apply after the first changes
+	// every ConfigMap of its stack.
+	generation []atomic.Int64
+}
+
+func stackName(i int) string { return fmt.Sprintf("plat-%04d", i) }
+
+// apply applies stack i with the next generation of its data and waits for
+// the run; two applies of one stack at once are one refused, and tried again.
+func (p *platform) apply(ctx context.Context, i int) (time.Duration, error) {
+	gen := p.generation[i].Add(1)
+	spec := benchspec.ConfigMaps(stackName(i), p.cfg.resources, false)
+	for k := 1; k < len(spec.Resources); k++ {
+		spec.Resources[k].Attributes["data"] = map[string]any{"index": fmt.Sprint(k), "generation": fmt.Sprint(gen)}
+	}
+	start := time.Now()
+	for {
+		r, err := p.c.Apply(ctx, client.Request{Project: stackName(i), Workspace: "default", Spec: spec, AutoApprove: true, Settings: p.settings})
+		if err != nil {
+			if errors.Is(err, client.ErrBusy) && ctx.Err() == nil {
+				time.Sleep(200 * time.Millisecond)
+				continue
+			}
+			return 0, fmt.Errorf("apply %s: %w", stackName(i), err)
+		}
+		res, err := r.Wait(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("apply %s: %w", stackName(i), err)
+		}
+		if res.Phase != engine.PhaseSucceeded {
+			return 0, fmt.Errorf("apply %s: phase %s: %s", stackName(i), res.Phase, res.Error)
+		}
+		return time.Since(start), nil
+	}
+}
+
+// forEach calls f for every stack, parallel at a time; the first error stops it.
+func (p *platform) forEach(ctx context.Context, parallel int, f func(i int) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	next := atomic.Int64{}
+	var wg sync.WaitGroup
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= p.cfg.stacks {
+					return
+				}
+				if err := f(i); err != nil {
+					cancel(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+// server is a running `kumo server` process.
+type server struct {
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func startServer(ctx context.Context, bin, home string) (*server, error) {
+	cmd := exec.CommandContext(ctx, bin, "server", "--headless", "--address", "127.0.0.1:0")
+	cmd.Env = append(os.Environ(), "KUMO_HOME="+home)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, done: make(chan struct{})}
+	ready := make(chan struct{})
+	go func() {
+		defer close(s.done)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.HasPrefix(sc.Text(), "kumo commands on this home now run here") {
+				close(ready)
+			}
+		}
+		_ = cmd.Wait()
+	}()
+	select {
+	case <-ready:
+		return s, nil
+	case <-s.done:
+		return nil, fmt.Errorf("kumo server exited before it was ready: %v", cmd.ProcessState)
+	case <-time.After(2 * time.Minute):
+		s.stop()
+		return nil, errors.New("kumo server was not ready within 2 minutes")
+	}
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(time.Minute):
+		_ = s.cmd.Process.Kill()
+		<-s.done
+	}
+}
+
+// sample is the server and its storage at one moment.
+type sample struct {
+	at time.Time
+	// cpu is the server's CPU time (user + system) since it started.
+	cpu time.Duration
+	rss int64
+	// db is the Temporal database's files (with its WAL), backend the home's
+	// records (releases, state, specs, run logs, drift reports).
+	db, backend int64
+}
+
+func (s sample) line() string {
+	return fmt.Sprintf("cpu %s rss %s db %s backend %s", s.cpu.Round(time.Second), mib(s.rss), mib(s.db), mib(s.backend))
+}
+
+// sampleEvery sends a sample of the server every interval until ctx ends.
+func (s *server) sampleEvery(ctx context.Context, interval time.Duration, home string, out chan<- sample) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if smp, err := s.sample(home); err == nil {
+			out <- smp
+		} else {
+			logf("sample: %v", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *server) sample(home string) (sample, error) {
+	smp := sample{at: time.Now()}
+	pid := s.cmd.Process.Pid
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return smp, err
+	}
+	// Fields after the command name (which may hold spaces, inside parentheses).
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	var utime, stime int64
+	if len(fields) > 12 {
+		fmt.Sscan(fields[11], &utime)
+		fmt.Sscan(fields[12], &stime)
+	}
+	smp.cpu = time.Duration(utime+stime) * time.Second / clockTicks
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return smp, err
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			var kb int64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			smp.rss = kb << 10
+		}
+	}
+	if smp.db, err = dirSize(filepath.Join(home, "temporal"), func(name string) bool { return strings.HasPrefix(name, "temporal.db") }); err != nil {
+		return smp, err
+	}
+	if smp.backend, err = dirSize(home, func(string) bool { return true }, "temporal", "tls"); err != nil {
+		return smp, err
+	}
+	return smp, nil
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's times (100 on Linux).
+const clockTicks = 100
+
+// dirSize adds up the sizes of the files under dir whose names keep says,
+// skipping the top-level directories skip.
+func dirSize(dir string, keep func(string) bool, skip ...string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // removed while walking
+			}
+			return err
+		}
+		if d.IsDir() {
+			for _, s := range skip {
+				if path == filepath.Join(dir, s) {
+					return filepath.SkipDir
+				}
+			}
+			return nil
+		}
+		if !keep(d.Name()) {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			total += fi.Size()
+		}
+		return nil
+	})
+	return total, err
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, args...)...)
+}
