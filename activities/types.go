@@ -101,8 +101,12 @@ type PlanNode struct {
 	Deps []int32     `json:"deps,omitempty"`
 	// Refs are the nodes whose live attributes this one references ($kumo_path);
 	// they are among Deps. When one of them changes, so may this node's values.
-	Refs   []int32 `json:"refs,omitempty"`
-	Delete bool    `json:"delete,omitempty"`
+	Refs []int32 `json:"refs,omitempty"`
+	// Applied are those of Deps that need only be applied before this node
+	// starts, not healthy (engine.ExtAfterApplied); the node still finishes
+	// only once healthy.
+	Applied []int32 `json:"applied,omitempty"`
+	Delete  bool    `json:"delete,omitempty"`
 }
 
 // NodeInput names one resource of a run.

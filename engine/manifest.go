@@ -6,6 +6,7 @@ package engine
 // this works on the objects, and shares the tables of kinds with Validate.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -27,13 +28,18 @@ type ManifestObject struct {
 // among objs, other kinds count as namespaced (the runtime asks the cluster
 // anyway, and applies a cluster-scoped one without the namespace).
 //
-// The apply order comes from the kinds, as Helm and Argo CD order an install
-// (see kindTiers): each tier of kinds starts once the previous tier that has
-// objects is applied (its last object waits for the others of its tier, and the
-// next tier waits for that one), so Namespaces come first, then CRDs, ServiceAccounts,
-// Secrets and ConfigMaps, storage, Roles, then their bindings, Services,
-// workloads, custom resources and webhooks last. Resources come sorted by tier,
-// in input order within one.
+// The apply order comes from Argo CD's sync waves (AnnotationSyncWave, 0 when
+// absent, negative allowed), then from the kinds inside a wave, as Helm and
+// Argo CD order an install (see kindTiers): Namespaces first, then CRDs,
+// ServiceAccounts, Secrets and ConfigMaps, storage, Roles, then their
+// bindings, Services, workloads, custom resources and webhooks last. Inside a
+// wave each tier of kinds starts once the previous tier is applied, not
+// healthy (ExtAfterApplied): a Job of one tier that needs a webhook
+// configuration of a later one exists (the ingress-nginx install) is not held
+// for it. A custom resource still waits for its CRD to be Established. Each
+// wave starts once the whole previous wave is healthy. Without annotations a
+// manifest set is one wave. Resources come sorted by wave and tier, in input
+// order within one.
 //
 // An object without apiVersion, kind or metadata.name, and two objects that are
 // the same (same group, kind, namespace and name), are errors naming where they
@@ -54,8 +60,8 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 	crds := crdScopes(plain)
 
 	type item struct {
-		res  Resource
-		tier int
+		res        Resource
+		wave, tier int
 	}
 	items := make([]item, 0, len(flat))
 	seen := map[objectKey]string{}
@@ -85,43 +91,85 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 			continue
 		}
 		seen[k] = o.Where
+		wave, err := syncWaveOf(obj)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s %s: %w", o.Where, kind, objectName(k.namespace, k.name), err))
+			continue
+		}
 		gvk := gk.group + "/" + strings.TrimPrefix(apiVersion, gk.group+"/") + ", Kind=" + kind
 		items = append(items, item{
 			res:  Resource{ID: id, Type: Kubernetes, Attributes: obj, Extensions: map[string]any{ExtGVK: gvk}},
+			wave: wave,
 			tier: tierOf(gk),
 		})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	slices.SortStableFunc(items, func(a, b item) int { return a.tier - b.tier })
+	slices.SortStableFunc(items, func(a, b item) int {
+		if a.wave != b.wave {
+			return cmp.Compare(a.wave, b.wave)
+		}
+		return a.tier - b.tier
+	})
 	s := &Spec{Resources: make([]Resource, len(items))}
-	// Each tier's last object is its gate: it waits for the other objects of its
-	// tier, and the next tier waits for the gate alone. Every tier so starts
-	// after the whole previous one with dependsOn linear in the number of
-	// objects, where "every object waits for every object of the previous tier"
-	// would grow with the product of two tiers' sizes.
-	gate := ""
-	for start := 0; start < len(items); {
-		end := start + 1
-		for end < len(items) && items[end].tier == items[start].tier {
-			end++
-		}
-		for i := start; i < end; i++ {
-			r := items[i].res
-			switch {
-			case i < end-1 && gate != "":
-				r.DependsOn = []string{gate}
-			case i == end-1 && end-start > 1:
-				for j := start; j < i; j++ {
-					r.DependsOn = append(r.DependsOn, items[j].res.ID)
-				}
-			case i == end-1 && gate != "":
-				r.DependsOn = []string{gate}
+	// Inside a wave, each tier's last object is its gate: it waits for the
+	// other objects of its tier to be applied, and the next tier waits for
+	// the gate alone to be applied. Every tier so starts after the whole
+	// previous one is applied with dependsOn linear in the number of
+	// objects, where "every object waits for every object of the previous
+	// tier" would grow with the product of two tiers' sizes. A wave's first
+	// object waits for every object of the previous wave to be healthy, and
+	// the rest of its first tier for it to be applied.
+	after := func(r *Resource, id string, applied bool) {
+		r.DependsOn = append(r.DependsOn, id)
+		if applied {
+			if r.Extensions[ExtAfterApplied] == nil {
+				r.Extensions[ExtAfterApplied] = []any{}
 			}
-			s.Resources[i] = r
+			r.Extensions[ExtAfterApplied] = append(r.Extensions[ExtAfterApplied].([]any), id)
 		}
-		gate, start = items[end-1].res.ID, end
+	}
+	prevWave := []int(nil) // indexes of the previous wave's objects
+	for ws := 0; ws < len(items); {
+		we := ws + 1
+		for we < len(items) && items[we].wave == items[ws].wave {
+			we++
+		}
+		gate := ""
+		for start := ws; start < we; {
+			end := start + 1
+			for end < we && items[end].tier == items[start].tier {
+				end++
+			}
+			for i := start; i < end; i++ {
+				r := items[i].res
+				switch {
+				case i == ws:
+					for _, j := range prevWave {
+						after(&r, items[j].res.ID, false)
+					}
+				case start == ws && len(prevWave) > 0 && i < end-1:
+					after(&r, items[ws].res.ID, true)
+				case i < end-1 && gate != "":
+					after(&r, gate, true)
+				}
+				if i == end-1 && end-start > 1 {
+					for j := start; j < i; j++ {
+						after(&r, items[j].res.ID, true)
+					}
+				} else if i == end-1 && i != ws && gate != "" {
+					after(&r, gate, true)
+				}
+				s.Resources[i] = r
+			}
+			gate, start = s.Resources[end-1].ID, end
+		}
+		prevWave = prevWave[:0]
+		for i := ws; i < we; i++ {
+			prevWave = append(prevWave, i)
+		}
+		ws = we
 	}
 	return s, nil
 }

@@ -55,6 +55,9 @@ func (s *Spec) Validate() error {
 		if _, err := WaitPolicyOf(r, "", 0); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), err))
 		}
+		if _, err := afterAppliedOf(r); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), err))
+		}
 	}
 	errs = append(errs, s.SecretStoreRefs()...)
 	errs = append(errs, s.CheckNoSealed()...)

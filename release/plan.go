@@ -31,8 +31,12 @@ type PlanNode struct {
 	Deps []int32
 	// Refs are the nodes whose live attributes this one references ($kumo_path);
 	// they are among Deps. When one of them changes, so may this node's values.
-	Refs   []int32
-	Delete bool
+	Refs []int32
+	// Applied are those of Deps that need only be applied before this node
+	// starts, not healthy (engine.ExtAfterApplied: the kind tiers inside a
+	// sync wave); the node still finishes only once healthy.
+	Applied []int32
+	Delete  bool
 }
 
 // PlanGraph validates the spec and returns the nodes to walk: every spec resource
@@ -82,7 +86,27 @@ func (m *Manager) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) {
 			n.Type = spec.resource(n.ID).Type
 		}
 	}
+	addApplied(&plan, spec.Spec)
 	return plan, addRefs(&plan, spec)
+}
+
+// addApplied records, for each node, the dependencies it needs only applied.
+func addApplied(plan *Plan, spec *engine.Spec) {
+	only := spec.AppliedOnly()
+	if len(only) == 0 {
+		return
+	}
+	for i := range plan.Nodes {
+		n := &plan.Nodes[i]
+		if n.Delete || len(only[n.ID]) == 0 {
+			continue
+		}
+		for _, d := range n.Deps {
+			if only[n.ID][plan.Nodes[d].ID] {
+				n.Applied = append(n.Applied, d)
+			}
+		}
+	}
 }
 
 // addRefs records, for each node, the nodes its references point at.

@@ -1,0 +1,108 @@
+package engine
+
+// This file holds Argo CD's sync waves as ManifestSpec orders them, and the
+// dependencies that need only be applied: inside a wave, kinds are applied in
+// their tier order without waiting for each other's health, and the wave's
+// health is waited for before the next wave starts.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// AnnotationSyncWave is Argo CD's sync-wave annotation: an integer (negative
+// allowed, 0 when absent) that orders the waves of a manifest set.
+const AnnotationSyncWave = "argocd.argoproj.io/sync-wave"
+
+// ExtAfterApplied lists those of a resource's dependsOn that need only be
+// applied before it starts, not healthy: the kind tiers inside one sync wave.
+// Each must be in dependsOn. A custom resource still waits for its CRD to be
+// Established, whatever this says.
+const ExtAfterApplied = "kumoproj.io/after-applied"
+
+// syncWaveOf returns obj's sync wave: its AnnotationSyncWave, 0 without one.
+// A value that is not an integer is an error naming the annotation (Argo CD
+// would silently treat it as 0 and apply the object in the wrong wave).
+func syncWaveOf(obj map[string]any) (int, error) {
+	meta, _ := obj["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	v, ok := ann[AnnotationSyncWave]
+	if !ok {
+		return 0, nil
+	}
+	s, isString := v.(string)
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if !isString || err != nil {
+		return 0, fmt.Errorf("metadata.annotations[%q] is %v: want an integer such as \"-1\" or \"2\"", AnnotationSyncWave, v)
+	}
+	return n, nil
+}
+
+// afterAppliedOf returns r's ExtAfterApplied, checked: a list of IDs, each
+// among r.DependsOn. Errors name the extension.
+func afterAppliedOf(r *Resource) ([]string, error) {
+	v, ok := r.Extensions[ExtAfterApplied]
+	if !ok || v == nil {
+		return nil, nil
+	}
+	var ids []string
+	switch l := v.(type) {
+	case []string:
+		ids = l
+	case []any:
+		for i, e := range l {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("extensions.%s[%d] is %v: want a resource ID", ExtAfterApplied, i, e)
+			}
+			ids = append(ids, s)
+		}
+	default:
+		return nil, fmt.Errorf("extensions.%s is %v: want a list of resource IDs from dependsOn", ExtAfterApplied, v)
+	}
+	for i, id := range ids {
+		found := false
+		for _, d := range r.DependsOn {
+			found = found || d == id
+		}
+		if !found {
+			return nil, fmt.Errorf("extensions.%s[%d] is %q, which is not in dependsOn", ExtAfterApplied, i, id)
+		}
+	}
+	return ids, nil
+}
+
+// AppliedOnly returns, by resource ID, the dependencies that resource needs
+// only applied (ExtAfterApplied), leaving out the CRD of a custom resource's
+// kind: a custom resource is refused until its CRD is Established, so that
+// edge always waits for health. Call it on a valid spec (Validate checks the
+// extension); entries it cannot read are left out.
+func (s *Spec) AppliedOnly() map[string]map[string]bool {
+	var out map[string]map[string]bool
+	var crds map[groupKind]string
+	for i := range s.Resources {
+		r := &s.Resources[i]
+		ids, err := afterAppliedOf(r)
+		if err != nil || len(ids) == 0 {
+			continue
+		}
+		if crds == nil {
+			crds = s.crdKinds()
+		}
+		own := crds[resourceKind(r)]
+		for _, id := range ids {
+			if id == own {
+				continue
+			}
+			if out == nil {
+				out = map[string]map[string]bool{}
+			}
+			if out[r.ID] == nil {
+				out[r.ID] = map[string]bool{}
+			}
+			out[r.ID][id] = true
+		}
+	}
+	return out
+}
