@@ -197,6 +197,9 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 // waiting, as applied by outcomes[k], and sets sets[k] once each is done:
 // one WaitResources for all when waitsTogether, else a WaitResource each.
 func (r *run) startWaits(ctx workflow.Context, nodes, waiting []int, outcomes []activities.Outcome, nodeInput func(int) activities.NodeInput, sets []workflow.Settable) {
+	for _, k := range waiting {
+		r.markApplied(ctx, nodes[k])
+	}
 	if waitsTogether(ctx, len(waiting)) {
 		ns, res := make([]int, len(waiting)), make([]activities.ApplyResult, len(waiting))
 		for w, k := range waiting {

@@ -246,7 +246,9 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	}
 	var notStarted []int
 	if workflow.GetVersion(ctx, batchChange, workflow.DefaultVersion, batchVersion) >= batchVersion {
+		appliedDeps := r.appliedDeps(ctx, wait)
 		notStarted = batchWalk{
+			appliedDeps: appliedDeps, applied: r.applied,
 			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.stopTest(ctx),
 			work: func(i int) bool { return changes[i].Action != engine.UnChanged || pending(i) },
 			class: func(i int) string {
@@ -275,6 +277,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			follows: notPending(r.chainFollows(ctx, changes, wait, steps), pending),
 			done:    done,
 		}.run(ctx)
+		r.applied = nil // a compensation's steps must not send to a walk that ended
 	} else {
 		notStarted = walk(ctx, deps, r.in.Parallelism, r.stopTest(ctx), start, done)
 	}
@@ -295,6 +298,28 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		return applied, r.stopErr()
 	}
 	return applied, nil
+}
+
+// appliedDeps returns, by node, the dependencies it needs only applied, and
+// opens r.applied for the steps to say which nodes are: nil, and nothing
+// opened, when the plan has none, the run does not wait for health (then
+// applied is done), or it replays a run recorded before appliedEdgesChange.
+func (r *run) appliedDeps(ctx workflow.Context, wait bool) [][]int32 {
+	has := false
+	for _, n := range r.plan.Nodes {
+		has = has || len(n.Applied) > 0
+	}
+	if !has || !wait || workflow.GetVersion(ctx, appliedEdgesChange, workflow.DefaultVersion, appliedEdgesVersion) < appliedEdgesVersion {
+		return nil
+	}
+	deps := make([][]int32, len(r.plan.Nodes))
+	for i, n := range r.plan.Nodes {
+		deps[i] = n.Applied
+	}
+	// Each node is applied once: the buffer takes every send without
+	// blocking the step that sends.
+	r.applied = workflow.NewBufferedChannel(ctx, len(r.plan.Nodes))
+	return deps
 }
 
 // rootMessage is the message of the innermost application error (what the activity

@@ -32,7 +32,12 @@ type run struct {
 	control
 	// waitFailed marks nodes applied whose wait for health then failed.
 	waitFailed map[int]bool
-	gate       approvalGate
+	// applied (nil unless the plan has dependencies that need only be
+	// applied, appliedEdgesChange) takes the index of each node applied that
+	// goes on to wait for its health, so the walk starts its dependents that
+	// need it only applied (batchWalk.applied).
+	applied workflow.Channel
+	gate    approvalGate
 	// seq counts changes to the nodes' progress; nodeSeq[i] is the count
 	// when node i last changed (ProgressPageQuery answers what changed).
 	seq     uint64

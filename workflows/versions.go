@@ -201,4 +201,13 @@ const (
 	// branch schedules nothing a history could differ by when policies
 	// apply). Old (version 1, always checks): apply-policies-v15.
 	planPoliciesWhenAny = workflow.Version(2)
+
+	// appliedEdgesChange: a node's dependencies that it needs only applied
+	// (activities.PlanNode.Applied: the kind tiers inside one sync wave of a
+	// manifest set) let it start once they are applied, while they wait for
+	// their health (appliedDeps, reached only by a run whose plan has such a
+	// dependency, in walkChanges). New: apply-waves-v16-hooks. Old: none
+	// recorded (no plan had such a dependency before the change).
+	appliedEdgesChange  = "applied-edges"
+	appliedEdgesVersion = workflow.Version(1)
 )

@@ -45,9 +45,18 @@ func (r *run) applyNode(ctx workflow.Context, wait bool, steps *nodeSteps, i int
 			set.Set(nil, err)
 			return
 		}
+		r.markApplied(ctx, i)
 		set.Set(nil, r.waitHealthy(ctx, i, in, res))
 	})
 	return f
+}
+
+// markApplied tells the walk that node i is applied and now waits for its
+// health (see run.applied).
+func (r *run) markApplied(ctx workflow.Context, i int) {
+	if r.applied != nil {
+		r.applied.Send(ctx, i)
+	}
 }
 
 // waitHealthy runs WaitResource for node i, applied with result res, and

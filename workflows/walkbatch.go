@@ -1,6 +1,10 @@
 package workflows
 
-import "go.temporal.io/sdk/workflow"
+import (
+	"slices"
+
+	"go.temporal.io/sdk/workflow"
+)
 
 // batchWalk runs the nodes of a DAG as walk does, but ready nodes of one class
 // go together into one step: a step (a batch, or a node alone) takes one of the
@@ -33,26 +37,48 @@ type batchWalk struct {
 	start func(nodes []int) []workflow.Future
 	// done decides, as walk's does, whether node i failed.
 	done func(i int, f workflow.Future) error
+	// appliedDeps (nil: none) are, for each node, those of its deps that it
+	// needs only applied: it may start once each of them is applied (an
+	// index received on applied) or done, whichever comes first. A step
+	// sends on applied the nodes it applied that go on to wait for health.
+	appliedDeps [][]int32
+	applied     workflow.ReceiveChannel
 }
 
 // run walks the graph and returns the nodes that never started, in index order.
 func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 	n := len(w.deps)
 	waiting, dependents, ready := graphOf(w.deps)
+	early := earlyDependents(w.appliedDeps, dependents)
 	started := make([]bool, n)
 	futures := make([]workflow.Future, n)
 	failed := false
+	// released[i]: node i's early dependents were counted down already.
+	released := make([]bool, n)
+	countDown := func(j int) {
+		// a node already started came in the step of the chain before it
+		if waiting[j]--; waiting[j] == 0 && !started[j] {
+			ready = append(ready, j)
+		}
+	}
+	release := func(i int) {
+		if early == nil || released[i] {
+			return
+		}
+		released[i] = true
+		for _, j := range early[i] {
+			countDown(j)
+		}
+	}
 	finish := func(i int) {
 		if err := w.done(i, futures[i]); err != nil {
 			failed = true
 			return
 		}
 		for _, j := range dependents[i] {
-			// a node already started came in the step of the chain before it
-			if waiting[j]--; waiting[j] == 0 && !started[j] {
-				ready = append(ready, j)
-			}
+			countDown(j)
 		}
+		release(i)
 	}
 	// next is the node that may follow i in its step (a chain), if any.
 	next := func(i int) (int, bool) {
@@ -98,12 +124,32 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 		if inflight == 0 {
 			break
 		}
-		var i int
-		completions.Receive(ctx, &i)
-		if left[stepOf[i]]--; left[stepOf[i]] == 0 {
-			inflight--
+		completed := func(i int) {
+			if left[stepOf[i]]--; left[stepOf[i]] == 0 {
+				inflight--
+			}
+			finish(i)
 		}
-		finish(i)
+		if w.applied == nil {
+			var i int
+			completions.Receive(ctx, &i)
+			completed(i)
+			continue
+		}
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(completions, func(c workflow.ReceiveChannel, _ bool) {
+			var i int
+			c.Receive(ctx, &i)
+			completed(i)
+		})
+		sel.AddReceive(w.applied, func(c workflow.ReceiveChannel, _ bool) {
+			var i int
+			c.Receive(ctx, &i)
+			if i >= 0 && i < n {
+				release(i)
+			}
+		})
+		sel.Select(ctx)
 	}
 	for i, s := range started {
 		if !s {
@@ -111,6 +157,26 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 		}
 	}
 	return notStarted
+}
+
+// earlyDependents moves, out of dependents, each dependent that needs its
+// node only applied (appliedDeps), and returns them by node: counted down
+// when the node is applied or done, whichever comes first. Nil when there
+// are none.
+func earlyDependents(appliedDeps [][]int32, dependents [][]int) [][]int {
+	var early [][]int
+	for j, ds := range appliedDeps {
+		for _, d := range ds {
+			if early == nil {
+				early = make([][]int, len(dependents))
+			}
+			if at := slices.Index(dependents[d], j); at >= 0 {
+				dependents[d] = slices.Delete(dependents[d], at, at+1)
+				early[d] = append(early[d], j)
+			}
+		}
+	}
+	return early
 }
 
 // take removes from ready the nodes of the next step: ready[0] alone, or with

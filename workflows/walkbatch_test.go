@@ -1,8 +1,11 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -76,6 +79,87 @@ func TestBatchWalkRunsChainsAsSteps(t *testing.T) {
 			}
 			if got := fmt.Sprint(steps); got != "["+c.want+"]" {
 				t.Errorf("steps %s, want [%s]", got, c.want)
+			}
+		})
+	}
+}
+
+// TestBatchWalkAppliedDeps: a node that needs its dependency only applied
+// starts once the dependency's step says it is applied, while the
+// dependency still waits for its health; one that needs it healthy starts
+// only once it is done. The ingress-nginx install: the Job (0) completes only
+// once the webhook configuration (1) exists.
+func TestBatchWalkAppliedDeps(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		applied [][]int32
+		want    string
+	}{
+		{"applied only", [][]int32{nil, {0}, nil}, "start 0, applied 0, start 1, done 0, start 2, done 1, done 2"},
+		{"healthy", nil, "start 0, deadlock"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			s.SetLogger(quietLogger)
+			env := s.NewTestWorkflowEnvironment()
+			var events []string
+			env.ExecuteWorkflow(func(ctx workflow.Context) error {
+				var ch workflow.Channel
+				if c.applied != nil {
+					ch = workflow.NewBufferedChannel(ctx, 3)
+				}
+				webhook, setWebhook := workflow.NewFuture(ctx)
+				w := batchWalk{
+					deps: [][]int32{nil, {0}, {0}}, limit: 4, maxBatch: 1,
+					appliedDeps: c.applied,
+					work:        func(int) bool { return true },
+					class:       func(int) string { return "" },
+					start: func(nodes []int) []workflow.Future {
+						i := nodes[0]
+						events = append(events, fmt.Sprint("start ", i))
+						f, set := workflow.NewFuture(ctx)
+						switch i {
+						case 0: // applied at once, healthy once the webhook exists
+							workflow.Go(ctx, func(ctx workflow.Context) {
+								if ch != nil {
+									events = append(events, "applied 0")
+									ch.Send(ctx, 0)
+								}
+								ok, _ := workflow.AwaitWithTimeout(ctx, time.Hour, webhook.IsReady)
+								if !ok {
+									events = append(events, "deadlock")
+									set.Set(nil, errors.New("the Job never completed"))
+									return
+								}
+								set.Set(nil, nil)
+							})
+						case 1:
+							setWebhook.Set(nil, nil)
+							set.Set(nil, nil)
+						default:
+							set.Set(nil, nil)
+						}
+						return []workflow.Future{f}
+					},
+					done: func(i int, f workflow.Future) error {
+						err := f.Get(ctx, nil)
+						if err == nil {
+							events = append(events, fmt.Sprint("done ", i))
+						}
+						return err
+					},
+				}
+				if ch != nil {
+					w.applied = ch
+				}
+				w.run(ctx)
+				return nil
+			})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(events, ", "); got != c.want {
+				t.Errorf("events\n%s\nwant\n%s", got, c.want)
 			}
 		})
 	}
