@@ -41,6 +41,9 @@ type ManifestObject struct {
 // manifest set is one wave. Resources come sorted by wave and tier, in input
 // order within one.
 //
+// An object annotated argocd.argoproj.io/hook: Skip is left out, as Argo CD
+// leaves it; another Argo CD hook is refused (AnnotationHook).
+//
 // An object without apiVersion, kind or metadata.name, and two objects that are
 // the same (same group, kind, namespace and name), are errors naming where they
 // were read.
@@ -83,6 +86,12 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 		id, err := KubernetesIDOf(obj)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", o.Where, err))
+			continue
+		}
+		if hook, skip := argoHook(obj); skip {
+			continue
+		} else if hook != "" {
+			errs = append(errs, fmt.Errorf("%s: %s %s is an Argo CD hook (%s: %s): kumo does not run Argo CD hooks yet; apply it separately, or remove the annotation to make it an ordinary resource", o.Where, kind, str(meta["name"]), AnnotationHook, hook))
 			continue
 		}
 		k, _ := keyOf(obj, crds)

@@ -15,6 +15,12 @@ import (
 // allowed, 0 when absent) that orders the waves of a manifest set.
 const AnnotationSyncWave = "argocd.argoproj.io/sync-wave"
 
+// AnnotationHook is Argo CD's hook annotation. "Skip" leaves the object out
+// of the apply, as Argo CD does; kumo does not run the others (PreSync,
+// Sync, PostSync, SyncFail, PostDelete) yet, so a manifest holding one is
+// refused rather than applying a hook as an ordinary, kept resource.
+const AnnotationHook = "argocd.argoproj.io/hook"
+
 // ExtAfterApplied lists those of a resource's dependsOn that need only be
 // applied before it starts, not healthy: the kind tiers inside one sync wave.
 // Each must be in dependsOn. A custom resource still waits for its CRD to be
@@ -37,6 +43,20 @@ func syncWaveOf(obj map[string]any) (int, error) {
 		return 0, fmt.Errorf("metadata.annotations[%q] is %v: want an integer such as \"-1\" or \"2\"", AnnotationSyncWave, v)
 	}
 	return n, nil
+}
+
+// argoHook returns obj's AnnotationHook, trimmed ("" without one), and
+// whether the object is to be left out (Skip alone, as Argo CD reads the
+// comma-separated list).
+func argoHook(obj map[string]any) (hook string, skip bool) {
+	meta, _ := obj["metadata"].(map[string]any)
+	ann, _ := meta["annotations"].(map[string]any)
+	v, ok := ann[AnnotationHook]
+	if !ok {
+		return "", false
+	}
+	hook = strings.TrimSpace(fmt.Sprint(v))
+	return hook, hook == "Skip"
 }
 
 // afterAppliedOf returns r's ExtAfterApplied, checked: a list of IDs, each

@@ -183,3 +183,20 @@ func TestValidateAfterAppliedMustBeADependency(t *testing.T) {
 		t.Fatalf("err %v, want one asking for a list", err)
 	}
 }
+
+// An Argo CD hook is never applied as an ordinary resource: Skip leaves the
+// object out, the others are refused naming the object and the hook.
+func TestManifestSpecArgoHooks(t *testing.T) {
+	skip := obj("batch/v1", "Job", "skipped", map[string]any{AnnotationHook: "Skip"})
+	spec, err := ManifestSpec([]ManifestObject{skip, obj("v1", "ConfigMap", "c", nil)}, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(spec.Resources) != 1 || spec.Resources[0].ID != "v1:ConfigMap:demo:c" {
+		t.Errorf("resources %+v, want the ConfigMap alone", spec.Resources)
+	}
+	_, err = ManifestSpec([]ManifestObject{obj("batch/v1", "Job", "migrate", map[string]any{AnnotationHook: "PreSync"})}, "demo")
+	if err == nil || !strings.Contains(err.Error(), "m.yaml:migrate: Job migrate is an Argo CD hook (argocd.argoproj.io/hook: PreSync)") {
+		t.Fatalf("err %v, want one naming the object and its hook", err)
+	}
+}
