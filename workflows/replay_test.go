@@ -224,6 +224,12 @@ func recordHistories(t *testing.T) {
 		// Plan policies (v15): the plan is checked after its preview
 		// (CheckPolicies), and a warn goes with it.
 		{"apply-policies", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{policed("pw"), cm("pc")}}, nil, 0},
+		// Dependencies needed only applied (v16, a sync wave's kind tiers):
+		// wa2 starts once wa1 is applied, while wa1 waits for its health;
+		// wa3 waits for wa1 healthy.
+		{"apply-waves", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+			notReady("wa1"), afterApplied(cm("wa2", "v1:ConfigMap:ns:wa1")), cm("wa3", "v1:ConfigMap:ns:wa1"),
+		}}, nil, 0},
 	}
 	budget := historyBudget
 	defer func() { historyBudget = budget }()
@@ -364,6 +370,16 @@ func (w *waitingRuntime) WaitHealthy(_ context.Context, _ *engine.Resource, opts
 
 // notReady is a ConfigMap whose (made-up) Ready condition is False as
 // applied, so its node waits for it.
+// afterApplied is r needing each of its dependencies only applied.
+func afterApplied(r engine.Resource) engine.Resource {
+	ids := make([]any, len(r.DependsOn))
+	for i, d := range r.DependsOn {
+		ids[i] = d
+	}
+	r.Extensions = map[string]any{engine.ExtAfterApplied: ids}
+	return r
+}
+
 func notReady(name string, deps ...string) engine.Resource {
 	r := cm(name, deps...)
 	r.Attributes["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "False"}}}
