@@ -108,6 +108,7 @@ func TestChartApplyVersusHelm(t *testing.T) {
 			t.Fatalf("helm %v: %v\n%s", args, err, out)
 		}
 	}
+	kumoPath(t) // built before the clock starts
 	timed("kumo spec convert --chart (render only)", func() { e.ok("spec", "convert", "--chart", chart, "-n", kumoNS) })
 	timed("kumo apply --chart (install, waits for health)", func() { e.ok("apply", "--yes", "--chart", chart, "-n", kumoNS) })
 	timed("helm upgrade --install --wait (install)", func() {
