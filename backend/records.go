@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/kumoproj/kumo/engine"
@@ -9,32 +10,41 @@ import (
 // Checking what is about to be written, and that what was read is what was asked
 // for: where names the file or object read.
 
-// encodeRelease checks a release about to be stored by op ("create", "update")
-// and encodes it.
-func encodeRelease(op string, r *engine.Release) (ReleaseKey, []byte, error) {
+// checkRelease checks a release about to be stored by op ("create",
+// "update") and returns its key.
+func checkRelease(op string, r *engine.Release) (ReleaseKey, error) {
 	if r == nil {
-		return ReleaseKey{}, nil, fmt.Errorf("%s release: release is nil", op)
+		return ReleaseKey{}, fmt.Errorf("%s release: release is nil", op)
 	}
 	key := KeyOf(r)
 	if err := key.Validate(); err != nil {
-		return key, nil, fmt.Errorf("%s release: %w", op, err)
+		return key, fmt.Errorf("%s release: %w", op, err)
 	}
-	data, err := encodeYAML(r)
-	if err != nil {
-		return key, nil, fmt.Errorf("%s release %s: encode: %w", op, key, err)
-	}
-	return key, data, nil
+	return key, nil
 }
 
-// decodeRelease decodes the release stored for key, and refuses one that names
-// another release. It leaves Version to the caller.
-func decodeRelease(key ReleaseKey, where string, data []byte) (*engine.Release, error) {
+// decodeReleaseFile decodes the release file stored for key (read from
+// where): of format 2 (compressed, store_chunks.go) with its spec and state
+// read from where it names them, or of format 1 (plain YAML or JSON, the
+// spec and state inline). It refuses one that names another release, and
+// leaves Version to the caller.
+func (s *Store) decodeReleaseFile(ctx context.Context, key ReleaseKey, where string, data []byte) (*engine.Release, error) {
+	if isCompressed(data) {
+		text, err := decompress(data)
+		if err != nil {
+			return nil, fmt.Errorf("release %s: %s: %w", key, where, err)
+		}
+		return s.decodeRecord(ctx, key, where, text)
+	}
 	var r engine.Release
 	if err := decodeYAML(data, &r); err != nil {
 		return nil, fmt.Errorf("release %s: decode %s: %w", key, where, err)
 	}
 	if err := checkReleaseKey(key, where, KeyOf(&r)); err != nil {
 		return nil, err
+	}
+	if err := s.openRelease(&r, where); err != nil {
+		return nil, fmt.Errorf("release %s: %w", key, err)
 	}
 	return &r, nil
 }
@@ -49,6 +59,20 @@ func decodeReleaseHead(key ReleaseKey, where string, data []byte) (ReleaseHead, 
 		State     *struct {
 			Resources []struct{} `json:"resources"`
 		} `json:"state"`
+	}
+	if isCompressed(data) {
+		text, err := decompress(data)
+		if err != nil {
+			return ReleaseHead{}, fmt.Errorf("release %s: %s: %w", key, where, err)
+		}
+		var rec releaseRecord
+		if err := decodeJSON(text, &rec); err != nil {
+			return ReleaseHead{}, fmt.Errorf("release %s: decode %s: %w", key, where, err)
+		}
+		if err := checkRecord(key, where, &rec); err != nil {
+			return ReleaseHead{}, err
+		}
+		return headOf(&rec.Release, rec.Parts.StateResources), nil
 	}
 	if err := decodeYAML(data, &r); err != nil {
 		return ReleaseHead{}, fmt.Errorf("release %s: decode %s: %w", key, where, err)
@@ -112,7 +136,7 @@ func checkSpecHash(hash string) error {
 // decodeSpec decodes the spec stored under hash.
 func decodeSpec(hash, where string, data []byte) (*engine.Spec, error) {
 	var spec engine.Spec
-	if err := decodeYAML(data, &spec); err != nil {
+	if err := decodeStored(data, &spec); err != nil {
 		return nil, fmt.Errorf("spec %s: decode %s: %w", hash, where, err)
 	}
 	return &spec, nil
@@ -132,8 +156,13 @@ func checkRunLogPart(runID, part string) error {
 // decodeEntry decodes a state entry.
 func decodeEntry(where string, data []byte) (StateEntry, error) {
 	var e StateEntry
-	if err := decodeJSON(data, &e); err != nil {
+	if err := decodeStored(data, &e); err != nil {
 		return e, fmt.Errorf("decode %s: %w", where, err)
 	}
 	return e, nil
+}
+
+// headOf is the head of r, whose state records n resources.
+func headOf(r *engine.Release, n int) ReleaseHead {
+	return ReleaseHead{Revision: r.Revision, Phase: r.Phase, Operation: r.Operation, Stack: r.Stack, SpecHash: r.SpecHash, Resources: n}
 }

@@ -167,28 +167,6 @@ func (s *Store) openResources(rs []engine.Resource, where string, sc sealScope) 
 	return nil
 }
 
-// sealRelease returns a copy of r whose spec and state hold sealed values.
-func (s *Store) sealRelease(r *engine.Release) (*engine.Release, error) {
-	if s.sealer == nil || r == nil {
-		return r, nil
-	}
-	c := *r
-	sc := releaseScope(r.Project, r.Workspace)
-	spec, err := s.sealSpec(r.Spec, sc)
-	if err != nil {
-		return nil, err
-	}
-	c.Spec = spec
-	if r.State != nil {
-		rs, err := s.sealResources(r.State.Resources, sc)
-		if err != nil {
-			return nil, err
-		}
-		c.State = &engine.State{Resources: rs}
-	}
-	return &c, nil
-}
-
 // sealSpec returns a copy of spec whose resources hold values sealed for sc.
 func (s *Store) sealSpec(spec *engine.Spec, sc sealScope) (*engine.Spec, error) {
 	if s.sealer == nil || spec == nil {

@@ -86,7 +86,7 @@ func (s *Store) PutStateEntries(ctx context.Context, key ReleaseKey, entries []S
 		}
 		sealed[i] = e
 	}
-	data, err := encodeJSON(stateBatch{Seq: time.Now().UnixNano(), Entries: sealed})
+	data, err := encodeCompressed(stateBatch{Seq: time.Now().UnixNano(), Entries: sealed})
 	if err != nil {
 		return fmt.Errorf("put %s: encode: %w", what, err)
 	}
@@ -155,7 +155,7 @@ func (s *Store) readBatch(ctx context.Context, objKey string, b any) (ok bool, _
 	if err != nil {
 		return false, err
 	}
-	if err := decodeJSON(data, b); err != nil {
+	if err := decodeStored(data, b); err != nil {
 		return false, fmt.Errorf("decode %s: %w", s.d.Where(objKey), err)
 	}
 	return true, nil

@@ -19,11 +19,7 @@ func (s *Store) CreateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sealed, err := s.sealRelease(r)
-	if err != nil {
-		return fmt.Errorf("create release %s: %w", KeyOf(r), err)
-	}
-	key, data, err := encodeRelease("create", sealed)
+	key, err := checkRelease("create", r)
 	if err != nil {
 		return err
 	}
@@ -37,6 +33,13 @@ func (s *Store) CreateRelease(ctx context.Context, r *engine.Release) error {
 		if !ok {
 			return s.gapError(ctx, key)
 		}
+	}
+	// The spec and the state chunks are written first: a release file is
+	// never there before what it names. (If the create then loses a race, they
+	// stay unreferenced, named by their content.)
+	_, data, err := s.encodeRecord(ctx, "create", r, key.Revision-1)
+	if err != nil {
+		return err
 	}
 	objKey := releaseKey(key)
 	version, err := s.write(ctx, objKey, data, Condition{CreateOnly: true})
@@ -75,11 +78,7 @@ func (s *Store) UpdateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	sealed, err := s.sealRelease(r)
-	if err != nil {
-		return fmt.Errorf("update release %s: %w", KeyOf(r), err)
-	}
-	key, data, err := encodeRelease("update", sealed)
+	key, err := checkRelease("update", r)
 	if err != nil {
 		return err
 	}
@@ -93,6 +92,12 @@ func (s *Store) UpdateRelease(ctx context.Context, r *engine.Release) error {
 			return fmt.Errorf("update release %s: %w", key, ErrNotFound)
 		}
 		return fmt.Errorf("update release %s: the release has no version: read it from the backend before updating it", key)
+	}
+	// The copy being replaced and the previous revision: their chunks are
+	// referenced again where the state did not change.
+	_, data, err := s.encodeRecord(ctx, "update", r, key.Revision, key.Revision-1)
+	if err != nil {
+		return err
 	}
 	version, err := s.write(ctx, objKey, data, Condition{IfVersion: r.Version})
 	switch {
@@ -128,12 +133,9 @@ func (s *Store) readRelease(ctx context.Context, key ReleaseKey) (*engine.Releas
 	if err != nil {
 		return nil, err
 	}
-	r, err := decodeRelease(key, s.d.Where(objKey), data)
+	r, err := s.decodeReleaseFile(ctx, key, s.d.Where(objKey), data)
 	if err != nil {
 		return nil, err
-	}
-	if err := s.openRelease(r, s.d.Where(objKey)); err != nil {
-		return nil, fmt.Errorf("release %s: %w", key, err)
 	}
 	r.Version = version
 	s.seen.add(key)

@@ -31,7 +31,7 @@ func (s *Store) PutSpec(ctx context.Context, spec *engine.Spec) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("put spec %s: %w", hash, err)
 	}
-	data, err := encodeYAML(sealed)
+	data, err := encodeCompressed(sealed)
 	if err != nil {
 		return "", fmt.Errorf("put spec %s: encode: %w", hash, err)
 	}

@@ -37,7 +37,7 @@ func (s *Store) PutStateEntry(ctx context.Context, key ReleaseKey, entry StateEn
 		}
 		entry.Resource = &sealed
 	}
-	data, err := encodeJSON(entry)
+	data, err := encodeJSON(entry) // small, and cleared once folded: not worth a frame
 	if err != nil {
 		return fmt.Errorf("put state entry %s of %s: encode: %w", entry.ID, key, err)
 	}

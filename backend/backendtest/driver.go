@@ -28,6 +28,9 @@ func RunDriver(t *testing.T, newDriver func(t *testing.T) backend.Driver) {
 		{"CanceledContextTouchesNothing", testCanceledTouchesNothing},
 		{"BadNamesTouchNothing", testBadNamesTouchNothing},
 		{"DriverErrorsNameTheRecord", testDriverErrorsNameTheRecord},
+		{"OldFormatsRead", testOldFormatsRead},
+		{"NoOpRevisionIsSmall", testNoOpRevisionIsSmall},
+		{"AlteredChunkRefused", testAlteredChunkRefused},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package local_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -19,28 +20,15 @@ import (
 
 var sealedRE = regexp.MustCompile(`kumo:sealed:v1:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+`)
 
-// releaseFile returns the path of the one file under root whose name holds
-// project and workspace and whose content holds a sealed value.
-func releaseFile(t *testing.T, root, project, workspace string) string {
+// specFile returns the path of the file r's spec is stored in (under its
+// content hash, compressed: see readRecord), which holds its sealed values.
+func specFile(t *testing.T, root string, r *engine.Release) string {
 	t.Helper()
-	var found []string
-	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		if !strings.Contains(rel, project) || !strings.Contains(rel, workspace) || strings.Contains(rel, "state") {
-			return nil
-		}
-		if data, err := os.ReadFile(path); err == nil && sealedRE.Match(data) {
-			found = append(found, path)
-		}
-		return nil
-	})
-	if len(found) != 1 {
-		t.Fatalf("release files of %s/%s holding sealed values: %v, want one", project, workspace, found)
+	path := filepath.Join(root, "specs", engine.HashSpec(r.Spec)+".yaml")
+	if !sealedRE.Match(readRecord(t, path)) {
+		t.Fatalf("%s holds no sealed value", path)
 	}
-	return found[0]
+	return path
 }
 
 func sealedStore(t *testing.T) (*local.Backend, *keyring.Ring, string) {
@@ -74,13 +62,11 @@ func secretRelease(project, workspace, value string) *engine.Release {
 // error names the resource and field, not the value.
 func TestSealedValueDoesNotOpenElsewhere(t *testing.T) {
 	b, _, root := sealedStore(t)
-	if err := b.CreateRelease(ctx, secretRelease("proja", "dev", "cGFzc3dvcmQtYQ==")); err != nil {
+	src := secretRelease("proja", "dev", "cGFzc3dvcmQtYQ==")
+	if err := b.CreateRelease(ctx, src); err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(releaseFile(t, root, "proja", "dev"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readRecord(t, specFile(t, root, src))
 	// The first sealed value in the file is data.password (keys are sorted).
 	stolen := string(sealedRE.Find(data))
 
@@ -94,23 +80,19 @@ func TestSealedValueDoesNotOpenElsewhere(t *testing.T) {
 			// Write the target release normally, then put the stolen value in
 			// its file, as someone with write access to the backend could.
 			ws := "ws" + strings.ReplaceAll(c.field, "/", "")
-			if err := b.CreateRelease(ctx, secretRelease(c.project, ws, "b3RoZXI=")); err != nil {
+			target := secretRelease(c.project, ws, "b3RoZXI="+ws)
+			if err := b.CreateRelease(ctx, target); err != nil {
 				t.Fatal(err)
 			}
-			path := releaseFile(t, root, c.project, ws)
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			path := specFile(t, root, target)
+			data := readRecord(t, path)
 			values := sealedRE.FindAll(data, -1)
 			victim := values[0]
 			if c.field == "/data/user" {
 				victim = values[1]
 			}
-			if err := os.WriteFile(path, bytes.Replace(data, victim, []byte(stolen), 1), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			_, err = b.GetRelease(ctx, c.project, ws, 1)
+			writeRecord(t, path, bytes.Replace(data, victim, []byte(stolen), 1))
+			_, err := b.GetRelease(ctx, c.project, ws, 1)
 			if err == nil {
 				t.Fatal("the copied value opened")
 			}
@@ -151,24 +133,27 @@ func TestStoreRefusesSealedInput(t *testing.T) {
 }
 
 // A release file sealed before values were bound to their place (with the
-// old constant associated data) still opens, and its next write reseals it
-// bound, so the legacy value is gone from the file.
+// old constant associated data, in record format 1: plain text, the spec
+// inline) still opens, and its next write reseals it bound, so the legacy
+// value is gone from the backend.
 func TestLegacySealedReleaseOpensAndIsResealed(t *testing.T) {
 	b, keys, root := sealedStore(t)
-	if err := b.CreateRelease(ctx, secretRelease("proja", "dev", "bmV3")); err != nil {
-		t.Fatal(err)
-	}
-	path := releaseFile(t, root, "proja", "dev")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Fixture: the password sealed as kumo sealed it before.
+	// Fixture: the release as kumo wrote it before, the password sealed the
+	// old way.
 	legacy, err := keys.SealLegacy([]byte(`"b2xkLXBhc3N3b3Jk"`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, bytes.Replace(data, sealedRE.Find(data), []byte(legacy), 1), 0o600); err != nil {
+	old := secretRelease("proja", "dev", legacy)
+	text, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(root, "releases", "proja", "dev", "1.yaml")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, text, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	got, err := b.GetRelease(ctx, "proja", "dev", 1)
@@ -181,17 +166,25 @@ func TestLegacySealedReleaseOpensAndIsResealed(t *testing.T) {
 	if err := b.UpdateRelease(ctx, got); err != nil {
 		t.Fatal(err)
 	}
-	data, err = os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(data, []byte(legacy)) {
-		t.Fatal("the legacy value is still in the file after a write")
-	}
-	for _, v := range sealedRE.FindAll(data, -1) {
-		if _, err := keys.OpenLegacy(string(v)); err == nil {
-			t.Errorf("a value is still sealed the legacy way after a write")
+	sealed := 0
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
+		data := readRecord(t, p)
+		if bytes.Contains(data, []byte(legacy)) {
+			t.Errorf("%s still holds the legacy value after a write", p)
+		}
+		for _, v := range sealedRE.FindAll(data, -1) {
+			sealed++
+			if _, err := keys.OpenLegacy(string(v)); err == nil {
+				t.Errorf("%s: a value is still sealed the legacy way after a write", p)
+			}
+		}
+		return nil
+	})
+	if sealed == 0 {
+		t.Fatal("no sealed value in the backend after the write")
 	}
 	again, err := b.GetRelease(ctx, "proja", "dev", 1)
 	if err != nil {

@@ -1,6 +1,7 @@
 package local_test
 
 import (
+	"bytes"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -70,28 +71,66 @@ func files(t *testing.T, root string) map[string][]byte {
 }
 
 // TestSameBytesAsBefore: the same calls write the same files with the same bytes
-// as before; the only new file is the latest-revision hint.
+// as before, except release files and specs, which are compressed now (record
+// format 2: a release names its spec by hash and its state by chunks) and read
+// back as the old ones did. The new files are the latest-revision hint and the
+// specs the releases name.
 func TestSameBytesAsBefore(t *testing.T) {
 	b := newLocal(t)
 	writeHome(t, b)
 	before, after := files(t, "testdata/home"), files(t, b.Root())
+	recompressed := func(name string) bool {
+		return strings.HasPrefix(name, "specs/") || strings.HasPrefix(name, "releases/") && strings.HasSuffix(name, ".yaml") && !strings.Contains(name, ".state/")
+	}
 	for name, data := range before {
 		if name == "releases/shop/prod/.lock" {
 			continue // taken by updates; its content is nothing
 		}
-		if got, ok := after[name]; !ok || string(got) != string(data) {
-			t.Errorf("%s: written differently now (present: %v)", name, ok)
+		got, ok := after[name]
+		switch {
+		case !ok:
+			t.Errorf("%s: not written now", name)
+		case recompressed(name):
+			if !bytes.HasPrefix(got, zstdMagic) {
+				t.Errorf("%s: not compressed", name)
+			}
+		case string(got) != string(data):
+			t.Errorf("%s: written differently now", name)
 		}
 	}
 	var added []string
 	for name := range after {
-		if _, ok := before[name]; !ok {
+		if _, ok := before[name]; !ok && !strings.HasPrefix(name, "specs/") {
 			added = append(added, name)
 		}
 	}
 	slices.Sort(added)
 	if want := []string{"releases/shop/prod/.latest"}; !slices.Equal(added, want) {
 		t.Errorf("new files %q, want %q", added, want)
+	}
+	old, err := local.New("testdata/home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldList, err := old.ListReleases(ctx, "shop", "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newList, err := b.ListReleases(ctx, "shop", "prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range oldList {
+		oldList[i].Version, newList[i].Version = "", ""
+	}
+	if !reflect.DeepEqual(oldList, newList) {
+		t.Errorf("the releases read back differently from the old files:\n old %+v\n new %+v", oldList, newList)
+	}
+	hash := engine.HashSpec(homeSpec())
+	oldSpec, err1 := old.GetSpec(ctx, hash)
+	newSpec, err2 := b.GetSpec(ctx, hash)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(oldSpec, newSpec) {
+		t.Errorf("the spec reads back differently: %v, %v", err1, err2)
 	}
 }
 

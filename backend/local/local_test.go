@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/backend/backendtest"
@@ -71,11 +71,22 @@ func TestLayout(t *testing.T) {
 	if err != nil {
 		t.Fatalf("release file: %v", err)
 	}
-	var doc map[string]any
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		t.Fatalf("release file is not YAML: %v", err)
+	// A release file is a zstd frame of JSON: the release, its spec named by
+	// hash and its state by chunks (backend/store_chunks.go).
+	dec, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, k := range []string{"project", "workspace", "stack", "revision", "operation", "phase", "specHash", "spec", "createTime", "modifyTime", "workflowID", "runID"} {
+	defer dec.Close()
+	text, err := dec.DecodeAll(data, nil)
+	if err != nil {
+		t.Fatalf("release file is not zstd: %v", err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(text, &doc); err != nil {
+		t.Fatalf("release file is not JSON: %v", err)
+	}
+	for _, k := range []string{"project", "workspace", "stack", "revision", "operation", "phase", "specHash", "kumoRecord", "createTime", "modifyTime", "workflowID", "runID"} {
 		if _, ok := doc[k]; !ok {
 			t.Errorf("release file has no %q field:\n%s", k, data)
 		}

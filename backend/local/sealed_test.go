@@ -3,7 +3,6 @@ package local_test
 import (
 	"bytes"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -34,10 +33,7 @@ func grepTree(t *testing.T, root, marker string) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+		data := readRecord(t, path) // compressed files decompressed
 		if bytes.Contains(data, []byte(marker)) {
 			t.Errorf("%s holds the secret in clear", path)
 		}

@@ -65,8 +65,8 @@ func TestLatestWithoutListing(t *testing.T) {
 }
 
 // TestLatestHint: a missing, stale, garbage or runaway hint costs requests, not
-// the right answer; a current one makes LatestRelease three requests however
-// many revisions there are.
+// the right answer; a current one makes LatestRelease four requests however
+// many revisions there are (and one for the release's spec, stored apart).
 func TestLatestHint(t *testing.T) {
 	b, f := newFake(t, "kumo")
 	for rev := 1; rev <= 37; rev++ {
@@ -79,8 +79,8 @@ func TestLatestHint(t *testing.T) {
 	if latest, err := b.LatestRelease(ctx, "p", "w"); err != nil || latest.Revision != 37 {
 		t.Fatalf("LatestRelease: %v, %v", latest, err)
 	}
-	if got := requests(); len(got) != 3 {
-		t.Fatalf("LatestRelease with a current hint made %d requests, want 3 (hint, release, next): %q", len(got), got)
+	if got := requests(); len(got) != 4 {
+		t.Fatalf("LatestRelease with a current hint made %d requests, want 4 (hint, release, its spec, next): %q", len(got), got)
 	}
 	for _, h := range []string{"1", "36", "999", "0", "-3", "x", ""} {
 		f.putRaw(t, hint, h)
@@ -102,7 +102,7 @@ func TestLatestHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	requests = f.count()
-	if latest, err := b.LatestRelease(ctx, "p", "w"); err != nil || latest.Revision != 38 || len(requests()) != 3 {
+	if latest, err := b.LatestRelease(ctx, "p", "w"); err != nil || latest.Revision != 38 || len(requests()) != 4 {
 		t.Fatalf("LatestRelease after a create: %v, %v, %d requests", latest, err, len(requests()))
 	}
 }
@@ -191,7 +191,8 @@ func TestHardFailureLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.setHook(func(w http.ResponseWriter, r *http.Request, _ http.Handler) bool {
-		if r.Method != http.MethodPut {
+		// The release file's write fails (its spec is written before it).
+		if r.Method != http.MethodPut || !strings.HasSuffix(r.URL.Path, "/releases/p/w/2.yaml") {
 			return false
 		}
 		// The connection breaks half-way through the body.
