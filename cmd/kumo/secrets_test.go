@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/cookiejar"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -209,7 +208,7 @@ func TestSecretsNeverReachHistoryFilesOrOutputInClear(t *testing.T) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		data, err := os.ReadFile(path)
+		data, err := readStored(path)
 		if err != nil {
 			return err
 		}
@@ -331,7 +330,7 @@ func TestSealedValueCopiedBetweenResourcesIsRefused(t *testing.T) {
 		if err != nil || d.IsDir() || stolen != "" {
 			return err
 		}
-		if data, err := os.ReadFile(path); err == nil {
+		if data, err := readStored(path); err == nil {
 			stolen = string(sealedRE.Find(data))
 		}
 		return nil

@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -142,7 +141,7 @@ func TestDriftWebhookTokenAndSecretStayOut(t *testing.T) {
 		if filepath.Base(filepath.Dir(path)) == "workspaces" {
 			return nil // the workspace configures the URL
 		}
-		data, err := os.ReadFile(path)
+		data, err := readStored(path)
 		if err != nil {
 			return err
 		}
