@@ -211,6 +211,8 @@ type kumoTimes struct {
 	// the state the apply recorded.
 	written [3]int64
 	state   int64
+	// revs: what each run's revision costs in storage, against Helm's.
+	revs [3]revisionBytes
 	// peakRSS: the process's peak resident memory from server start to the
 	// end of the destroy.
 	peakRSS int64
@@ -259,6 +261,10 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 		if err != nil {
 			return t, err
 		}
+		stored0, err := storedBytes(home)
+		if err != nil {
+			return t, err
+		}
 		took, run, err := k.run(ctx, project, s, settings, parallel)
 		if err != nil {
 			return t, err
@@ -269,6 +275,9 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 			return t, err
 		}
 		t.dbGrowth[i], t.written[i] = db1-db0, w1-w0
+		if t.revs[i], err = revisionCost(ctx, k.c.Backend(), home, project, i+1, s, stored0); err != nil {
+			return t, err
+		}
 		if i == 0 {
 			if t.state, err = stateSize(ctx, k.c.Backend(), project); err != nil {
 				return t, err

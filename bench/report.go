@@ -125,6 +125,9 @@ func (rep *report) markdown() string {
 		rep.usageTable(&b)
 		rep.rowTable(&b)
 	}
+	if len(rep.results) > 0 {
+		rep.recordsTable(&b)
+	}
 	if len(rep.drift) > 0 {
 		rep.driftTable(&b)
 	}
@@ -179,5 +182,21 @@ func (rep *report) driftTable(b *strings.Builder) {
 	b.WriteString("| row | resources | kumo apply s | drift check s | check ms / resource | apiserver requests |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
 	for _, d := range rep.drift {
 		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", d.name, d.n+1, secs(d.apply), secs(d.check), ms(d.check/time.Duration(d.n+1)), requestsText(d.requests))
+	}
+}
+
+// recordsTable: backend bytes per revision, next to Helm's for the same objects.
+func (rep *report) recordsTable(b *strings.Builder) {
+	b.WriteString("\nBackend bytes per revision (real runtime, the row's first run): how much kumo's backend files (releases, their state chunks, specs) grew with each run's revision; before: what record format 1 (the whole release as YAML, before compact records) wrote for the same revision; Helm: the payload of the release Secret Helm's storage driver writes for a release of the same objects (chart of one template, rendered manifest, values; bench/records.go). A destroy has no Helm equivalent (uninstall deletes the history).\n\n")
+	b.WriteString("| row | op | kumo bytes | before (format 1) bytes | Helm release Secret bytes | kumo ÷ Helm |\n| --- | --- | ---: | ---: | ---: | ---: |\n")
+	for _, r := range rep.results {
+		for i, name := range []string{"apply", "re-apply", "destroy"} {
+			c := r.kumo.revs[i]
+			helm, ratio := "-", "-"
+			if c.helm > 0 {
+				helm, ratio = fmt.Sprint(c.helm), fmt.Sprintf("%.2f", float64(c.stored)/float64(c.helm))
+			}
+			fmt.Fprintf(b, "| %s | %s | %d | %d | %s | %s |\n", r.row.name, name, c.stored, c.before, helm, ratio)
+		}
 	}
 }
