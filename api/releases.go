@@ -55,20 +55,19 @@ func listReleases(c *call) error {
 	if err != nil {
 		return err
 	}
-	rels, err := c.kc.Releases(c.ctx, project, workspace)
+	sums, err := c.kc.ReleaseSummaries(c.ctx, project, workspace)
 	if err != nil {
 		return err
 	}
-	items := make([]ReleaseSummary, len(rels))
-	for i, r := range rels {
+	items := make([]ReleaseSummary, len(sums))
+	for i, sum := range sums {
+		r := sum.Release
 		items[i] = ReleaseSummary{
 			Project: r.Project, Workspace: r.Workspace, Stack: r.Stack, Revision: r.Revision, Operation: r.Operation,
 			Phase: r.Phase, SpecHash: r.SpecHash, RollbackOf: r.RollbackOf, Error: r.Error, People: r.People,
 			CreateTime: r.CreateTime, ModifyTime: r.ModifyTime, RunID: r.RunID,
 		}
-		if r.Spec != nil {
-			items[i].Resources = len(r.Spec.Resources)
-		}
+		items[i].Resources = sum.SpecResources
 	}
 	page, next := offsetPage(items, tok, limit)
 	return c.json(http.StatusOK, releaseList{Items: page, NextPageToken: next})

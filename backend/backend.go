@@ -55,6 +55,10 @@ type Backend interface {
 	LatestReleaseHead(ctx context.Context, project, workspace string) (ReleaseHead, error)
 	// ListReleases returns every revision in ascending order (none: empty, no error).
 	ListReleases(ctx context.Context, project, workspace string) ([]*engine.Release, error)
+	// ListReleaseSummaries is ListReleases without the specs and states: each
+	// release's own fields, how many resources its spec and state hold and
+	// what it keeps in storage, read from its release file alone.
+	ListReleaseSummaries(ctx context.Context, project, workspace string) ([]ReleaseSummary, error)
 
 	// PutStateEntry records the outcome of one resource of a running release;
 	// a later put for the same ID replaces it. The release must exist (else

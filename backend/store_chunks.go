@@ -50,6 +50,8 @@ type recordParts struct {
 	Format int `json:"format"`
 	// SpecRef is the hash the spec is stored under in specs/ ("": no spec).
 	SpecRef string `json:"specRef,omitempty"`
+	// SpecResources is how many resources the spec holds, for summaries.
+	SpecResources int `json:"specResources,omitempty"`
 	// HasState: the release records a state (possibly of no resources).
 	HasState bool `json:"hasState,omitempty"`
 	// StateResources is how many resources the state records, for heads.
@@ -64,8 +66,9 @@ type recordParts struct {
 type chunkRef struct {
 	// Key is the hex sha256 of the chunk's stored bytes, its object's name.
 	Key string `json:"key"`
-	// Resources is how many resources it holds.
-	Resources int `json:"resources"`
+	// Resources is how many resources it holds; Bytes, its stored size.
+	Resources int   `json:"resources"`
+	Bytes     int64 `json:"bytes,omitempty"`
 	// Digest is the hex sha256 of its clear content (the resources' JSON before
 	// sealing), which later revisions compare theirs with; with a sealer it is
 	// itself sealed, so the backend never holds a hash of clear secrets.
@@ -245,6 +248,7 @@ func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, 
 			return fail(err)
 		}
 		rec.Parts.SpecRef = hash
+		rec.Parts.SpecResources = len(r.Spec.Resources)
 	}
 	if r.State != nil {
 		rec.Parts.HasState = true
@@ -325,7 +329,7 @@ func (s *Store) putChunk(ctx context.Context, key ReleaseKey, rs []engine.Resour
 	if _, err := s.write(ctx, chunkKey(key.Project, key.Workspace, name), data, Condition{CreateOnly: true}); err != nil && !errors.Is(err, ErrExists) {
 		return chunkRef{}, fmt.Errorf("state chunk %s (%s, ...): %w", name, rs[0].ID, err)
 	}
-	return chunkRef{Key: name, Resources: len(rs), Digest: digest}, nil
+	return chunkRef{Key: name, Resources: len(rs), Bytes: int64(len(data)), Digest: digest}, nil
 }
 
 // decodeRecord decodes a release file of format 2 (text, decompressed, read

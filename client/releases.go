@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/kumoproj/kumo/backend"
+
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/release"
 	"github.com/kumoproj/kumo/worker"
@@ -12,6 +14,13 @@ import (
 // Releases lists every revision of project+workspace, oldest first.
 func (c *Client) Releases(ctx context.Context, project, workspace string) ([]*engine.Release, error) {
 	return c.backend.ListReleases(ctx, project, workspace)
+}
+
+// ReleaseSummaries lists every revision of project+workspace, oldest first,
+// without their specs and states (backend.ReleaseSummary): what a listing
+// needs, read from the release files alone.
+func (c *Client) ReleaseSummaries(ctx context.Context, project, workspace string) ([]backend.ReleaseSummary, error) {
+	return c.backend.ListReleaseSummaries(ctx, project, workspace)
 }
 
 // Release returns one revision; 0 means the latest.

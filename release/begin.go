@@ -223,12 +223,12 @@ func (m *Manager) versionFree(ctx context.Context, project, workspace, version s
 	if version == "" {
 		return nil
 	}
-	releases, err := m.backend.ListReleases(ctx, project, workspace)
+	releases, err := m.backend.ListReleaseSummaries(ctx, project, workspace)
 	if err != nil {
 		return err
 	}
-	for _, r := range releases {
-		if r.Label.Version == version {
+	for _, sum := range releases {
+		if r := sum.Release; r.Label.Version == version {
 			return kindf(ErrInvalid, "--version %s: revision %d of %s/%s already has it; name this release otherwise", version, r.Revision, project, workspace)
 		}
 	}
@@ -238,12 +238,12 @@ func (m *Manager) versionFree(ctx context.Context, project, workspace, version s
 // RevisionOfVersion is the revision of project+workspace named version
 // (apply --version); ErrNoTarget when none is.
 func (m *Manager) RevisionOfVersion(ctx context.Context, project, workspace, version string) (int, error) {
-	releases, err := m.backend.ListReleases(ctx, project, workspace)
+	releases, err := m.backend.ListReleaseSummaries(ctx, project, workspace)
 	if err != nil {
 		return 0, err
 	}
-	for _, r := range releases {
-		if r.Label.Version == version {
+	for _, sum := range releases {
+		if r := sum.Release; r.Label.Version == version {
 			return r.Revision, nil
 		}
 	}

@@ -11,9 +11,17 @@ import (
 // latest release. A target that did not succeed is refused unless allowFailed.
 // Every refusal is ErrNoTarget.
 func (m *Manager) RollbackTarget(ctx context.Context, project, workspace string, revision int, allowFailed bool) (*engine.Release, error) {
-	releases, err := m.backend.ListReleases(ctx, project, workspace)
+	// Summaries to choose by; only the chosen release is read whole.
+	sums, err := m.backend.ListReleaseSummaries(ctx, project, workspace)
 	if err != nil {
 		return nil, err
+	}
+	releases := make([]*engine.Release, len(sums))
+	for i, s := range sums {
+		releases[i] = s.Release
+	}
+	whole := func(r *engine.Release) (*engine.Release, error) {
+		return m.backend.GetRelease(ctx, project, workspace, r.Revision)
 	}
 	if len(releases) < 2 {
 		return nil, kindf(ErrNoTarget, "nothing to roll back to: %s/%s has %d release(s)", project, workspace, len(releases))
@@ -22,7 +30,7 @@ func (m *Manager) RollbackTarget(ctx context.Context, project, workspace string,
 	if revision == 0 {
 		for i := len(releases) - 2; i >= 0; i-- {
 			if r := releases[i]; r.Phase == engine.PhaseSucceeded && r.Operation != engine.OperationDestroy {
-				return r, nil
+				return whole(r)
 			}
 		}
 		return nil, kindf(ErrNoTarget, "nothing to roll back to: no succeeded apply before revision %d of %s/%s", latest.Revision, project, workspace)
@@ -34,5 +42,5 @@ func (m *Manager) RollbackTarget(ctx context.Context, project, workspace string,
 	if target.Phase != engine.PhaseSucceeded && !allowFailed {
 		return nil, kindf(ErrNoTarget, "revision %d is %s (%s); roll back to it anyway with --allow-failed", revision, target.Phase, target.Error)
 	}
-	return target, nil
+	return whole(target)
 }

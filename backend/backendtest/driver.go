@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -31,6 +32,7 @@ func RunDriver(t *testing.T, newDriver func(t *testing.T) backend.Driver) {
 		{"OldFormatsRead", testOldFormatsRead},
 		{"NoOpRevisionIsSmall", testNoOpRevisionIsSmall},
 		{"AlteredChunkRefused", testAlteredChunkRefused},
+		{"SummariesReadReleaseFilesOnly", testSummariesReadReleaseFilesOnly},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,6 +49,24 @@ type recorder struct {
 	backend.Driver
 	calls atomic.Int64
 	fail  atomic.Pointer[error]
+	// reads logs the keys read, while logging is set.
+	mu      sync.Mutex
+	logging bool
+	reads   []string
+}
+
+// logReads starts logging the keys read, and returns a function that stops
+// and returns them.
+func (r *recorder) logReads() func() []string {
+	r.mu.Lock()
+	r.logging, r.reads = true, nil
+	r.mu.Unlock()
+	return func() []string {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.logging = false
+		return r.reads
+	}
 }
 
 func (r *recorder) call() error {
@@ -61,6 +81,11 @@ func (r *recorder) Read(ctx context.Context, key string) ([]byte, string, error)
 	if err := r.call(); err != nil {
 		return nil, "", err
 	}
+	r.mu.Lock()
+	if r.logging {
+		r.reads = append(r.reads, key)
+	}
+	r.mu.Unlock()
 	return r.Driver.Read(ctx, key)
 }
 

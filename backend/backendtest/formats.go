@@ -186,3 +186,53 @@ func testAlteredChunkRefused(t *testing.T, d *recorder, b backend.Backend) {
 		t.Fatalf("GetRelease over an altered chunk: %v; want an error naming the release and the chunk", err)
 	}
 }
+
+// testSummariesReadReleaseFilesOnly: ListReleaseSummaries reads each release
+// file and nothing of its spec or state, and says what ListReleases says
+// but for them.
+func testSummariesReadReleaseFilesOnly(t *testing.T, d *recorder, b backend.Backend) {
+	for rev := 1; rev <= 3; rev++ {
+		r := Release("p", "w", rev)
+		r.State = &engine.State{Resources: stateOf(rev*2, int64(rev))}
+		if rev == 2 {
+			r.State = nil
+		}
+		if err := b.CreateRelease(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Revision 4 of format 1, written before compact records.
+	old := Release("p", "w", 4)
+	old.State = &engine.State{Resources: stateOf(5, 4)}
+	data, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Write(ctx, "releases/p/w/4.yaml", data, backend.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	full, err := b.ListReleases(ctx, "p", "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := d.logReads()
+	sums, err := b.ListReleaseSummaries(ctx, "p", "w")
+	reads := stop()
+	if err != nil || len(sums) != 4 {
+		t.Fatalf("ListReleaseSummaries: %d, %v", len(sums), err)
+	}
+	for _, k := range reads {
+		if strings.HasPrefix(k, "specs/") || strings.Contains(k, "/chunks/") || strings.Contains(k, ".state/") {
+			t.Errorf("ListReleaseSummaries read %s", k)
+		}
+	}
+	for i, sum := range sums {
+		want := *full[i]
+		if want.Spec == nil || sum.SpecResources != len(want.Spec.Resources) || sum.HasState != (want.State != nil) ||
+			want.State != nil && sum.StateResources != len(want.State.Resources) || sum.Stored <= 0 {
+			t.Errorf("summary of revision %d: %+v, want spec %d resources, state %v", i+1, sum, len(want.Spec.Resources), want.State)
+		}
+		want.Spec, want.State = nil, nil
+		requireSameRelease(t, fmt.Sprintf("summary of revision %d", i+1), sum.Release, &want)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
@@ -64,7 +63,8 @@ type releaseRow struct {
 	Resources int              `json:"resources"`
 	Created   time.Time        `json:"createTime"`
 	Modified  time.Time        `json:"modifyTime"`
-	// Size is the release's encoded size in bytes (spec and state).
+	// Size is what the release keeps in storage, in bytes: its release file
+	// and state chunks, compressed (backend.ReleaseSummary.Stored).
 	Size       int `json:"size"`
 	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Compensated counts the resources a failed apply put back (--rollback-on-failure).
@@ -80,20 +80,14 @@ type releaseRow struct {
 
 func releaseList(c *cli.Context) error {
 	return withClient(c, func(kc *client.Client, t target) error {
-		releases, err := kc.Releases(c.Context, t.Project, t.Workspace)
+		// Summaries: the release files alone, never the specs and states.
+		summaries, err := kc.ReleaseSummaries(c.Context, t.Project, t.Workspace)
 		if err != nil {
 			return err
 		}
-		rows := make([]releaseRow, 0, len(releases))
-		for _, r := range releases {
-			n := 0
-			if r.State != nil {
-				n = len(r.State.Resources)
-			}
-			encoded, err := yaml.Marshal(r)
-			if err != nil {
-				return err
-			}
+		rows := make([]releaseRow, 0, len(summaries))
+		for _, sum := range summaries {
+			r, n := sum.Release, sum.StateResources
 			compensated := 0
 			if r.Compensation != nil {
 				compensated = len(r.Compensation.Resources)
@@ -102,7 +96,7 @@ func releaseList(c *cli.Context) error {
 			if r.Chart != nil {
 				chartName = r.Chart.Chart + "@" + r.Chart.Version
 			}
-			rows = append(rows, releaseRow{r.Revision, r.Stack, chartName, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, len(encoded), r.RollbackOf, compensated, r.RunID, r.Error, "", r.Label})
+			rows = append(rows, releaseRow{r.Revision, r.Stack, chartName, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, int(sum.Stored), r.RollbackOf, compensated, r.RunID, r.Error, "", r.Label})
 		}
 		drifted := markDrift(c, kc, t, rows)
 		return printOutput(c, rows, func() error { return printReleases(rows, t, drifted) })
