@@ -5,13 +5,20 @@ import "strconv"
 // The layout every driver holds, as slash-separated keys (a directory tree for
 // backend/local, object keys under a prefix for backend/s3):
 //
-//	releases/<project>/<workspace>/<revision>.yaml            one engine.Release
+//	releases/<project>/<workspace>/<revision>.yaml            one engine.Release: a compressed
+//	                                                          record naming its spec and state
+//	                                                          chunks (format 2), or plain YAML
+//	                                                          with both inline (format 1, older)
 //	releases/<project>/<workspace>/<revision>.state/<h>.json  one StateEntry per resource of
 //	                                                          a running release (<h> = sha256
 //	                                                          of the resource ID)
 //	releases/<project>/<workspace>/.latest                    a hint: the highest revision its
 //	                                                          writer had created
-//	specs/<hash>.yaml                                         specs by content hash
+//	releases/<project>/<workspace>/chunks/<sha256>            a chunk of a release's state,
+//	                                                          compressed, named by the hash of
+//	                                                          its bytes (store_chunks.go)
+//	specs/<hash>.yaml                                         specs by content hash (compressed
+//	                                                          JSON; older ones plain YAML)
 //	workspaces/<name>.yaml                                    one engine.Workspace
 //	runs/<run ID>/<part>.log                                  the parts of a run's log
 //	drift/<project>/<workspace>/<time>_<run ID>.json          one drift check's report
