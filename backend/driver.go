@@ -51,3 +51,18 @@ type Entry struct {
 	Name string
 	Dir  bool
 }
+
+// DirReader is implemented by a driver that can read every object directly under
+// dir, with its bytes and version, in one request (backend/postgres: one query).
+// The Store uses it where it would otherwise read the objects of a listing one by
+// one (ListReleases); a missing dir gives none, no error.
+type DirReader interface {
+	ReadDir(ctx context.Context, dir string) ([]Object, error)
+}
+
+// Object is one object a DirReader read: its name relative to the directory.
+type Object struct {
+	Name    string
+	Data    []byte
+	Version string
+}

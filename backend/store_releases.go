@@ -315,6 +315,9 @@ func (s *Store) ListReleases(ctx context.Context, project, workspace string) ([]
 	if err := validateWorkspace(project, workspace); err != nil {
 		return nil, fmt.Errorf("list releases: %w", err)
 	}
+	if dr, ok := s.d.(DirReader); ok {
+		return s.listReleasesDir(ctx, dr, project, workspace)
+	}
 	latest, err := s.latestRevision(ctx, project, workspace)
 	if err != nil {
 		return nil, fmt.Errorf("list releases of %s/%s: %w", project, workspace, err)

@@ -38,7 +38,7 @@ func commonFlags() []cli.Flag {
 		&cli.StringFlag{Name: "profile", Usage: "profile of the temporal CLI's config file to connect with (default: $TEMPORAL_PROFILE, else default)"},
 		&cli.StringFlag{Name: "temporal-config-file", Usage: "the temporal CLI's config file (default: $TEMPORAL_CONFIG_FILE, else temporalio/temporal.toml in the user's config directory)"},
 		&cli.StringFlag{Name: "home", Usage: "kumo's data directory (default: $KUMO_HOME, else ~/.kumo)", EnvVars: []string{"KUMO_HOME"}},
-		&cli.StringFlag{Name: "backend", Usage: "where releases, state, workspaces and run logs live: s3://bucket[/prefix] or file:///dir (default: backend in the nearest project.yaml, else --home)", EnvVars: []string{"KUMO_BACKEND"}},
+		&cli.StringFlag{Name: "backend", Usage: "where releases, state, workspaces and run logs live: s3://bucket[/prefix], postgres://user@host/database, https://state-service/path or file:///dir (default: backend in the nearest project.yaml, else --home)", EnvVars: []string{"KUMO_BACKEND"}},
 		&cli.StringFlag{Name: "s3-endpoint", Usage: "endpoint of an S3-compatible server (default: $AWS_ENDPOINT_URL_S3, $AWS_ENDPOINT_URL, else AWS)"},
 		&cli.StringFlag{Name: "s3-region", Usage: "S3 region (default: the AWS configuration's, else us-east-1)"},
 		&cli.BoolFlag{Name: "s3-path-style", Usage: "address S3 buckets by path (always, with an endpoint override)"},
