@@ -10,6 +10,7 @@ import (
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/backend/postgres"
 	"github.com/kumoproj/kumo/backend/s3"
+	"github.com/kumoproj/kumo/backend/tfhttp"
 	"github.com/kumoproj/kumo/internal/keyring"
 )
 
@@ -27,8 +28,10 @@ type S3Options struct {
 
 // OpenBackend returns the backend opts.Backend names: the local directory
 // opts.Home when it is empty, file:///dir for another directory, or
-// s3://bucket[/prefix], or postgres://user@host[:port]/database (the password
-// from PGPASSWORD or a password file). An S3 bucket is checked (exists, credentials accepted)
+// s3://bucket[/prefix], postgres://user@host[:port]/database (the password
+// from PGPASSWORD or a password file), or https://host/path, a Terraform http
+// backend state service (credentials from TF_HTTP_USERNAME/TF_HTTP_PASSWORD or
+// KUMO_HTTP_TOKEN). An S3 bucket is checked (exists, credentials accepted)
 // before it is returned, so a misconfiguration fails before any run starts.
 //
 // Sensitive values (Kubernetes Secret data, Terraform sensitive attributes) are
@@ -70,6 +73,8 @@ func openDriverBackend(ctx context.Context, opts Options) (backend.Backend, erro
 		})
 	case postgres.IsURL(raw):
 		return postgres.New(ctx, raw)
+	case tfhttp.IsURL(raw):
+		return tfhttp.New(ctx, raw)
 	case strings.HasPrefix(raw, "file://"):
 		u, err := url.Parse(raw)
 		if err != nil || u.Host != "" || u.Path == "" {
@@ -77,5 +82,5 @@ func openDriverBackend(ctx context.Context, opts Options) (backend.Backend, erro
 		}
 		return local.New(u.Path)
 	}
-	return nil, fmt.Errorf("backend %q: want s3://bucket[/prefix], postgres://user@host/database or file:///dir (or nothing, for %s)", postgres.Redact(raw), "$KUMO_HOME")
+	return nil, fmt.Errorf("backend %q: want s3://bucket[/prefix], postgres://user@host/database, https://state-service/path or file:///dir (or nothing, for %s)", postgres.Redact(raw), "$KUMO_HOME")
 }
