@@ -46,6 +46,15 @@ func fill(t *testing.T, s *backend.Store) {
 			}
 		}
 	}
+	// An update takes the local driver's lock file, which is no record.
+	last, err := s.GetRelease(bctx, "blog", "dev", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last.Phase = engine.PhaseFailed
+	if err := s.UpdateRelease(bctx, last); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.CreateWorkspace(bctx, backendtest.Workspace("dev")); err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,8 @@ func (d *Driver) replaceIf(path string, data []byte, version string) (string, er
 	return versionOf(data), nil
 }
 
-// List returns the regular files and directories in dir, skipping temporary files.
+// List returns the regular files and directories in dir, skipping temporary
+// files and the lock file.
 func (d *Driver) List(_ context.Context, dir string) ([]backend.Entry, error) {
 	ents, err := os.ReadDir(d.Where(dir))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -111,7 +112,9 @@ func (d *Driver) List(_ context.Context, dir string) ([]backend.Entry, error) {
 	}
 	out := make([]backend.Entry, 0, len(ents))
 	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), tmpPrefix) || !e.IsDir() && !e.Type().IsRegular() {
+		// The lock file replaceIf takes is not a record: a copy (backend.Copy)
+		// must not carry it to another backend.
+		if strings.HasPrefix(e.Name(), tmpPrefix) || e.Name() == lockName || !e.IsDir() && !e.Type().IsRegular() {
 			continue
 		}
 		out = append(out, backend.Entry{Name: e.Name(), Dir: e.IsDir()})

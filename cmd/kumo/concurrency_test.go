@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kumoproj/kumo/internal/pgtest"
 	"github.com/kumoproj/kumo/internal/s3test"
 )
 
@@ -18,13 +19,18 @@ import (
 // revision. Then ten applies of ten different projects at once all succeed.
 func TestTenAppliesAtOnce(t *testing.T) {
 	t.Parallel()
-	for _, name := range []string{"local", "s3"} {
+	for _, name := range []string{"local", "s3", "postgres", "http"} {
 		t.Run(name, func(t *testing.T) {
 			var e *env
-			if name == "s3" {
+			switch name {
+			case "s3":
 				srv := s3test.Start(t)
 				e = s3Env(t, srv, srv.Bucket(t))
-			} else {
+			case "postgres":
+				e = pgEnv(t, pgtest.Start(t))
+			case "http":
+				e = httpEnv(t)
+			default:
 				e = newEnv(t)
 			}
 			e.startServer()

@@ -182,8 +182,20 @@ func (s *Server) URL(db string) string {
 	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable&passfile=%s", User, s.Port, db, s.PassFile)
 }
 
-// Database creates an empty database for the test and returns its URL.
-func (s *Server) Database(t testing.TB) string {
+// BareURL is the backend URL of database db as a user writes it: the password
+// comes from the environment (Env).
+func (s *Server) BareURL(db string) string {
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", User, s.Port, db)
+}
+
+// Env is the environment (NAME=value) that gives the password to a kumo
+// process, as a user sets it.
+func (s *Server) Env() []string {
+	return []string{"PGPASSWORD=" + s.Password, "PGPASSFILE=" + os.DevNull}
+}
+
+// NewDatabase creates an empty database and returns its name.
+func (s *Server) NewDatabase(t testing.TB) string {
 	t.Helper()
 	name := make([]byte, 6)
 	_, _ = rand.Read(name)
@@ -191,7 +203,13 @@ func (s *Server) Database(t testing.TB) string {
 	if err := s.CreateDatabase(db); err != nil {
 		t.Fatal(err)
 	}
-	return s.URL(db)
+	return db
+}
+
+// Database creates an empty database for the test and returns its URL.
+func (s *Server) Database(t testing.TB) string {
+	t.Helper()
+	return s.URL(s.NewDatabase(t))
 }
 
 // CreateDatabase creates database db.

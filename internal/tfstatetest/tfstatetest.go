@@ -81,12 +81,13 @@ func (s *Server) Options() tfhttp.Options {
 	return tfhttp.Options{Base: u, Username: s.auth.User, Password: s.auth.Password, Token: s.auth.Token}
 }
 
-// Env is the environment that gives the server's credentials to tfhttp.New.
-func (s *Server) Env() map[string]string {
+// Env is the environment (NAME=value) that gives the server's credentials to
+// tfhttp.New, as a user sets it.
+func (s *Server) Env() []string {
 	if s.auth.Token != "" {
-		return map[string]string{"KUMO_HTTP_TOKEN": s.auth.Token}
+		return []string{"KUMO_HTTP_TOKEN=" + s.auth.Token, "TF_HTTP_USERNAME=", "TF_HTTP_PASSWORD="}
 	}
-	return map[string]string{"TF_HTTP_USERNAME": s.auth.User, "TF_HTTP_PASSWORD": s.auth.Password}
+	return []string{"TF_HTTP_USERNAME=" + s.auth.User, "TF_HTTP_PASSWORD=" + s.auth.Password, "KUMO_HTTP_TOKEN="}
 }
 
 func (s *Server) authorized(r *http.Request) bool {
