@@ -33,9 +33,10 @@
 //     (locks are only ever taken from deeper directories to shallower ones, so
 //     two writers never wait on each other in a circle).
 //
-// A write stores the object before its index, so a crash between the two
-// leaves an object its directory does not list yet; the next write in that
-// directory adds it. Reads take no lock: a document is replaced whole.
+// A write stores the object before listing it, and a delete unlists it before
+// removing it, so a crash in between leaves at worst an object its directory
+// does not list (the next write of that key lists it again), never a listed
+// object that is gone. Reads take no lock: a document is replaced whole.
 //
 // # Locks left behind
 //

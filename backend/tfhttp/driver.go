@@ -123,10 +123,13 @@ func (d *Driver) Delete(ctx context.Context, key string) error {
 		if !exists {
 			return fmt.Errorf("%s: %w", d.Where(key), backend.ErrNotFound)
 		}
-		if err := d.remove(ctx, key); err != nil {
+		// Unlisted first: a crash in between leaves an object nobody lists
+		// (the next write of the key lists it again), never a listed one
+		// that is gone.
+		if err := d.dropObjects(ctx, dir, id, []string{name}); err != nil {
 			return err
 		}
-		return d.dropObjects(ctx, dir, id, []string{name})
+		return d.remove(ctx, key)
 	})
 	return d.fail(ctx, err)
 }
@@ -158,7 +161,7 @@ func (d *Driver) dropObjects(ctx context.Context, dir, id string, names []string
 const deleteParallel = 16
 
 // DeleteAll empties the subdirectories first (each under its own lock), then
-// removes dir's objects under dir's lock.
+// unlists and removes dir's objects under dir's lock.
 func (d *Driver) DeleteAll(ctx context.Context, dir string) error {
 	ix, _, err := d.getIndex(ctx, dir)
 	if err != nil {
@@ -174,15 +177,16 @@ func (d *Driver) DeleteAll(ctx context.Context, dir string) error {
 		if err != nil {
 			return err
 		}
-		g, gctx := errgroup.WithContext(ctx)
-		g.SetLimit(deleteParallel)
-		for _, n := range ix.Objects {
-			g.Go(func() error { return d.remove(gctx, join(dir, n)) })
-		}
-		if err := g.Wait(); err != nil {
+		names := slices.Clone(ix.Objects)
+		if err := d.dropObjects(ctx, dir, id, names); err != nil {
 			return err
 		}
-		return d.dropObjects(ctx, dir, id, ix.Objects)
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(deleteParallel)
+		for _, n := range names {
+			g.Go(func() error { return d.remove(gctx, join(dir, n)) })
+		}
+		return g.Wait()
 	})
 	return d.fail(ctx, err)
 }
