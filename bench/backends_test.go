@@ -10,12 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/postgres"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime/memory"
@@ -35,6 +37,7 @@ import (
 // worker whose runtime is in memory (so the backend, not a cluster, is what
 // differs), with the peak live heap of each; then `release list` over
 // BENCH_REVISIONS revisions (default 1,000) created through the backend.
+// BENCH_BACKENDS=postgres,http runs only those.
 //
 //	go test ./bench -run '^$' -bench Backends -benchtime 1x
 //
@@ -57,8 +60,17 @@ func BenchmarkBackends(b *testing.B) {
 		{"postgres", pg.BareURL(pg.NewDatabase(b))},
 		{"http", state.URL},
 	}
+	only := map[string]bool{}
+	for _, n := range strings.Split(os.Getenv("BENCH_BACKENDS"), ",") {
+		if n != "" {
+			only[n] = true
+		}
+	}
 	var lines []string
 	for _, be := range backends {
+		if len(only) > 0 && !only[be.name] {
+			continue
+		}
 		b.Run(be.name, func(b *testing.B) {
 			for range b.N {
 				f, err := benchBackend(b, be.url, applyN, revisions)
@@ -81,7 +93,7 @@ func BenchmarkBackends(b *testing.B) {
 type backendFigures struct {
 	apply, reapply, list time.Duration
 	peakHeap             uint64
-	written              int64
+	written, stored      int64
 }
 
 func envInt(b *testing.B, name string, def int) int {
@@ -141,6 +153,21 @@ func benchBackend(b *testing.B, url string, applyN, revisions int) (backendFigur
 		return f, fmt.Errorf("re-apply: %w", err)
 	}
 	f.peakHeap = watch.stop()
+	w2, _ := bytesWritten(c.Backend())
+	if postgres.IsURL(url) {
+		// What the table and its TOAST hold after the apply and re-apply,
+		// against the bytes handed to it: PostgreSQL compresses large values.
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			return f, err
+		}
+		err = conn.QueryRow(ctx, `SELECT pg_total_relation_size('kumo_objects')`).Scan(&f.stored)
+		conn.Close(ctx)
+		if err != nil {
+			return f, err
+		}
+		b.Logf("postgres: %d KiB written through the store by the apply and re-apply, kumo_objects holds %d KiB (table, TOAST and indexes)", (w2-w0)>>10, f.stored>>10)
+	}
 
 	// release list over many revisions, created through the backend (a run
 	// per revision would time Temporal, not the backend).
