@@ -33,8 +33,11 @@ func TestOpenBackend(t *testing.T) {
 		{"file://", "file:///absolute/dir"},
 		{"s3://", "names no bucket"},
 		{"s3://b?x=1", "without credentials, port, query"},
-		{"gs://bucket", "want s3://bucket[/prefix] or file:///dir"},
-		{"/plain/path", "want s3://bucket[/prefix] or file:///dir"},
+		{"gs://bucket", "want s3://bucket[/prefix], postgres://user@host/database, https://state-service/path or file:///dir"},
+		{"/plain/path", "want s3://bucket[/prefix], postgres://user@host/database, https://state-service/path or file:///dir"},
+		{"postgres://u:pw@db/kumo", "holds a password: remove it and set PGPASSWORD"},
+		{"https://u:pw@state.example/kumo", "holds a password: remove it and set TF_HTTP_PASSWORD"},
+		{"http://state.example/kumo?lock_method=POST&nope=1", `unknown option "nope"`},
 	} {
 		if _, err := client.OpenBackend(ctx, client.Options{Home: home, Backend: tc.url}); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("OpenBackend(%q): %v, want an error saying %q", tc.url, err, tc.want)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/kumoproj/kumo/backend/backendtest"
-	localbackend "github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/internal/pgtest"
 	"github.com/kumoproj/kumo/internal/s3test"
 	"github.com/kumoproj/kumo/internal/tfstatetest"
@@ -97,7 +97,7 @@ func TestBackendMigrate(t *testing.T) {
 	at(local).fails([]string{"backend", "migrate", "--from", local, "--to", other.flags[1]}, "already holds a different record", "refusing to overwrite")
 
 	// A run that holds the stack (its release is still applying) stops it.
-	home, err := localbackend.New(a.home)
+	home, err := client.OpenBackend(t.Context(), client.Options{Home: a.home})
 	if err != nil {
 		t.Fatal(err)
 	}
