@@ -246,12 +246,16 @@ func recordKeys(ctx context.Context, s *Store, project string) ([]string, error)
 	}
 	named := map[string]bool{}
 	for _, w := range workspaces {
-		releases, err := s.ListReleases(ctx, project, w)
+		releases, err := s.ListReleaseSummaries(ctx, project, w)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range releases {
+		for _, sum := range releases {
+			r := sum.Release
+			// The run's spec, and the one a compact release file stores
+			// apart (its state chunks are under the release's directory).
 			named[specKey(r.SpecHash)] = r.SpecHash != ""
+			named[specKey(sum.SpecRef)] = sum.SpecRef != ""
 			if r.RunID != "" && ValidateName("run", r.RunID) == nil {
 				if err := walk(ctx, s.d, runDir(r.RunID), &keys); err != nil {
 					return nil, err

@@ -9,13 +9,13 @@ import (
 	"github.com/kumoproj/kumo/engine"
 )
 
-// listReleasesDir is ListReleases over a driver that reads a directory's
-// objects in one request (backend/postgres: one query for any number of
-// revisions, instead of one read per revision). The request is one snapshot,
-// so a revision created meanwhile is either wholly in it or not at all.
-func (s *Store) listReleasesDir(ctx context.Context, dr DirReader, project, workspace string) ([]*engine.Release, error) {
-	dir := workspaceDir(project, workspace)
-	objs, err := dr.ReadDir(ctx, dir)
+// releaseObjects reads every release file of a workspace with one request of
+// a driver that reads a directory's objects at once (backend/postgres: one
+// query for any number of revisions, instead of one read per revision), in
+// revision order. The request is one snapshot, so a revision created meanwhile
+// is either wholly in it or not at all.
+func (s *Store) releaseObjects(ctx context.Context, dr DirReader, project, workspace string) ([]Object, error) {
+	objs, err := dr.ReadDir(ctx, workspaceDir(project, workspace))
 	if err != nil {
 		return nil, fmt.Errorf("list releases of %s/%s: %w", project, workspace, err)
 	}
@@ -23,33 +23,62 @@ func (s *Store) listReleasesDir(ctx context.Context, dr DirReader, project, work
 	for _, o := range objs {
 		rev, err := strconv.Atoi(strings.TrimSuffix(o.Name, yamlExt))
 		if err != nil || rev < 1 || strconv.Itoa(rev)+yamlExt != o.Name {
-			continue // the .latest hint, not a release
+			continue // the .latest hint, chunks: not a release
 		}
 		byRevision[rev] = o
 	}
-	out := make([]*engine.Release, len(byRevision))
-	err = forEach(ctx, len(out), func(_ context.Context, i int) error {
+	out := make([]Object, len(byRevision))
+	for i := range out {
 		key := ReleaseKey{Project: project, Workspace: workspace, Revision: i + 1}
 		o, ok := byRevision[key.Revision]
 		if !ok {
-			return fmt.Errorf("list releases of %s/%s: revision %d is missing though %d revisions exist: %w (was %s removed by hand?)",
+			return nil, fmt.Errorf("list releases of %s/%s: revision %d is missing though %d revisions exist: %w (was %s removed by hand?)",
 				project, workspace, key.Revision, len(out), ErrNotFound, s.d.Where(releaseKey(key)))
 		}
-		where := s.d.Where(releaseKey(key))
-		r, err := decodeRelease(key, where, o.Data)
+		out[i] = o
+	}
+	return out, nil
+}
+
+// listReleasesDir is ListReleases over a DirReader.
+func (s *Store) listReleasesDir(ctx context.Context, dr DirReader, project, workspace string) ([]*engine.Release, error) {
+	objs, err := s.releaseObjects(ctx, dr, project, workspace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*engine.Release, len(objs))
+	err = forEach(ctx, len(out), func(ctx context.Context, i int) error {
+		key := ReleaseKey{Project: project, Workspace: workspace, Revision: i + 1}
+		r, err := s.decodeReleaseFile(ctx, key, s.d.Where(releaseKey(key)), objs[i].Data)
 		if err != nil {
 			return err
 		}
-		if err := s.openRelease(r, where); err != nil {
-			return fmt.Errorf("release %s: %w", key, err)
-		}
-		r.Version = o.Version
+		r.Version = objs[i].Version
 		s.seen.add(key)
 		out[i] = r
 		return nil
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// listSummariesDir is ListReleaseSummaries over a DirReader.
+func (s *Store) listSummariesDir(ctx context.Context, dr DirReader, project, workspace string) ([]ReleaseSummary, error) {
+	objs, err := s.releaseObjects(ctx, dr, project, workspace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ReleaseSummary, len(objs))
+	for i, o := range objs {
+		key := ReleaseKey{Project: project, Workspace: workspace, Revision: i + 1}
+		sum, err := s.summarize(key, s.d.Where(releaseKey(key)), o.Data)
+		if err != nil {
+			return nil, err
+		}
+		sum.Release.Version = o.Version
+		out[i] = sum
 	}
 	return out, nil
 }

@@ -16,6 +16,9 @@ type ReleaseSummary struct {
 	// state; HasState says whether it records a state at all.
 	SpecResources, StateResources int
 	HasState                      bool
+	// SpecRef is the hash under which its spec is stored apart (record
+	// format 2); empty when the spec is inline.
+	SpecRef string
 	// Stored is how many bytes its release file and state chunks hold in
 	// storage (chunks shared with other revisions counted for each; the
 	// spec, stored once by hash, apart). For a release of record format 1 it
@@ -32,6 +35,9 @@ func (s *Store) ListReleaseSummaries(ctx context.Context, project, workspace str
 	}
 	if err := validateWorkspace(project, workspace); err != nil {
 		return nil, fmt.Errorf("list release summaries: %w", err)
+	}
+	if dr, ok := s.d.(DirReader); ok {
+		return s.listSummariesDir(ctx, dr, project, workspace)
 	}
 	latest, err := s.latestRevision(ctx, project, workspace)
 	if err != nil {
@@ -76,7 +82,7 @@ func (s *Store) summarize(key ReleaseKey, where string, data []byte) (ReleaseSum
 		}
 		r := rec.Release
 		sum := ReleaseSummary{Release: &r, SpecResources: rec.Parts.SpecResources, StateResources: rec.Parts.StateResources,
-			HasState: rec.Parts.HasState, Stored: int64(len(data))}
+			HasState: rec.Parts.HasState, SpecRef: rec.Parts.SpecRef, Stored: int64(len(data))}
 		for _, c := range rec.Parts.State {
 			sum.Stored += c.Bytes
 		}

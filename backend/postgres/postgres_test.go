@@ -191,15 +191,19 @@ func TestListReleasesIsOneQuery(t *testing.T) {
 		}
 	}
 	c.reads.Store(0)
-	list, err := b.ListReleases(ctx, "p", "w")
+	sums, err := b.ListReleaseSummaries(ctx, "p", "w")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := c.dirReads.Load(); got != 1 || c.reads.Load() != 0 {
-		t.Fatalf("listing %d revisions: %d directory reads and %d reads, want 1 and 0", n, got, c.reads.Load())
+		t.Fatalf("listing %d revisions (release list): %d directory reads and %d reads, want 1 and 0", n, got, c.reads.Load())
 	}
-	if len(list) != n {
-		t.Fatalf("%d releases, want %d", len(list), n)
+	list, err := b.ListReleases(ctx, "p", "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != n || len(sums) != n {
+		t.Fatalf("%d releases and %d summaries, want %d", len(list), len(sums), n)
 	}
 	for i, r := range list {
 		one, err := b.GetRelease(ctx, "p", "w", i+1)
@@ -208,6 +212,9 @@ func TestListReleasesIsOneQuery(t *testing.T) {
 		}
 		if r.Revision != i+1 || r.Version != one.Version || r.SpecHash != one.SpecHash {
 			t.Fatalf("listed revision %d (version %s) differs from the one read alone (revision %d, version %s)", r.Revision, r.Version, one.Revision, one.Version)
+		}
+		if s := sums[i].Release; s.Revision != i+1 || s.Version != one.Version {
+			t.Fatalf("summary of revision %d (version %s) differs from the release (version %s)", s.Revision, s.Version, one.Version)
 		}
 	}
 	// A revision removed by hand is named, not skipped.
