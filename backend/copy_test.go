@@ -77,8 +77,8 @@ func TestCopyEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 6 releases + 2 hints + 2 state chunks, a spec, a workspace, a run
-	// log, a drift report, an audit entry.
+	// 6 releases + 2 hints, their state chunks, the spec, a workspace, a
+	// run log, a drift report, an audit entry.
 	if rep.Records != 15 || rep.Present != 0 || rep.Bytes == 0 || !strings.HasPrefix(rep.Digest, "sha256:") {
 		t.Fatalf("report %+v", rep)
 	}
@@ -117,9 +117,8 @@ func TestCopyOneProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 3 releases + hint + their state chunk, the spec the releases name and
-	// the one their compact files store apart, the workspace, run-2's log,
-	// the drift report.
+	// 3 releases + hint, their state chunks, the spec, the workspace,
+	// run-2's log, the drift report.
 	if rep.Records != 10 {
 		t.Fatalf("report %+v", rep)
 	}
