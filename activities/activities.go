@@ -75,6 +75,14 @@ func (a *Activities) CreateRelease(ctx context.Context, in CreateReleaseInput) (
 	return ReleaseInfo(info), temporalError(err)
 }
 
+// RecordSurgery writes the records of a forget or move release (what it
+// forgets dropped, what it moves under its new ID); nothing live changes. It
+// returns how many records it wrote.
+func (a *Activities) RecordSurgery(ctx context.Context, in SurgeryInput) (int, error) {
+	n, err := a.m.RecordSurgery(ctx, in.Key)
+	return n, temporalError(err)
+}
+
 // SetReleasePhase records that a release moved on (e.g. previewing -> applying),
 // with who approved it, and appends what they did to the audit log.
 func (a *Activities) SetReleasePhase(ctx context.Context, in SetPhaseInput) error {

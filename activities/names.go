@@ -36,6 +36,7 @@ const (
 	EventSinksActivity          = "EventSinks"
 	DeliverEventActivity        = "DeliverEvent"
 	CheckPoliciesActivity       = "CheckPolicies"
+	RecordSurgeryActivity       = "RecordSurgery"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -79,5 +80,6 @@ func (a *Activities) byName() map[string]any {
 		EventSinksActivity:          a.EventSinks,
 		DeliverEventActivity:        a.DeliverEvent,
 		CheckPoliciesActivity:       a.CheckPolicies,
+		RecordSurgeryActivity:       a.RecordSurgery,
 	}
 }

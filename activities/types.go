@@ -30,6 +30,8 @@ type CreateReleaseInput struct {
 	StartedBy *engine.Actor `json:"startedBy,omitempty"`
 	// Chart is the Helm chart the spec was rendered from, if it was.
 	Chart *engine.ChartSource `json:"chart,omitempty"`
+	// Surgery is what a forget or move release changes in the record.
+	Surgery *engine.Surgery `json:"surgery,omitempty"`
 }
 
 // ReleaseInfo is what a run needs to know about its release.
@@ -44,6 +46,14 @@ type ReleaseInfo struct {
 	// Policies: plan policies apply to the run (the operator's, or the
 	// workspace's, when the release was made); without any, no check runs.
 	Policies bool `json:"policies,omitempty"`
+	// Surgery is the change list of a forget or move release, for its
+	// approval.
+	Surgery []engine.Change `json:"surgery,omitempty"`
+}
+
+// SurgeryInput names the forget or move release whose records to write.
+type SurgeryInput struct {
+	Key backend.ReleaseKey `json:"key"`
 }
 
 // SetPhaseInput moves a running release to another non-final phase.

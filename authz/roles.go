@@ -58,12 +58,16 @@ const (
 	Status      Action = "status"
 	DriftReport Action = "drift-report"
 
-	Generate   Action = "generate"
-	Preview    Action = "preview"
-	Apply      Action = "apply"
-	Destroy    Action = "destroy"
-	Rollback   Action = "rollback"
-	Refresh    Action = "refresh"
+	Generate Action = "generate"
+	Preview  Action = "preview"
+	Apply    Action = "apply"
+	Destroy  Action = "destroy"
+	Rollback Action = "rollback"
+	Refresh  Action = "refresh"
+	// Forget and Move change what a stack's release records, nothing live
+	// (kumo release forget, kumo release mv).
+	Forget     Action = "forget"
+	Move       Action = "move"
 	Cancel     Action = "cancel"
 	DriftCheck Action = "drift-check"
 
@@ -87,7 +91,7 @@ const (
 // needs is the role each action takes.
 var needs = map[Action]Role{
 	List: Viewer, Show: Viewer, Logs: Viewer, Status: Viewer, DriftReport: Viewer,
-	Generate: Deployer, Preview: Deployer, Apply: Deployer, Destroy: Deployer, Rollback: Deployer, Refresh: Deployer, Cancel: Deployer, DriftCheck: Deployer,
+	Generate: Deployer, Preview: Deployer, Apply: Deployer, Destroy: Deployer, Rollback: Deployer, Refresh: Deployer, Forget: Deployer, Move: Deployer, Cancel: Deployer, DriftCheck: Deployer,
 	Approve: Approver, Reject: Approver,
 	Unlock: Admin, Schedule: Admin, Workspace: Admin, Token: Admin, Terminate: Admin, AdminAction: Admin,
 	Work: Worker,

@@ -36,7 +36,9 @@ type Request struct {
 	// GeneratorTimeout bounds each external generator call (default 60 s).
 	GeneratorTimeout time.Duration
 	// specHash names a spec already in the backend (rollback).
-	specHash    string
+	specHash string
+	// surgery is what a Forget or Move run changes in the record.
+	surgery     *engine.Surgery
 	rollbackOf  int
 	Parallelism int
 	AutoApprove bool
@@ -95,6 +97,36 @@ func (c *Client) Refresh(ctx context.Context, req Request) (*Run, error) {
 	return c.start(ctx, runspec.RefreshWorkflow, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
 }
 
+// Forget starts a Forget run: the resources ids leave the latest release's
+// record, as a new revision, and stay live, no longer managed by kumo.
+func (c *Client) Forget(ctx context.Context, req Request, ids []string) (*Run, error) {
+	return c.surgery(ctx, req, runspec.ForgetWorkflow, engine.Surgery{Forget: ids})
+}
+
+// Move starts a Move run: the resource recorded as from is recorded as to,
+// the same live object under another ID, as a new revision; nothing live
+// changes.
+func (c *Client) Move(ctx context.Context, req Request, from, to string) (*Run, error) {
+	return c.surgery(ctx, req, runspec.MoveWorkflow, engine.Surgery{Move: &engine.Moved{From: from, To: to}})
+}
+
+// surgery checks s's shape and that there is a release to change, and starts
+// its run; the run checks the IDs against the release it starts from.
+func (c *Client) surgery(ctx context.Context, req Request, workflowType string, s engine.Surgery) (*Run, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	latest, err := c.backend.LatestReleaseHead(ctx, req.Project, req.Workspace)
+	if errors.Is(err, backend.ErrNotFound) {
+		return nil, fmt.Errorf("nothing to %s: %s/%s has no releases", s.Operation(), req.Project, req.Workspace)
+	}
+	if err != nil {
+		return nil, err
+	}
+	req.Spec, req.StackDir, req.Stack, req.specHash, req.surgery = nil, "", latest.Stack, latest.SpecHash, &s
+	return c.start(ctx, workflowType, runspec.MutatingWorkflowID(req.Project, req.Workspace), req)
+}
+
 // Destroy starts a Destroy run of everything the latest release recorded.
 func (c *Client) Destroy(ctx context.Context, req Request) (*Run, error) {
 	req.Spec = nil
@@ -116,7 +148,7 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		Project: req.Project, Workspace: req.Workspace, Stack: req.Stack, SpecHash: req.specHash, RollbackOf: req.rollbackOf, Chart: req.Chart,
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 		Wait: req.Wait, Timeout: req.Timeout, ApprovalTimeout: req.ApprovalTimeout,
-		StartedBy: req.StartedBy, Label: req.Label,
+		StartedBy: req.StartedBy, Label: req.Label, Surgery: req.surgery,
 	}
 	if in.StartedBy == "" {
 		in.StartedBy = startedBy()
@@ -206,6 +238,7 @@ func (c *Client) lockedByAnotherKumo(ctx context.Context, req Request, err error
 var operations = map[string]string{
 	runspec.GenerateWorkflow: "generate", runspec.PreviewWorkflow: "preview", runspec.ApplyWorkflow: "apply",
 	runspec.DestroyWorkflow: "destroy", runspec.RollbackWorkflow: "rollback", runspec.RefreshWorkflow: "refresh", runspec.DriftWorkflow: "drift",
+	runspec.ForgetWorkflow: "forget", runspec.MoveWorkflow: "move",
 	runspec.RemediateWorkflow: "remediate",
 }
 

@@ -42,6 +42,7 @@ func (e *SquatterError) Unwrap() error { return ErrBusy }
 // mutatingTypes are the workflow types that may hold a stack's lock.
 var mutatingTypes = map[string]bool{
 	runspec.ApplyWorkflow: true, runspec.DestroyWorkflow: true, runspec.RollbackWorkflow: true, runspec.RefreshWorkflow: true,
+	runspec.ForgetWorkflow: true, runspec.MoveWorkflow: true,
 }
 
 // lockHolder is the running workflow that holds project+workspace's lock,

@@ -26,6 +26,9 @@ type Release struct {
 	// Reason says why a run that no one typed made this release (a
 	// remediation names its drift check).
 	Reason string `json:"reason,omitempty"`
+	// Surgery is what a forget or move release changed in the record
+	// (kumo release forget, kumo release mv).
+	Surgery *Surgery `json:"surgery,omitempty"`
 	// Label is the name, message and source commit its run gave it.
 	Label ReleaseLabel `json:"label,omitzero"`
 	// Error is why a failed release failed.

@@ -27,6 +27,10 @@ type BeginInput struct {
 	StartedBy *engine.Actor
 	// Chart is the Helm chart the spec was rendered from, if it was.
 	Chart *engine.ChartSource
+	// Surgery is what a forget or move release changes in the record
+	// (Operation forget or move; SpecHash is then derived from the prior
+	// release).
+	Surgery *engine.Surgery
 }
 
 // Info is what a run needs to know about its release.
@@ -42,6 +46,9 @@ type Info struct {
 	// Policies: plan policies apply to the run (the operator's, or the
 	// workspace's as stored).
 	Policies bool
+	// Surgery is the change list of a forget or move release, for its
+	// approval.
+	Surgery []engine.Change
 }
 
 // Begin makes revision latest+1 for this run, or returns the one this run
@@ -102,7 +109,15 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 		prior := 0
 		if latest != nil {
 			if latest.WorkflowID == in.WorkflowID && latest.RunID == in.RunID {
-				return infoOf(latest), nil
+				info := infoOf(latest)
+				if latest.Surgery != nil {
+					plan, err := m.planSurgery(ctx, in.Project, in.Workspace, info.PriorRevision, *latest.Surgery)
+					if err != nil {
+						return Info{}, err
+					}
+					info.Surgery = plan.Changes
+				}
+				return info, nil
 			}
 			if !latest.Phase.Final() {
 				if err := m.closeAbandoned(ctx, latest); err != nil {
@@ -114,6 +129,12 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 		if err := m.versionFree(ctx, in.Project, in.Workspace, in.Label.Version); err != nil {
 			return Info{}, err
 		}
+		var surgery []engine.Change
+		if in.Operation == engine.OperationForget || in.Operation == engine.OperationMove {
+			if specHash, surgery, err = m.beginSurgery(ctx, in, prior); err != nil {
+				return Info{}, err
+			}
+		}
 		now := time.Now().UTC()
 		r := &engine.Release{
 			Project: in.Project, Workspace: in.Workspace, Stack: in.Stack,
@@ -121,7 +142,7 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 			SpecHash: specHash, RollbackOf: in.RollbackOf, Reason: in.Reason, Chart: in.Chart, CreateTime: now, ModifyTime: now,
 			WorkflowID: in.WorkflowID, RunID: in.RunID,
 		}
-		r.StartedBy, r.Label = in.StartedBy, in.Label
+		r.StartedBy, r.Label, r.Surgery = in.StartedBy, in.Label, in.Surgery
 		err = m.backend.CreateRelease(ctx, r)
 		if errors.Is(err, backend.ErrRevisionExists) {
 			continue // another creator won this revision; look again
@@ -129,7 +150,9 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 		if err != nil {
 			return Info{}, err
 		}
-		return infoOf(r), nil
+		info := infoOf(r)
+		info.Surgery = surgery
+		return info, nil
 	}
 }
 

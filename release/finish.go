@@ -146,9 +146,15 @@ func (m *Manager) writeReleaseLog(ctx context.Context, r *engine.Release, in Fin
 	for _, line := range r.People.Merge(in.People).Lines() {
 		b.WriteString(line + "\n")
 	}
+	surgery := r.Surgery != nil
 	for _, id := range slices.Sorted(maps.Keys(entries)) {
 		verb := "applied"
-		if entries[id].Deleted {
+		switch {
+		case surgery && entries[id].Deleted:
+			verb = "no longer recorded (left live)"
+		case surgery:
+			verb = "recorded"
+		case entries[id].Deleted:
 			verb = "deleted"
 		}
 		fmt.Fprintf(&b, "%s %s\n", verb, id)

@@ -15,6 +15,9 @@ type ChangeCounts struct {
 	Unchanged int `json:"unchanged"`
 	// Adopt counts live resources kumo takes over unchanged.
 	Adopt int `json:"adopt,omitempty"`
+	// Forget and Move count what a forget or move run changes in the record.
+	Forget int `json:"forget,omitempty"`
+	Move   int `json:"move,omitempty"`
 }
 
 // String is the counts as `+create ~update -delete`.
@@ -22,6 +25,12 @@ func (c ChangeCounts) String() string {
 	s := fmt.Sprintf("+%d ~%d -%d", c.Create, c.Update, c.Delete)
 	if c.Adopt > 0 {
 		s += fmt.Sprintf(" adopt %d", c.Adopt)
+	}
+	if c.Forget > 0 {
+		s += fmt.Sprintf(" forget %d", c.Forget)
+	}
+	if c.Move > 0 {
+		s += fmt.Sprintf(" move %d", c.Move)
 	}
 	return s
 }
@@ -39,6 +48,10 @@ func CountChanges(changes []engine.Change) ChangeCounts {
 			c.Delete++
 		case engine.Adopt:
 			c.Adopt++
+		case engine.Forget:
+			c.Forget++
+		case engine.Move:
+			c.Move++
 		default:
 			c.Unchanged++
 		}

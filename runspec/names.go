@@ -12,7 +12,11 @@ const (
 	RollbackWorkflow = "Rollback"
 	// RefreshWorkflow records what is live as a revision, changing nothing.
 	RefreshWorkflow = "Refresh"
-	DriftWorkflow   = "DriftCheck"
+	// ForgetWorkflow and MoveWorkflow change what the latest release records
+	// (kumo release forget, kumo release mv), nothing live.
+	ForgetWorkflow = "Forget"
+	MoveWorkflow   = "Move"
+	DriftWorkflow  = "DriftCheck"
 	// RemediateWorkflow is the workflow type of a remediation.
 	RemediateWorkflow = "Remediate"
 	// StatusWorkflow reads a stack's live status through its workspace's task

@@ -26,6 +26,9 @@ type RunInput struct {
 	// Chart is recorded in the release: the Helm chart SpecHash was rendered
 	// from (kumo apply --chart), if it was.
 	Chart *engine.ChartSource `json:"chart,omitempty"`
+	// Surgery is what a Forget or Move run changes in the latest release's
+	// record.
+	Surgery *engine.Surgery `json:"surgery,omitempty"`
 	// Parallelism bounds how many nodes run at once (default 10).
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.

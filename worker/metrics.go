@@ -42,6 +42,7 @@ const (
 var operations = map[string]string{
 	runspec.GenerateWorkflow: "generate", runspec.PreviewWorkflow: "preview", runspec.ApplyWorkflow: "apply",
 	runspec.DestroyWorkflow: "destroy", runspec.RollbackWorkflow: "rollback", runspec.RefreshWorkflow: "refresh", runspec.DriftWorkflow: "drift",
+	runspec.ForgetWorkflow: "forget", runspec.MoveWorkflow: "move",
 }
 
 var nodeSteps = map[string]string{

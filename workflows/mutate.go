@@ -34,6 +34,19 @@ func Refresh(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) 
 	return mutate(ctx, in, engine.OperationRefresh)
 }
 
+// Forget drops resources from the latest release's record, leaving them live
+// and no longer managed (kumo release forget), and Move records one under
+// another ID of the same live object (kumo release mv): a new revision, with
+// approval as for an apply, that changes nothing live (recordSurgery).
+func Forget(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
+	return mutate(ctx, in, engine.OperationForget)
+}
+
+// Move: see Forget.
+func Move(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
+	return mutate(ctx, in, engine.OperationMove)
+}
+
 // Destroy deletes everything the latest release recorded, dependents first.
 func Destroy(ctx workflow.Context, in runspec.RunInput) (runspec.Result, error) {
 	in.SpecHash = ""
@@ -63,7 +76,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	err = workflow.ExecuteActivity(step(work, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
 		RollbackOf: in.RollbackOf, Reason: in.Reason, Label: in.Label, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
-		StartedBy: r.people.StartedBy, Chart: in.Chart,
+		StartedBy: r.people.StartedBy, Chart: in.Chart, Surgery: in.Surgery,
 	}).Get(work, &rel)
 	if err != nil {
 		return r.end(ctx, runspec.Result{}, r.finalStatus(err), err)
@@ -114,6 +127,9 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine.Operation) ([]engine.Change, error) {
 	if err := r.checkAutoApprove(ctx); err != nil {
 		return nil, err
+	}
+	if op == engine.OperationForget || op == engine.OperationMove {
+		return r.recordSurgery(ctx, rel)
 	}
 	if err := r.planGraph(ctx, rel.SpecHash, rel.PriorRevision); err != nil {
 		return nil, err

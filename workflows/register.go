@@ -17,6 +17,8 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(Destroy, workflow.RegisterOptions{Name: runspec.DestroyWorkflow})
 	r.RegisterWorkflowWithOptions(Rollback, workflow.RegisterOptions{Name: runspec.RollbackWorkflow})
 	r.RegisterWorkflowWithOptions(Refresh, workflow.RegisterOptions{Name: runspec.RefreshWorkflow})
+	r.RegisterWorkflowWithOptions(Forget, workflow.RegisterOptions{Name: runspec.ForgetWorkflow})
+	r.RegisterWorkflowWithOptions(Move, workflow.RegisterOptions{Name: runspec.MoveWorkflow})
 	r.RegisterWorkflowWithOptions(DriftCheck, workflow.RegisterOptions{Name: runspec.DriftWorkflow})
 	r.RegisterWorkflowWithOptions(Remediate, workflow.RegisterOptions{Name: runspec.RemediateWorkflow})
 	r.RegisterWorkflowWithOptions(StackStatus, workflow.RegisterOptions{Name: runspec.StatusWorkflow})

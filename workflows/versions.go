@@ -210,4 +210,13 @@ const (
 	// recorded (no plan had such a dependency before the change).
 	appliedEdgesChange  = "applied-edges"
 	appliedEdgesVersion = workflow.Version(1)
+
+	// surgeryChange: Forget and Move runs (kumo release forget, kumo release
+	// mv) approve their change list and write their records
+	// (RecordSurgery) instead of planning and walking (recordSurgery,
+	// reached only by those workflow types, which did not exist before).
+	// New: forget-v16-surgery, move-v16-surgery. Old: none (no run took it
+	// before the change).
+	surgeryChange  = "state-surgery"
+	surgeryVersion = workflow.Version(1)
 )

@@ -179,6 +179,10 @@ func printChanges(w io.Writer, changes []engine.Change) {
 			fmt.Fprintf(w, "           %s: %s -> %s\n", f.Path, showValue(f.Before), showValue(f.After))
 		}
 	}
+	if n, m := counts[engine.Forget], counts[engine.Move]; n+m > 0 {
+		fmt.Fprintf(w, "Plan: %d to forget, %d to move; nothing live changes.\n", n, m)
+		return
+	}
 	fmt.Fprintf(w, "Plan: %d to create, %d to update, %d to delete, %s%d unchanged.\n",
 		counts[engine.Create], counts[engine.Update], counts[engine.Delete], adoptCount(counts), counts[engine.UnChanged])
 }
@@ -242,7 +246,7 @@ func showValue(v any) string {
 
 func printNode(w io.Writer, n runspec.Node) {
 	verb := map[engine.Action]string{engine.Create: "create", engine.Update: "update", engine.Delete: "delete", engine.Adopt: "adopt",
-		engine.UnChanged: "wait for"}[n.Action]
+		engine.Forget: "forget", engine.Move: "move to", engine.UnChanged: "wait for"}[n.Action]
 	switch n.Status {
 	case runspec.NodeUnchanged:
 		if n.Health != "" { // unchanged, but waited for until healthy
@@ -272,6 +276,12 @@ func printSummary(w io.Writer, run *client.Run, res runspec.Result, nodes []runs
 		res.Revision, res.Phase, run.Operation, counts[engine.Create], counts[engine.Update], counts[engine.Delete])
 	if n := counts[engine.Adopt]; n > 0 {
 		fmt.Fprintf(w, "%d adopted, ", n)
+	}
+	if n := counts[engine.Forget]; n > 0 {
+		fmt.Fprintf(w, "%d forgotten (left live), ", n)
+	}
+	if n := counts[engine.Move]; n > 0 {
+		fmt.Fprintf(w, "%d moved, ", n)
 	}
 	fmt.Fprintf(w, "%d unchanged", counts[engine.UnChanged])
 	if failed > 0 || notRun > 0 {

@@ -17,8 +17,8 @@ import (
 func releaseCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "release",
-		Usage: "inspect and unlock the releases of a project+workspace",
-		Subcommands: []*cli.Command{
+		Usage: "inspect and unlock the releases of a project+workspace; forget or move what they record",
+		Subcommands: append([]*cli.Command{
 			{
 				Name:   "list",
 				Usage:  "list every revision",
@@ -47,7 +47,7 @@ func releaseCommand() *cli.Command {
 				},
 				Action: releaseUnlock,
 			},
-		},
+		}, surgeryCommands()...),
 	}
 }
 

@@ -77,6 +77,8 @@ var workflowTypes = map[string]startRule{
 	runspec.DestroyWorkflow:   {mutating, authz.Destroy},
 	runspec.RollbackWorkflow:  {mutating, authz.Rollback},
 	runspec.RefreshWorkflow:   {mutating, authz.Refresh},
+	runspec.ForgetWorkflow:    {mutating, authz.Forget},
+	runspec.MoveWorkflow:      {mutating, authz.Move},
 	runspec.RemediateWorkflow: {mutating, authz.Apply},
 	runspec.GenerateWorkflow:  {generate, authz.Generate},
 	runspec.PreviewWorkflow:   {preview, authz.Preview},
