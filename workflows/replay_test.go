@@ -230,6 +230,11 @@ func recordHistories(t *testing.T) {
 		{"apply-waves", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
 			notReady("wa1"), afterApplied(cm("wa2", "v1:ConfigMap:ns:wa1")), cm("wa3", "v1:ConfigMap:ns:wa1"),
 		}}, nil, 0},
+		// State surgery (v16): forget c, auto-approved, then move a to
+		// another apiVersion, approved; both record, apply nothing.
+		{"surgery-base", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("c")}}, nil, 0},
+		{"forget", runspec.ForgetWorkflow, nil, nil, 0},
+		{"move", runspec.MoveWorkflow, nil, &runspec.ApprovalRequest{Approve: true, By: "recorder"}, 0},
 	}
 	budget := historyBudget
 	defer func() { historyBudget = budget }()
@@ -250,6 +255,12 @@ func recordHistories(t *testing.T) {
 		in.ApprovalTimeout = run.approvalTimeout
 		if run.name == "apply-queue" {
 			in.Settings.TaskQueue = "edge"
+		}
+		switch run.workflow {
+		case runspec.ForgetWorkflow:
+			in.Surgery = &engine.Surgery{Forget: []string{"v1:ConfigMap:ns:c"}}
+		case runspec.MoveWorkflow:
+			in.Surgery = &engine.Surgery{Move: &engine.Moved{From: "v1:ConfigMap:ns:a", To: "v2:ConfigMap:ns:a"}}
 		}
 		if run.spec != nil {
 			if in.SpecHash, err = b.PutSpec(ctx, run.spec); err != nil {
