@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kumoproj/kumo/internal/terraformtest"
 )
 
 // recordedIDs returns the IDs revision rev's state records.
@@ -154,4 +156,49 @@ func TestReleaseMove(t *testing.T) {
 		t.Errorf("the HPA was re-created: uid %s, was %s", after.UID, before.UID)
 	}
 	e.fails([]string{"release", "mv", "--yes", v2, v2}, "the two IDs are the same")
+}
+
+// TestReleaseMoveTerraform: a terraform_data renamed (as a renamed generator
+// component renames it) and moved applies as unchanged: its recorded state
+// moved to the new address, terraform plans no replacement and the id it
+// generated at create stays. Without the move the plan deletes the old name
+// and creates the new one.
+func TestReleaseMoveTerraform(t *testing.T) {
+	t.Parallel()
+	e, _ := terraformEnv(t)
+	oldID, newID := "builtin:terraform:terraform_data:old", "builtin:terraform:terraform_data:renamed"
+	spec := func(id string) string {
+		return e.writeSpec("spec.yaml", fmt.Sprintf(`resources:
+- id: %s
+  type: Terraform
+  attributes: {input: kept}
+  extensions: {provider: %s, resourceType: terraform_data}
+`, id, terraformtest.BuiltinProvider))
+	}
+	e.ok("apply", "--yes", "-f", spec(oldID))
+	recordedID := func(rev int, id string) string {
+		attrs, _ := stateResource(e.release(rev), id)["attributes"].(map[string]any)
+		s, _ := attrs["id"].(string)
+		return s
+	}
+	created := recordedID(1, oldID)
+	if created == "" {
+		t.Fatal("revision 1 does not record the terraform_data's id")
+	}
+	renamed := spec(newID)
+	if p := e.preview(renamed); p[oldID].Action != "Delete" || p[newID].Action != "Create" {
+		t.Fatalf("without a move: %+v, want the delete and create the move avoids", p)
+	}
+	e.fails([]string{"release", "mv", "--yes", oldID, "hashicorp:local:local_file:old"}, "not the same kind of Terraform resource")
+	e.ok("release", "mv", "--yes", oldID, newID)
+	if got := recordedID(2, newID); got != created {
+		t.Fatalf("revision 2 records %s with id %q, want %q", newID, got, created)
+	}
+	if p := e.preview(renamed); len(p) != 1 || p[newID].Action != "UnChanged" {
+		t.Errorf("after the move: %+v, want %s unchanged alone", p, newID)
+	}
+	e.ok("apply", "--yes", "-f", renamed)
+	if got := recordedID(3, newID); got != created {
+		t.Errorf("after the apply %s has id %q, want %q (re-created)", newID, got, created)
+	}
 }
