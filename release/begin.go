@@ -64,6 +64,10 @@ func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
 	if err := in.Label.Validate(); err != nil {
 		return Info{}, kindf(ErrInvalid, "%v", err)
 	}
+	surgery := in.Operation == engine.OperationForget || in.Operation == engine.OperationMove
+	if in.Surgery != nil && !surgery {
+		return Info{}, kindf(ErrInvalid, "a %s run carries no forget or move (kumo release forget / mv start those)", in.Operation)
+	}
 	specHash := in.SpecHash
 	if in.Operation == engine.OperationDestroy {
 		h, err := m.backend.PutSpec(ctx, &engine.Spec{})

@@ -263,7 +263,7 @@ func releaseResources(s *engine.Spec) map[string]*engine.Resource {
 func rows(c engine.Change, desired, recorded *engine.Resource) []Row {
 	var out []Row
 	switch c.Action {
-	case engine.UnChanged, engine.Adopt: // nothing changes: no fields to compare
+	case engine.UnChanged, engine.Adopt, engine.Forget, engine.Move: // nothing live changes: no fields to compare
 		return nil
 	case engine.Create:
 		if desired != nil {
