@@ -42,6 +42,10 @@ type Workspace struct {
 	// and before its approval (see package planpolicy); checked and compiled
 	// when the workspace is saved.
 	Policies []planpolicy.Rule `json:"policies,omitempty"`
+	// SecretStore is where the ref:// values of this workspace's Secrets are
+	// read at apply time (Kusion's secretStore, plus the secrets specs may
+	// read); credentials stay the worker's.
+	SecretStore *WorkspaceSecretStore `json:"secretStore,omitempty"`
 }
 
 // TemporalSettings are a workspace's Temporal settings.

@@ -44,6 +44,9 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 	if _, err := planpolicy.Compile(ws.Policies, source); err != nil {
 		return nil, err
 	}
+	if err := ws.SecretStore.Validate("secretStore"); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	if err := ws.Runtimes.Kubernetes.CheckKubeconfigs(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}

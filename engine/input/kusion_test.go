@@ -101,11 +101,13 @@ func mustGraph(t *testing.T, s *engine.Spec) interface{ TopoSort() ([]string, er
 	return g
 }
 
-// A Secret whose values are Kusion secret-store references is refused where the
-// spec is read, naming the resource, the field and the spec's secretStore, without
-// the reference; the same "ref://" text elsewhere (a ConfigMap, an annotation, a
-// Secret value that only contains it) is ordinary text and is read unchanged.
-func TestKusionSecretStoreRefused(t *testing.T) {
+// A Secret whose values are Kusion secret-store references is read as
+// written (the worker resolves them at apply); a malformed reference, or a
+// spec with references whose secretStore names a provider kumo does not
+// read, is refused where the spec is read, naming the resource and field or
+// the provider. The same "ref://" text elsewhere (a ConfigMap, an annotation,
+// a Secret value that only contains it) is ordinary text.
+func TestKusionSecretStoreRefs(t *testing.T) {
 	const spec = `resources:
 - id: v1:Secret:demo:db
   type: Kubernetes
@@ -128,35 +130,45 @@ secretStore:
   provider:
     aws: {region: us-east-1}
 `
-	for name, read := range map[string]func() error{
-		"ParseSpec": func() error { _, err := ParseSpec([]byte(spec), "spec.yaml"); return err },
-		"ReadInputs": func() error {
-			_, _, err := ReadInputs([]File{{Name: "spec.yaml", Data: []byte(spec)}}, "")
-			return err
-		},
-	} {
-		err := read()
-		if err == nil {
-			t.Fatalf("%s: a spec with a ref:// Secret value was accepted", name)
-		}
-		want := `spec.yaml: v1:Secret:demo:db: stringData.password: "ref://..." refers to a Kusion secret store (the spec's secretStore, provider aws), which kumo does not support yet; put the value in a kumo secret instead`
-		if err.Error() != want {
-			t.Errorf("%s: error\n%s\nwant\n%s", name, err, want)
-		}
-		if strings.Contains(err.Error(), "prod/db") {
-			t.Errorf("%s: the error prints the reference: %v", name, err)
-		}
-	}
-	// Without the reference the same spec reads, and "ref://" inside other values stays.
-	ok := strings.Replace(spec, "password: ref://prod/db/password", "password: s3cret", 1)
-	s, err := ParseSpec([]byte(ok), "spec.yaml")
+	s, err := ParseSpec([]byte(spec), "spec.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	refs, err := engine.SecretRefsOf(&s.Resources[0])
+	if err != nil || len(refs) != 1 || refs[0].Path() != "stringData.password" ||
+		refs[0].Ref != (engine.SecretRef{Name: "prod/db", Property: "password"}) {
+		t.Fatalf("SecretRefsOf = %+v, %v", refs, err)
+	}
 	if got := s.Resources[1].Attributes["data"].(map[string]any)["k"]; got != "ref://prod/db/password" {
 		t.Errorf("ConfigMap value = %v", got)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{"ref://prod/db/password", "ref://prod/../db/password",
+			`spec.yaml: v1:Secret:demo:db: stringData.password: segment "..": a reference's name and property are non-empty segments, never "." or ".."`},
+		{"ref://prod/db/password", "ref://prod/db/password?stage=x",
+			`spec.yaml: v1:Secret:demo:db: stringData.password: query "stage": a reference takes one non-empty version=... and nothing else`},
+		{"aws: {region: us-east-1}", "azure: {vaultUrl: https://x}",
+			`spec.yaml: secretStore.provider.azure: kumo reads secrets from vault and aws stores only`},
+	} {
+		for name, read := range map[string]func(string) error{
+			"ParseSpec": func(text string) error { _, err := ParseSpec([]byte(text), "spec.yaml"); return err },
+			"ReadInputs": func(text string) error {
+				_, _, err := ReadInputs([]File{{Name: "spec.yaml", Data: []byte(text)}}, "")
+				return err
+			},
+		} {
+			err := read(strings.Replace(spec, c.from, c.to, 1))
+			if err == nil || err.Error() != c.want {
+				t.Errorf("%s with %s: error\n%v\nwant\n%s", name, c.to, err, c.want)
+			}
+		}
+	}
+	// Without references, a secretStore kumo does not read is kept as data.
+	plain := strings.Replace(strings.Replace(spec, "password: ref://prod/db/password", "password: s3cret", 1), "aws: {region: us-east-1}", "azure: {vaultUrl: https://x}", 1)
+	if _, err := ParseSpec([]byte(plain), "spec.yaml"); err != nil {
+		t.Errorf("a spec without references and an azure secretStore: %v", err)
 	}
 }

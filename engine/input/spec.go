@@ -22,7 +22,8 @@ import (
 // integral and float64 otherwise (see engine.Normalize), as Kubernetes unstructured
 // objects expect. An empty document is an error; "resources: []" is an empty Spec.
 // ParseSpec does not validate the Spec (see engine.Spec.Validate), except that it
-// refuses Secret values that refer to a Kusion secret store (engine.Spec.SecretStoreRefs).
+// refuses malformed Kusion secret-store references in Secret values and, in a spec
+// with references, a secretStore kumo cannot read (engine.Spec.SecretStoreRefs).
 func ParseSpec(data []byte, source string) (*engine.Spec, error) {
 	docs, err := splitDocuments(data, source)
 	if err != nil {
@@ -75,8 +76,8 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 		r.Extensions = normalizeMap(r.Extensions)
 		s.Resources = append(s.Resources, r)
 	}
-	// A secret-store reference would otherwise be applied as the literal secret
-	// value; refuse it where the spec is read, before anything else sees it.
+	// A malformed secret-store reference is an error of the file, named where
+	// the file is read; well-formed ones are resolved by the worker at apply.
 	if errs := s.SecretStoreRefs(); len(errs) > 0 {
 		for i, err := range errs {
 			errs[i] = fmt.Errorf("%s: %w", source, err)
