@@ -14,15 +14,18 @@
 #   - hydra (ory/hydra, an OpenID Connect provider the identity tests log in
 #     with), through its wrapper module, which carries Hydra's replace of pop; it
 #     needs cgo (gcc) for its SQLite store, the only one that runs in memory;
+#   - vault (HashiCorp Vault, BUSL-1.1, run as a separate process only), through its
+#     wrapper module, which carries Vault's two replaces; the secret-store tests run
+#     it in dev mode on loopback (internal/vaulttest);
 #   - terraform-mirror: a provider filesystem mirror of those two providers next to the
 #     bin directory, and a CLI configuration (terraform.tfrc) that installs providers
 #     from it only, for offline tests (TF_CLI_CONFIG_FILE).
-# internal/localcluster, internal/s3test, internal/terraformtest and internal/hydratest run this script
+# internal/localcluster, internal/s3test, internal/terraformtest, internal/hydratest and internal/vaulttest run this script
 # when a binary is missing and name the binaries by the same versions (tests keep
 # them in sync).
 #
 # Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kwok|versitygw|terraform|
-#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|hydra|tofu]...
+#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|hydra|vault|tofu]...
 # (default: all but tofu). Prints nothing for a tool already cached.
 set -euo pipefail
 
@@ -35,6 +38,7 @@ TOFU_VERSION=v1.12.6
 PROVIDER_LOCAL_VERSION=v1.4.0
 PROVIDER_KUMOTEST_VERSION=0.1.0
 HYDRA_VERSION=v2.3.0
+VAULT_VERSION=v1.21.4
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${KUMO_TOOLS_BIN:-$HOME/.cache/kumo/bin}
@@ -102,7 +106,7 @@ kube_ldflags() {
 }
 
 tools=("$@")
-((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok versitygw terraform terraform-mirror hydra)
+((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok versitygw terraform terraform-mirror hydra vault)
 for t in "${tools[@]}"; do
   case $t in
     etcd) build etcd "$ETCD_VERSION" etcd . "" ;;
@@ -120,6 +124,7 @@ for t in "${tools[@]}"; do
       mirror ;;
     hydra) CGO_ENABLED=1 build hydra "$HYDRA_VERSION" hydra github.com/ory/hydra/v2 \
       "-X github.com/ory/hydra/v2/driver/config.Version=$HYDRA_VERSION" sqlite,sqlite_omit_load_extension ;;
+    vault) build vault "$VAULT_VERSION" vault . "" ;;
     tofu) build tofu "$TOFU_VERSION" opentofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no" ;;
     *) echo "unknown tool $t (see the usage at the top of $0)" >&2; exit 2 ;;
   esac

@@ -35,6 +35,9 @@ func (m *Manager) apply(ctx context.Context, in Node, rec record) (ApplyResult, 
 	if err != nil {
 		return ApplyResult{}, err
 	}
+	if desired, err = m.withSecrets(ctx, in, spec, desired); err != nil {
+		return ApplyResult{}, err
+	}
 	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
 	if err != nil {
 		return ApplyResult{}, err

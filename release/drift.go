@@ -197,7 +197,7 @@ func (m *Manager) recordedDesired(ctx context.Context, rel *engine.Release, reco
 		if err != nil {
 			return nil, err
 		}
-		out[i] = d
+		out[i] = withRecordedSecrets(d, &recorded[i])
 	}
 	return out, nil
 }

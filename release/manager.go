@@ -47,6 +47,8 @@ type Manager struct {
 	events notify.Operator
 	// policies are the operator's server-wide plan policies (SetPolicies).
 	policies *planpolicy.Set
+	// secretReaders read the secret stores workspaces configure (withSecrets).
+	secretReaders secretReaders
 }
 
 // maxCachedResources bounds the resources each of a Manager's caches holds

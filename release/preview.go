@@ -86,6 +86,9 @@ func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refres
 			}
 			return pendingChange(in.ID, res.Type, live, "(references "+pending+")"), nil, nil
 		}
+		if desired, err = m.withSecrets(ctx, in, spec, desired); err != nil {
+			return engine.Change{}, nil, err
+		}
 		if p, ok := rt.(runtime.Previewer); ok {
 			live, planned, err = p.Preview(ctx, desired)
 			err = nodeError(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/kumoproj/kumo/internal/localcluster/localclustertest"
 	"github.com/kumoproj/kumo/internal/s3test"
 	"github.com/kumoproj/kumo/internal/terraformtest"
+	"github.com/kumoproj/kumo/internal/vaulttest"
 )
 
 func TestMain(m *testing.M) { localclustertest.Main(m) }
@@ -37,6 +38,7 @@ func TestVersionsMatchBuildScript(t *testing.T) {
 		"TERRAFORM_VERSION": terraformtest.TerraformVersion, "PROVIDER_LOCAL_VERSION": terraformtest.ProviderLocalVersion,
 		"PROVIDER_KUMOTEST_VERSION": terraformtest.ProviderKumotestVersion,
 		"HYDRA_VERSION":             hydratest.Version,
+		"VAULT_VERSION":             vaulttest.Version,
 	} {
 		m := regexp.MustCompile(`(?m)^` + name + `=(\S+)$`).FindSubmatch(script)
 		if m == nil || string(m[1]) != want {

@@ -1,0 +1,9 @@
+package vaulttest
+
+import "syscall"
+
+// sysProcAttr has the server killed with the test binary, even when it dies
+// without stopping it.
+func sysProcAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
