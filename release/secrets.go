@@ -125,13 +125,3 @@ func (s *secretReaders) get(ctx context.Context, p engine.SecretProvider) (secre
 	s.readers[string(key)] = r
 	return r, nil
 }
-
-// SetSecretEnv makes m read secret-store credentials (VAULT_TOKEN, ...) from
-// env instead of the process environment; for tests that run several
-// workers in one process. Call it before m is used.
-func (m *Manager) SetSecretEnv(env func(string) string) {
-	m.secretReaders.mu.Lock()
-	defer m.secretReaders.mu.Unlock()
-	m.secretReaders.env, m.secretReaders.readers = env, nil
-}
-
