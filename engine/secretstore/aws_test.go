@@ -29,7 +29,6 @@ import (
 // {"__type": ...} with status 400), refusing any request whose SigV4
 // signature does not verify with the test's key.
 type smServer struct {
-	t       *testing.T
 	region  string
 	key     aws.Credentials
 	secrets map[string]map[string]smVersion // name -> version id -> version
@@ -145,7 +144,7 @@ func contains(l []string, s string) bool {
 
 // startSM serves s and points the SDK's default configuration at it (the
 // worker's environment: endpoint, static keys, no shared files).
-func startSM(t *testing.T, s *smServer) {
+func startSM(t testing.TB, s *smServer) {
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	t.Setenv("AWS_ENDPOINT_URL_SECRETS_MANAGER", srv.URL)
@@ -167,7 +166,7 @@ func ptr(s string) *string { return &s }
 // with the worker's key. A missing secret or property is an error naming
 // the resource, field, reference and store, and is permanent.
 func TestAWSSecretsManager(t *testing.T) {
-	s := &smServer{t: t, region: "eu-west-1",
+	s := &smServer{region: "eu-west-1",
 		key: aws.Credentials{AccessKeyID: "AKIDKUMOTEST", SecretAccessKey: "kumo-test-secret-key"},
 		secrets: map[string]map[string]smVersion{
 			"prod/db": {
@@ -249,5 +248,32 @@ func TestAWSSecretsManager(t *testing.T) {
 	}
 	if _, err := r2.Read(ctx, "prod/db", ""); err == nil || !strings.Contains(err.Error(), "InvalidSignatureException") {
 		t.Errorf("read with a wrong key: %v", err)
+	}
+}
+
+// BenchmarkResolve20AWS is BenchmarkResolve20 against the recorded-protocol
+// Secrets Manager server: 20 references to 20 secrets, signed requests.
+func BenchmarkResolve20AWS(b *testing.B) {
+	s := &smServer{region: "eu-west-1", key: aws.Credentials{AccessKeyID: "AKIDKUMOBENCH", SecretAccessKey: "bench"},
+		secrets: map[string]map[string]smVersion{}}
+	var refs []engine.SecretRefField
+	for i := range 20 {
+		name := fmt.Sprintf("bench/s%d", i)
+		s.secrets[name] = map[string]smVersion{"v1": {stages: []string{"AWSCURRENT"}, str: ptr(fmt.Sprintf(`{"value":"%d"}`, i))}}
+		r, _ := engine.ParseSecretRef("ref://" + name + "/value")
+		refs = append(refs, engine.SecretRefField{Field: "stringData", Key: fmt.Sprint("k", i), Ref: r})
+	}
+	startSM(b, s)
+	store := &engine.WorkspaceSecretStore{Provider: engine.SecretProvider{AWS: &engine.AWSStore{Region: "eu-west-1"}}, AllowedNames: []string{"bench/*"}}
+	ctx := context.Background()
+	r, err := Open(ctx, store.Provider, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Resolve(ctx, "v1:Secret:bench:s", refs, store, r); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

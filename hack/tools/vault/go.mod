@@ -518,3 +518,8 @@ require (
 replace github.com/99designs/keyring => github.com/Jeffail/keyring v1.2.3
 
 replace github.com/ma314smith/signedxml v1.1.1 => github.com/moov-io/signedxml v1.1.1
+
+// Vault builds against its own sdk directory (a replace in its go.mod); the
+// sdk v0.21.0 it requires has a newer ActivationFunc than Vault v1.21.4's
+// code calls. v0.20.0 is the published sdk that matches it.
+replace github.com/hashicorp/vault/sdk => github.com/hashicorp/vault/sdk v0.20.0
