@@ -32,7 +32,7 @@ import (
 
 // Version is the version hack/build-tools.sh builds (a test keeps them in
 // sync).
-const Version = "v1.21.4"
+const Version = "v1.21.0"
 
 // Binary returns the path of the vault binary, building it if it is missing.
 func Binary() (string, error) {
