@@ -73,7 +73,7 @@ func TestSecretStoreVault(t *testing.T) {
 	e := newEnv(t)
 	// The worker's credential: a token that may read both secrets, so that
 	// only the workspace's allowedNames keep other/db out.
-	e.environ = append(e.environ, "VAULT_TOKEN="+v.ReadToken(t, "secret", "apps/*", "other/*"))
+	e.environ = append(e.environ, "VAULT_TOKEN="+v.ReadToken(t, "secret", "apps/*", "other/*"), "KUMO_WORKSPACE=dev")
 	store := fmt.Sprintf("{server: %q, path: secret, version: v2}", v.Addr)
 	e.ok("workspace", "create", "dev", "--file", e.writeSpec("dev.yaml", fmt.Sprintf(`secretStore:
   provider:
@@ -188,9 +188,9 @@ func TestSecretStoreVault(t *testing.T) {
 			run("run", "logs", row.RunID)
 		}
 	}
-	run("release", "show", "--workspace", "dev", "-o", "json")
-	run("release", "diff", "--workspace", "dev", "1", "2")
-	if r := e.ok("release", "show", "--workspace", "dev", "--revision", "2", "--reveal"); !strings.Contains(r.stdout, pw2) {
+	run("release", "show", "-o", "json")
+	run("release", "diff", "1", "2")
+	if r := e.ok("release", "show", "--revision", "2", "--reveal"); !strings.Contains(r.stdout, pw2) {
 		t.Errorf("release show --reveal lacks the value read from Vault:\n%s", r.stdout)
 	}
 
