@@ -156,6 +156,7 @@ var packageLayers = map[string]string{
 	"engine/planpolicy":                      "engine",
 	"engine/resid":                           "engine",
 	"engine/secretstore":                     "engine",
+	"engine/rollout":                         "engine",
 	"engine/runtime":                         "engine",
 	"engine/runtime/memory":                  "engine",
 	"engine/runtime/kubernetes":              "runtimes",
