@@ -37,6 +37,7 @@ const (
 	DeliverEventActivity        = "DeliverEvent"
 	CheckPoliciesActivity       = "CheckPolicies"
 	RecordSurgeryActivity       = "RecordSurgery"
+	LatestSucceededActivity     = "LatestSucceeded"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -79,6 +80,7 @@ func (a *Activities) byName() map[string]any {
 		ReadStatusActivity:          a.ReadStatus,
 		EventSinksActivity:          a.EventSinks,
 		DeliverEventActivity:        a.DeliverEvent,
+		LatestSucceededActivity:     a.LatestSucceeded,
 		CheckPoliciesActivity:       a.CheckPolicies,
 		RecordSurgeryActivity:       a.RecordSurgery,
 	}

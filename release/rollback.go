@@ -44,3 +44,19 @@ func (m *Manager) RollbackTarget(ctx context.Context, project, workspace string,
 	}
 	return whole(target)
 }
+
+// LatestSucceeded is the newest succeeded release of project/workspace that
+// is not a destroy: where a rollout's undo puts the workspace back (nil: it
+// has none).
+func (m *Manager) LatestSucceeded(ctx context.Context, project, workspace string) (*engine.Release, error) {
+	releases, err := m.backend.ListReleases(ctx, project, workspace)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(releases) - 1; i >= 0; i-- {
+		if r := releases[i]; r.Phase == engine.PhaseSucceeded && r.Operation != engine.OperationDestroy {
+			return r, nil
+		}
+	}
+	return nil, nil
+}

@@ -22,4 +22,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(DriftCheck, workflow.RegisterOptions{Name: runspec.DriftWorkflow})
 	r.RegisterWorkflowWithOptions(Remediate, workflow.RegisterOptions{Name: runspec.RemediateWorkflow})
 	r.RegisterWorkflowWithOptions(StackStatus, workflow.RegisterOptions{Name: runspec.StatusWorkflow})
+	r.RegisterWorkflowWithOptions(Rollout, workflow.RegisterOptions{Name: runspec.RolloutWorkflow})
 }

@@ -51,6 +51,9 @@ type signalSubjects struct {
 	// workflow function, so Interceptor keeps it here.
 	start  runspec.Subject
 	queued map[string][]runspec.Subject
+	// startScope is the rollout scope of the run's start (a Rollout's;
+	// empty for other runs), read from the start's header like start.
+	startScope runspec.RolloutScope
 }
 
 // starter is who started the run, or the client's name, unverified, when the
@@ -116,6 +119,7 @@ func (i *subjectInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) 
 
 func (i *subjectInbound) ExecuteWorkflow(ctx workflow.Context, in *interceptor.ExecuteWorkflowInput) (any, error) {
 	i.signals.start = subjectIn(interceptor.WorkflowHeader(ctx), "")
+	i.signals.startScope = scopeIn(interceptor.WorkflowHeader(ctx))
 	return i.Next.ExecuteWorkflow(workflow.WithValue(ctx, signalSubjectsKey{}, i.signals), in)
 }
 
@@ -138,10 +142,32 @@ type subjectOutbound struct {
 }
 
 func (o *subjectOutbound) ExecuteChildWorkflow(ctx workflow.Context, childWorkflowType string, args ...any) workflow.ChildWorkflowFuture {
-	if header := interceptor.WorkflowHeader(ctx); header != nil && o.signals.start.Name != "" {
-		if data, err := json.Marshal(o.signals.start); err == nil {
+	who := o.signals.start
+	// A rollout starts each child as its starter with the roles the
+	// frontend found on the child's workspace (childSubject), not those of
+	// the rollout's own ID.
+	if s, ok := ctx.Value(childSubjectKey{}).(runspec.Subject); ok {
+		who = s
+	}
+	if header := interceptor.WorkflowHeader(ctx); header != nil && who.Name != "" {
+		if data, err := json.Marshal(who); err == nil {
 			header[runspec.SubjectHeader] = &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte("json/plain")}, Data: data}
 		}
 	}
 	return o.Next.ExecuteChildWorkflow(ctx, childWorkflowType, args...)
+}
+
+// childSubjectKey holds, in a child's context, the subject the child is
+// started as (see subjectOutbound).
+type childSubjectKey struct{}
+
+// scopeIn decodes runspec.RolloutScopeHeader from header; absent or not
+// decodable, it is the empty scope (not verified).
+func scopeIn(header map[string]*commonpb.Payload) runspec.RolloutScope {
+	p := header[runspec.RolloutScopeHeader]
+	var s runspec.RolloutScope
+	if p == nil || string(p.GetMetadata()["encoding"]) != "json/plain" || json.Unmarshal(p.GetData(), &s) != nil {
+		return runspec.RolloutScope{}
+	}
+	return s
 }

@@ -138,8 +138,12 @@ func (c *call) checkStart(s startParams) (project, workspace string, err error) 
 	if kind != rule.kind {
 		return p, w, c.deny(rule.action, p, w, s.id, "workflow ID %q is not the ID of a %s run (see runspec/ids.go)", s.id, s.workflowType)
 	}
-	if err := c.decide(rule.action, p, w, s.id, true); err != nil {
-		return p, w, err
+	// A rollout's rights are decided on each of its workspaces
+	// (rolloutScope), not on its ID's project/*.
+	if kind != rolloutRun {
+		if err := c.decide(rule.action, p, w, s.id, true); err != nil {
+			return p, w, err
+		}
 	}
 	if s.conflict == enumspb.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING || s.reuse == enumspb.WORKFLOW_ID_REUSE_POLICY_TERMINATE_IF_RUNNING {
 		if err := c.decide(authz.Terminate, p, w, s.id, true); err != nil {

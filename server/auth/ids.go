@@ -11,12 +11,13 @@ import (
 type idKind int
 
 const (
-	notKumo   idKind = iota
-	mutating         // kumo/<p>/<w>: apply, destroy, rollback, remediate
-	generate         // kumo/<p>/<w>/generate/<n>
-	preview          // kumo/<p>/<w>/preview/<n>
-	drift            // kumo-drift/<p>/<w>/<n...> (a schedule appends to its action's ID)
-	stackStat        // kumo-status/<p>/<w>/<n>
+	notKumo    idKind = iota
+	mutating          // kumo/<p>/<w>: apply, destroy, rollback, remediate
+	generate          // kumo/<p>/<w>/generate/<n>
+	preview           // kumo/<p>/<w>/preview/<n>
+	drift             // kumo-drift/<p>/<w>/<n...> (a schedule appends to its action's ID)
+	stackStat         // kumo-status/<p>/<w>/<n>
+	rolloutRun        // kumo-rollout/<p>/<name>: its workspace is "*" (rollouts.go)
 )
 
 // parseWorkflowID finds the project and workspace of a kumo workflow ID.
@@ -43,6 +44,10 @@ func parseWorkflowID(id string) (kind idKind, project, workspace string) {
 	case "kumo-status":
 		if len(seg) == 4 && seg[3] != "" {
 			return stackStat, p, w
+		}
+	case "kumo-rollout":
+		if len(seg) == 3 {
+			return rolloutRun, p, "*"
 		}
 	}
 	return notKumo, "", ""
@@ -84,6 +89,7 @@ var workflowTypes = map[string]startRule{
 	runspec.PreviewWorkflow:   {preview, authz.Preview},
 	runspec.DriftWorkflow:     {drift, authz.DriftCheck},
 	runspec.StatusWorkflow:    {stackStat, authz.Status},
+	runspec.RolloutWorkflow:   {rolloutRun, authz.Apply},
 }
 
 // signalAction is what sending a signal to a run takes; a signal kumo does

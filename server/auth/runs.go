@@ -18,6 +18,11 @@ func startWorkflow(c *call, r *workflowservice.StartWorkflowExecutionRequest) er
 	if err != nil {
 		return err
 	}
+	if r.GetWorkflowType().GetName() == runspec.RolloutWorkflow {
+		if err := c.rolloutScope(&r.Header, p, r.GetWorkflowId(), authz.Apply, authz.Rollback); err != nil {
+			return err
+		}
+	}
 	stampHeader(&r.Header, c.subjectFor(p, w))
 	stampStarter(&r.SearchAttributes, c.p.subject.Name)
 	return nil
@@ -32,6 +37,9 @@ func signalWithStart(c *call, r *workflowservice.SignalWithStartWorkflowExecutio
 	})
 	if err != nil {
 		return err
+	}
+	if r.GetWorkflowType().GetName() == runspec.RolloutWorkflow {
+		return c.deny(authz.Apply, p, w, r.GetWorkflowId(), "a rollout is started with StartWorkflowExecution only")
 	}
 	if err := c.decide(signalAction(r.GetSignalName()), p, w, r.GetWorkflowId(), true); err != nil {
 		return err
@@ -82,6 +90,9 @@ func signal(c *call, r *workflowservice.SignalWorkflowExecutionRequest) error {
 // update: kumo's approve update takes the approve right; any other an admin.
 func update(c *call, r *workflowservice.UpdateWorkflowExecutionRequest) error {
 	in := r.GetRequest().GetInput()
+	if done, err := c.rolloutUpdate(r); done {
+		return err
+	}
 	p, w, err := c.byWorkflowID(updateAction(in.GetName()), r.GetWorkflowExecution().GetWorkflowId(), true)
 	if err != nil {
 		return err
@@ -114,6 +125,9 @@ func (c *call) scheduleWrite(id string, s *schedulepb.Schedule) error {
 	start := s.GetAction().GetStartWorkflow()
 	if start == nil {
 		return c.deny(authz.Schedule, p, w, id, "a schedule's action must start a kumo run")
+	}
+	if start.GetWorkflowType().GetName() == runspec.RolloutWorkflow {
+		return c.deny(authz.Schedule, p, w, id, "a schedule may not start rollouts")
 	}
 	if ok && start.GetWorkflowType().GetName() != runspec.DriftWorkflow {
 		return c.deny(authz.Schedule, p, w, id, "drift schedule %s may start %s runs only, not %s", id, runspec.DriftWorkflow, start.GetWorkflowType().GetName())
