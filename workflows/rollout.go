@@ -152,7 +152,7 @@ func (r *rolloutRun) run(ctx workflow.Context) string {
 		failed := r.failedIn(i)
 		if len(failed) > 0 && w.FailureThreshold.Exceeded(len(failed), len(w.Workspaces)) {
 			wave.State = runspec.RolloutFailed
-			return fmt.Sprintf("wave %s: %d of %d workspaces failed (%s), more than its failure threshold %s allows", w.Name, len(failed), len(w.Workspaces), strings.Join(failed, ", "), w.FailureThreshold)
+			return fmt.Sprintf("wave %s: %d of %d workspaces failed (%s), more than its failure threshold %s allows", w.Name, len(failed), len(w.Workspaces), strings.Join(failed, "; "), w.FailureThreshold)
 		}
 		if r.aborted {
 			wave.State = runspec.RolloutFailed
@@ -164,7 +164,7 @@ func (r *rolloutRun) run(ctx workflow.Context) string {
 		failed = r.failedIn(i)
 		if len(failed) > 0 && w.FailureThreshold.Exceeded(len(failed), len(w.Workspaces)) {
 			wave.State = runspec.RolloutFailed
-			return fmt.Sprintf("wave %s: %d of %d workspaces failed or were unhealthy while baking (%s), more than its failure threshold %s allows", w.Name, len(failed), len(w.Workspaces), strings.Join(failed, ", "), w.FailureThreshold)
+			return fmt.Sprintf("wave %s: %d of %d workspaces failed or were unhealthy while baking (%s), more than its failure threshold %s allows", w.Name, len(failed), len(w.Workspaces), strings.Join(failed, "; "), w.FailureThreshold)
 		}
 		wave.State = runspec.RolloutPassed
 		r.details(ctx)
@@ -333,12 +333,13 @@ func (r *rolloutRun) child(ctx workflow.Context, s *runspec.RolloutWorkspace, wo
 	return out, nil
 }
 
-// failedIn lists the workspaces of wave i that failed or were unhealthy.
+// failedIn lists the workspaces of wave i that failed or were unhealthy,
+// each with why.
 func (r *rolloutRun) failedIn(i int) []string {
 	var out []string
 	for _, s := range r.st.Waves[i].Workspaces {
 		if s.State == runspec.RolloutFailed || s.State == runspec.RolloutUnhealthy {
-			out = append(out, s.Workspace)
+			out = append(out, s.Workspace+": "+s.Error)
 		}
 	}
 	return out
