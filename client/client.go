@@ -19,6 +19,7 @@ import (
 
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 
@@ -29,6 +30,7 @@ import (
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/server/embedded"
 	"github.com/kumoproj/kumo/worker"
+	"github.com/kumoproj/kumo/workflows"
 )
 
 // Options say where kumo keeps its data and which Temporal to use.
@@ -183,6 +185,8 @@ func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
 	base := sdkclient.Options{
 		HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger), DataConverter: c.DataConverter(),
 		ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsCfg},
+		// Sends a rollout's workspaces for the frontend to decide on.
+		Interceptors: []interceptor.ClientInterceptor{workflows.ClientInterceptor},
 	}
 	var tc sdkclient.Client
 	if c.opts.TemporalAddress != "" {

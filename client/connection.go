@@ -95,6 +95,7 @@ func Dial(ctx context.Context, p envconfig.ClientConfigProfile, base sdkclient.O
 	}
 	opts.Logger, opts.MetricsHandler, opts.Identity = base.Logger, base.MetricsHandler, base.Identity
 	opts.DataConverter = base.DataConverter
+	opts.Interceptors = append(opts.Interceptors, base.Interceptors...)
 	if opts.ConnectionOptions.TLS == nil {
 		// The home's own server, found by the caller (HomeServerTLS).
 		opts.ConnectionOptions.TLS = base.ConnectionOptions.TLS

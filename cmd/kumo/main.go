@@ -54,7 +54,7 @@ func newApp() *cli.App {
 		EnableBashCompletion: true,
 		Commands: withCommonFlags([]*cli.Command{
 			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), refreshCommand(), resumeCommand(),
-			approveCommand(), rejectCommand(), auditCommand(),
+			approveCommand(), rejectCommand(), auditCommand(), rolloutCommand(),
 			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), policyCommand(), workerCommand(), apiCommand(), serverCommand(), temporalCommand(), codecCommand(), tokenCommand(), backendCommand(),
 		}),
 		// Errors are printed once, by main, without a stack trace.
