@@ -103,15 +103,21 @@ func rolloutCreateCommand() *cli.Command {
 // argument, and the wave defaults.
 func rolloutSpec(c *cli.Context) (rollout.Spec, error) {
 	var spec rollout.Spec
-	name := c.Args().First()
-	if c.NArg() > 1 {
-		return spec, fmt.Errorf("rollout create takes one NAME, not %d arguments", c.NArg())
+	args, err := positionalArgs(c)
+	if err != nil {
+		return spec, err
+	}
+	if len(args) > 1 {
+		return spec, fmt.Errorf("rollout create takes one NAME, not %d arguments: %s", len(args), strings.Join(args, " "))
+	}
+	name := ""
+	if len(args) == 1 {
+		name = args[0]
 	}
 	switch {
 	case c.IsSet("waves") && c.IsSet("file"):
 		return spec, errors.New("give --waves or -f rollout.yaml, not both")
 	case c.IsSet("file"):
-		var err error
 		if spec, err = rollout.ReadFile(c.String("file")); err != nil {
 			return spec, err
 		}
@@ -122,7 +128,8 @@ func rolloutSpec(c *cli.Context) (rollout.Spec, error) {
 			spec.Name = name
 		}
 	case c.IsSet("waves"):
-		waves, err := rollout.ParseWaves(c.String("waves"))
+		var waves []rollout.WaveSpec
+		waves, err = rollout.ParseWaves(c.String("waves"))
 		if err != nil {
 			return spec, err
 		}
@@ -283,7 +290,11 @@ func rolloutControlCommand(action, usage string) *cli.Command {
 }
 
 func withRollout(c *cli.Context, fn func(*client.Rollout) error) error {
-	if c.NArg() != 1 {
+	args, err := positionalArgs(c)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
 		return fmt.Errorf("kumo rollout %s takes the rollout's NAME", c.Command.Name)
 	}
 	project, err := projectName(c)
@@ -295,7 +306,7 @@ func withRollout(c *cli.Context, fn func(*client.Rollout) error) error {
 		return err
 	}
 	defer kc.CloseBeforeExit()
-	ro, err := kc.RolloutOf(c.Context, project, c.Args().First())
+	ro, err := kc.RolloutOf(c.Context, project, args[0])
 	if err != nil {
 		return err
 	}
