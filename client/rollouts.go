@@ -169,6 +169,10 @@ func (r *Rollout) Control(ctx context.Context, action, reason string) (runspec.R
 	if err != nil {
 		return st, err
 	}
+	switch st.State {
+	case runspec.RolloutSucceeded, runspec.RolloutFailed, runspec.RolloutAborted:
+		return st, fmt.Errorf("rollout %s is %s: nothing to %s", r.Name, st.State, action)
+	}
 	update, req := runspec.RolloutControlUpdate, runspec.RolloutControl{Action: action, Reason: reason, By: startedBy()}
 	var workspaces []string
 	if action == runspec.RolloutApprove {

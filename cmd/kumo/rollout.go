@@ -44,7 +44,7 @@ func rolloutCreateCommand() *cli.Command {
 			&cli.IntFlag{Name: "max-parallel", Usage: "at most this many workspaces of a wave apply at once (default: the whole wave)"},
 			&cli.StringFlag{Name: "bake", Usage: "how long a wave's workspaces must stay healthy before the next wave starts (e.g. 10m)"},
 			&cli.StringFlag{Name: "failure-threshold", Usage: "failures a wave tolerates: a count (1) or a percentage (10%) of its workspaces (default 0)"},
-			&cli.StringSliceFlag{Name: "approve-waves", Usage: "waves that start only once approved (kumo rollout approve)"},
+			&cli.StringFlag{Name: "approve-waves", Usage: "comma-separated waves that start only once approved (kumo rollout approve)"},
 			&cli.BoolFlag{Name: "undo-on-failure", Usage: "when a wave fails, roll every workspace the rollout changed back to its previous revision, newest first"},
 			parallelismFlag(), yesFlag(), detachFlag(), waitFlag(), timeoutFlag(),
 		}, approvalFlags()...),
@@ -153,7 +153,10 @@ func rolloutSpec(c *cli.Context) (rollout.Spec, error) {
 		spec.Defaults.FailureThreshold = c.String("failure-threshold")
 	}
 	yes := true
-	for _, w := range c.StringSlice("approve-waves") {
+	for _, w := range strings.Split(c.String("approve-waves"), ",") {
+		if w = strings.TrimSpace(w); w == "" {
+			continue
+		}
 		found := false
 		for i := range spec.Waves {
 			if spec.Waves[i].Name == w {

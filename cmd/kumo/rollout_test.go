@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -176,4 +177,88 @@ func TestRolloutAcrossTwoClustersStopsAndUndoes(t *testing.T) {
 	if !strings.Contains(r.stdout, "rolled-back") {
 		t.Errorf("create's report:\n%s", r.stdout)
 	}
+}
+
+// waitRollout polls `rollout status` until cond holds.
+func (f *fleet) waitRollout(name, what string, cond func(runspec.RolloutStatus) bool) runspec.RolloutStatus {
+	f.t.Helper()
+	var st runspec.RolloutStatus
+	waitFor(f.t, what, 3*time.Minute, func() bool {
+		r := f.run("rollout", "status", name, "-o", "json")
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &st) != nil {
+			return false
+		}
+		if st.State == runspec.RolloutFailed || st.State == runspec.RolloutAborted {
+			f.t.Fatalf("waiting for %s, rollout %s ended %s: %s", what, name, st.State, st.Message)
+		}
+		return cond(st)
+	})
+	return st
+}
+
+// A rollout in kumo server survives a SIGKILL of the server mid-wave and
+// goes on after the restart; other processes pause, approve, resume and
+// abort rollouts.
+func TestRolloutServerKillAndControls(t *testing.T) {
+	f := newFleet(t)
+	root := filepath.Dir(f.stack)
+	srv := f.startServer("--stack-root", root)
+	f.ok("rollout", "create", "third", "--detach", "--stack", f.stack, "--waves", fleetWaves, "--yes", "--bake", "5s", "--approve-waves", "rest")
+	f.waitRollout("third", "wave eu to be under way", func(st runspec.RolloutStatus) bool {
+		return st.Waves[1].State == runspec.RolloutApplying || st.Waves[1].State == runspec.RolloutBaking
+	})
+	if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	srv.wait()
+	killed := time.Now()
+	srv = f.startServer("--stack-root", root)
+	st := f.waitRollout("third", "wave rest to await approval after the restart", func(st runspec.RolloutStatus) bool {
+		return st.Waves[2].State == runspec.RolloutAwaitingApproval
+	})
+	t.Logf("wave rest awaited approval %s after the kill", time.Since(killed).Round(time.Millisecond))
+	for _, s := range append(st.Waves[0].Workspaces, st.Waves[1].Workspaces...) {
+		if s.State != runspec.RolloutSucceeded || s.Revision != 1 {
+			t.Errorf("after the restart %s: %+v", s.Workspace, s)
+		}
+	}
+
+	r := f.ok("rollout", "pause", "third", "--reason", "look first")
+	if !strings.Contains(r.stdout, "it is paused") {
+		t.Errorf("pause: %s", r)
+	}
+	f.ok("rollout", "approve", "third")
+	time.Sleep(2 * time.Second)
+	if st = f.status("third"); st.State != runspec.RolloutPaused || st.Waves[2].Workspaces[0].State != runspec.RolloutPending {
+		t.Fatalf("approved while paused, the rollout went on: %s, %+v", st.State, st.Waves[2])
+	}
+	f.fails([]string{"rollout", "resume", "nosuch"}, "no rollout nosuch")
+	f.ok("rollout", "resume", "third")
+	f.waitRollout("third", "the rollout to succeed", func(st runspec.RolloutStatus) bool { return st.State == runspec.RolloutSucceeded })
+	var actions []string
+	for _, a := range f.status("third").Actions {
+		actions = append(actions, a.Action)
+		if !a.By.Verified || !strings.HasPrefix(a.By.Name, "local:") {
+			t.Errorf("%s by %+v: want the verified local owner", a.Action, a.By)
+		}
+	}
+	if strings.Join(actions, ",") != "pause,approve,resume" {
+		t.Errorf("actions %v", actions)
+	}
+
+	// Abort from another process: nothing after it starts.
+	f.setApp(webApp("nginx:3", ""))
+	f.ok("rollout", "create", "fourth", "--detach", "--stack", f.stack, "--waves", fleetWaves, "--yes", "--approve-waves", "eu")
+	f.waitRollout("fourth", "wave eu to await approval", func(st runspec.RolloutStatus) bool {
+		return st.Waves[1].State == runspec.RolloutAwaitingApproval
+	})
+	f.ok("rollout", "abort", "fourth", "--reason", "wrong image")
+	waitFor(t, "the abort", time.Minute, func() bool { return f.status("fourth").State == runspec.RolloutAborted })
+	if rel := f.latest("prod-eu1"); rel.Revision != 1 {
+		t.Errorf("an aborted rollout applied wave eu: %+v", rel)
+	}
+	if rel := f.latest("dev-eu1"); rel.Revision != 2 {
+		t.Errorf("canary of the aborted rollout: %+v", rel)
+	}
+	f.fails([]string{"rollout", "resume", "fourth"}, "resume rollout fourth: rollout fourth is aborted: nothing to resume")
 }
