@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,7 +48,7 @@ func (f *fleetRuntime) For(_ engine.Type, s runspec.RuntimeSettings) (runtime.Ru
 }
 
 type rolloutFixture struct {
-	t       *testing.T
+	t       testing.TB
 	tc      client.Client
 	fleet   *fleetRuntime
 	backend *local.Backend
@@ -56,7 +57,7 @@ type rolloutFixture struct {
 
 var fleetNames = []string{"dev-eu1", "prod-eu1", "prod-eu2", "prod-us1", "prod-us2"}
 
-func newRolloutFixture(t *testing.T) *rolloutFixture {
+func newRolloutFixture(t testing.TB) *rolloutFixture {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
@@ -340,4 +341,41 @@ func TestRolloutPauseApproveResumeAbortFromOtherClients(t *testing.T) {
 	if _, err := f.backend.LatestRelease(ctx, "p", "prod-us1"); err == nil {
 		t.Error("an aborted rollout applied wave us")
 	}
+}
+
+// BenchmarkRolloutWaveOverhead measures what a rollout adds per wave beyond
+// its applies: a rollout of 5 one-workspace waves (bake 0: one health read
+// each) on an embedded Temporal, less the time its Apply children ran.
+//
+//	go test -run '^$' -bench RolloutWaveOverhead -benchtime 5x ./workflows/
+func BenchmarkRolloutWaveOverhead(b *testing.B) {
+	f := newRolloutFixture(b)
+	ctx := context.Background()
+	var overhead, applies time.Duration
+	for i := 0; i < b.N; i++ {
+		f.image(fmt.Sprintf("nginx:%d", i))
+		began := time.Now()
+		wr := f.start(ctx, "a=dev-eu1; b=prod-eu1; c=prod-eu2; d=prod-us1; e=prod-us2", nil)
+		var st runspec.RolloutStatus
+		if err := wr.Get(ctx, &st); err != nil {
+			b.Fatal(err)
+		}
+		total := time.Since(began)
+		var children time.Duration
+		for _, w := range st.Waves {
+			for _, s := range w.Workspaces {
+				d, err := f.tc.DescribeWorkflowExecution(ctx, s.WorkflowID, s.RunID)
+				if err != nil {
+					b.Fatal(err)
+				}
+				info := d.GetWorkflowExecutionInfo()
+				children += info.GetCloseTime().AsTime().Sub(info.GetStartTime().AsTime())
+			}
+		}
+		overhead += total - children
+		applies += children
+	}
+	waves := time.Duration(b.N * 5)
+	b.ReportMetric(float64((overhead/waves).Microseconds())/1000, "ms-overhead/wave")
+	b.ReportMetric(float64((applies/waves).Microseconds())/1000, "ms-apply/wave")
 }
