@@ -32,6 +32,8 @@ type CreateReleaseInput struct {
 	Chart *engine.ChartSource `json:"chart,omitempty"`
 	// Surgery is what a forget or move release changes in the record.
 	Surgery *engine.Surgery `json:"surgery,omitempty"`
+	// Target narrows the run to some resources: the release is partial.
+	Target *engine.Targeting `json:"target,omitempty"`
 }
 
 // ReleaseInfo is what a run needs to know about its release.
@@ -94,6 +96,12 @@ type PlanInput struct {
 	Workspace     string `json:"workspace"`
 	SpecHash      string `json:"specHash"`
 	PriorRevision int    `json:"priorRevision"`
+	// Targets are the run's --target addresses, one per line
+	// (release.JoinTargets); TargetDependents keeps their dependents too.
+	Targets          string `json:"targets,omitempty"`
+	TargetDependents bool   `json:"targetDependents,omitempty"`
+	// AllowProtectedDelete: an admin allowed deleting protected resources.
+	AllowProtectedDelete bool `json:"allowProtectedDelete,omitempty"`
 }
 
 // Plan is the DAG of a run, by index so it stays small in workflow history:
@@ -132,6 +140,8 @@ type NodeInput struct {
 	// Wait and Timeout are the run's wait policy (engine.WaitPolicyOf).
 	Wait    string        `json:"wait,omitempty"`
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// AllowProtectedDelete: an admin allowed deleting protected resources.
+	AllowProtectedDelete bool `json:"allowProtectedDelete,omitempty"`
 }
 
 // ApplyResult says whether an applied node must still wait for its resource's

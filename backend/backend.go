@@ -152,6 +152,9 @@ type StateEntry struct {
 	ID       string           `json:"id"`
 	Resource *engine.Resource `json:"resource,omitempty"`
 	Deleted  bool             `json:"deleted,omitempty"`
+	// Retained: with Deleted, the resource was left live because its
+	// delete policy is retain; kumo no longer manages it.
+	Retained bool `json:"retained,omitempty"`
 }
 
 var (

@@ -58,6 +58,14 @@ type Request struct {
 	// user@host): recorded, marked unverified, only when no kumo frontend
 	// stamps the authenticated subject (an existing cluster's).
 	StartedBy string
+	// Targets narrow a preview, apply or destroy to the resources these
+	// addresses name and what they depend on (TargetDependents: and what
+	// depends on them); the release records that it is partial.
+	Targets          []string
+	TargetDependents bool
+	// AllowProtectedDelete lets the run delete protected resources; the run
+	// refuses it to anyone but an admin of the project/workspace.
+	AllowProtectedDelete bool
 }
 
 // Run is a handle on one workflow execution.
@@ -149,6 +157,10 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		Parallelism: req.Parallelism, AutoApprove: req.AutoApprove, RollbackOnFailure: req.RollbackOnFailure, Settings: req.Settings,
 		Wait: req.Wait, Timeout: req.Timeout, ApprovalTimeout: req.ApprovalTimeout,
 		StartedBy: req.StartedBy, Label: req.Label, Surgery: req.surgery,
+		Targets: req.Targets, TargetDependents: req.TargetDependents, AllowProtectedDelete: req.AllowProtectedDelete,
+	}
+	if err := checkTargets(workflowType, req); err != nil {
+		return nil, err
 	}
 	if in.StartedBy == "" {
 		in.StartedBy = startedBy()

@@ -59,6 +59,9 @@ type Change struct {
 	// digest: health is not a change, and it may move while a plan waits
 	// for its approval.
 	Wait *PendingWait `json:"wait,omitempty"`
+	// Retain, on a Delete, says the resource's delete policy is retain: the
+	// run leaves it live and stops managing it instead of deleting it.
+	Retain bool `json:"retain,omitempty"`
 }
 
 // TakesOver reports whether the change makes kumo manage a resource it did not

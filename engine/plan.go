@@ -164,3 +164,28 @@ func jsonText(v any) string {
 	}
 	return string(data)
 }
+
+// TargetedDigest binds a plan's digest to the targets its run was narrowed
+// to: the digest itself when the run is not narrowed (so such plans keep the
+// digest they always had), else the SHA-256 of the digest followed by the
+// sorted targets and whether dependents were kept. An approval of a targeted
+// plan is therefore an approval of those targets.
+func TargetedDigest(digest string, t *Targeting) string {
+	if t == nil || len(t.Targets) == 0 {
+		return digest
+	}
+	targets := slices.Clone(t.Targets)
+	slices.Sort(targets)
+	data, err := json.Marshal(struct {
+		Targets    []string `json:"targets"`
+		Dependents bool     `json:"dependents"`
+	}{slices.Compact(targets), t.Dependents})
+	if err != nil {
+		panic(fmt.Sprintf("targeted digest: %v", err)) // strings always marshal
+	}
+	h := sha256.New()
+	h.Write([]byte(digest))
+	h.Write([]byte("\ntargets:"))
+	h.Write(data)
+	return digestPrefix + hex.EncodeToString(h.Sum(nil))
+}

@@ -31,6 +31,13 @@ type Release struct {
 	Surgery *Surgery `json:"surgery,omitempty"`
 	// Label is the name, message and source commit its run gave it.
 	Label ReleaseLabel `json:"label,omitzero"`
+	// Target, on a partial release, is what its run was narrowed to
+	// (--target): only those resources (and what they need) were changed;
+	// every other resource's record is the prior release's, unchanged.
+	Target *Targeting `json:"target,omitempty"`
+	// Retained are the resources the run would have deleted but left live,
+	// their delete policy being retain: kumo no longer manages them.
+	Retained []string `json:"retained,omitempty"`
 	// Error is why a failed release failed.
 	Error string `json:"error,omitempty"`
 	// Compensation is what was undone after a failed apply, if anything was.
@@ -48,6 +55,13 @@ type Release struct {
 	// over that same copy, so two writers never silently overwrite each other. It is
 	// not part of the record itself.
 	Version string `json:"-"`
+}
+
+// Targeting is a partial run's --target addresses (as given) and whether
+// their dependents were kept too (--target-dependents).
+type Targeting struct {
+	Targets    []string `json:"targets"`
+	Dependents bool     `json:"dependents,omitempty"`
 }
 
 // ChartSource names the Helm chart a release's spec was rendered from.

@@ -31,6 +31,9 @@ type BeginInput struct {
 	// (Operation forget or move; SpecHash is then derived from the prior
 	// release).
 	Surgery *engine.Surgery
+	// Target narrows the run to some resources (--target): the release
+	// records that it is partial.
+	Target *engine.Targeting
 }
 
 // Info is what a run needs to know about its release.
@@ -146,7 +149,7 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 			SpecHash: specHash, RollbackOf: in.RollbackOf, Reason: in.Reason, Chart: in.Chart, CreateTime: now, ModifyTime: now,
 			WorkflowID: in.WorkflowID, RunID: in.RunID,
 		}
-		r.StartedBy, r.Label, r.Surgery = in.StartedBy, in.Label, in.Surgery
+		r.StartedBy, r.Label, r.Surgery, r.Target = in.StartedBy, in.Label, in.Surgery, in.Target
 		err = m.backend.CreateRelease(ctx, r)
 		if errors.Is(err, backend.ErrRevisionExists) {
 			continue // another creator won this revision; look again

@@ -48,6 +48,17 @@ func (m *Manager) deleteAndWait(ctx context.Context, rec record, in Node, res *e
 // runtime waits apart, runtime.DeleteStarter): wait returns once it is gone,
 // and the caller records the tombstone then.
 func (m *Manager) startDelete(ctx context.Context, rec record, in Node, res *engine.Resource) (wait func(context.Context) error, _ error) {
+	policy, err := m.deletePolicy(ctx, in, res)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case policy == engine.DeleteRetain:
+		// Left live, no longer managed: the release lists it as retained.
+		return nil, rec(ctx, backend.StateEntry{ID: in.ID, Deleted: true, Retained: true})
+	case policy == engine.DeleteProtect && !in.AllowProtectedDelete:
+		return nil, kindErr(ErrResourceFailed, &engine.ProtectedError{What: "deleting " + in.ID, IDs: []string{in.ID}})
+	}
 	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
 	if err != nil {
 		return nil, err
@@ -73,4 +84,29 @@ func (m *Manager) startDelete(ctx context.Context, rec record, in Node, res *eng
 // tombstone records that in's resource is gone.
 func tombstone(ctx context.Context, rec record, in Node) error {
 	return rec(ctx, backend.StateEntry{ID: in.ID, Deleted: true})
+}
+
+// deletePolicy is the strongest delete policy of in's resource as it is to be
+// deleted (res), as the prior state recorded it and as the spec has it: every
+// path to a delete (prune, destroy, rollback, compensation, batches) comes
+// here, so protection holds even where the plan's check (checkDeletes) did not
+// look, such as undoing a create.
+func (m *Manager) deletePolicy(ctx context.Context, in Node, res *engine.Resource) (engine.DeletePolicy, error) {
+	prior, err := m.priorResource(ctx, in)
+	if err != nil {
+		return "", err
+	}
+	var desired *engine.Resource
+	if in.SpecHash != "" {
+		spec, err := m.spec(ctx, in.SpecHash)
+		if err != nil {
+			return "", err
+		}
+		desired = spec.resource(in.ID)
+	}
+	p, err := engine.DeletePolicyOfAll(res, prior, desired)
+	if err != nil {
+		return "", kindErr(ErrInvalid, err)
+	}
+	return p, nil
 }

@@ -61,6 +61,7 @@ func (m *Manager) Finish(ctx context.Context, in FinishInput) (int, error) {
 	}
 	r.Spec = spec.Spec
 	r.State = foldState(spec.Spec, prior, entries)
+	r.Retained = retained(entries)
 	r.Phase = in.Phase
 	r.Error = in.Error
 	r.Compensation = in.Compensation
@@ -176,4 +177,17 @@ func (m *Manager) writeReleaseLog(ctx context.Context, r *engine.Release, in Fin
 		return fmt.Errorf("write run log of %s: %w", r.RunID, err)
 	}
 	return nil
+}
+
+// retained lists, sorted, the resources the run left live for their retain
+// policy instead of deleting them.
+func retained(entries map[string]backend.StateEntry) []string {
+	var ids []string
+	for id, e := range entries {
+		if e.Deleted && e.Retained {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
 }

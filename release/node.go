@@ -25,6 +25,9 @@ type Node struct {
 	// an applied node is done. Empty / zero: healthy, engine.DefaultWaitTimeout.
 	Wait    string
 	Timeout time.Duration
+	// AllowProtectedDelete: an admin allowed deleting resources whose delete
+	// policy is protect (the run checked who asked).
+	AllowProtectedDelete bool
 }
 
 // record stores one resource's outcome: at once (recordNow), or with others

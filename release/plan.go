@@ -14,6 +14,15 @@ type PlanInput struct {
 	Workspace     string
 	SpecHash      string
 	PriorRevision int
+	// Targets are the run's --target addresses, one per line (JoinTargets):
+	// a string, so the input stays a key of the plans' cache. Empty: every
+	// resource.
+	Targets string
+	// TargetDependents also keeps what depends on the targets.
+	TargetDependents bool
+	// AllowProtectedDelete: an admin allowed the run to delete resources
+	// whose delete policy is protect (the run checked who asked).
+	AllowProtectedDelete bool
 }
 
 // Plan is the DAG of a run, by index so it stays small in workflow history:
@@ -42,8 +51,14 @@ type PlanNode struct {
 // PlanGraph validates the spec and returns the nodes to walk: every spec resource
 // in dependency order, plus a delete node for every prior resource the spec
 // dropped. Deletes follow the prior dependencies reversed, so a Namespace is
-// removed after what was in it.
+// removed after what was in it. With targets, only the nodes they address and
+// what those need are kept (narrow). A delete node whose resource is
+// protected fails the plan, so nothing is deleted (checkDeletes).
 func (m *Manager) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) {
+	targets, err := ParseTargets(in.Targets)
+	if err != nil {
+		return Plan{}, kindErr(ErrInvalid, err)
+	}
 	spec, err := m.spec(ctx, in.SpecHash)
 	if err != nil {
 		return Plan{}, err
@@ -87,7 +102,24 @@ func (m *Manager) PlanGraph(ctx context.Context, in PlanInput) (Plan, error) {
 		}
 	}
 	addApplied(&plan, spec.Spec)
-	return plan, addRefs(&plan, spec)
+	if err := addRefs(&plan, spec); err != nil {
+		return Plan{}, err
+	}
+	if plan, err = narrow(plan, targets, in.TargetDependents); err != nil {
+		return Plan{}, err
+	}
+	recorded := make(map[string]engine.Resource, len(gone))
+	for _, r := range gone {
+		recorded[r.ID] = r
+	}
+	what := "this run (removing resources the spec no longer has)"
+	if len(spec.Resources) == 0 {
+		what = "destroy"
+	}
+	if err := checkDeletes(plan, recorded, spec, what, in.AllowProtectedDelete); err != nil {
+		return Plan{}, err
+	}
+	return plan, nil
 }
 
 // addApplied records, for each node, the dependencies it needs only applied.

@@ -124,6 +124,13 @@ func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refres
 			return engine.Change{}, nil, err
 		}
 	}
+	if change.Action == engine.Delete && res == nil {
+		p, err := engine.DeletePolicyOf(prior)
+		if err != nil {
+			return engine.Change{}, nil, kindErr(ErrInvalid, err)
+		}
+		change.Retain = p == engine.DeleteRetain
+	}
 	if in.Key.Revision != 0 && change.Action == engine.UnChanged {
 		refresh = refreshEntry(in.ID, res, refs, live, prior)
 	}

@@ -47,6 +47,25 @@ type RunInput struct {
 	// The run records the subject of SubjectHeader instead; this name is
 	// recorded, marked unverified, only when the start carried none.
 	StartedBy string `json:"startedBy,omitempty"`
+	// Targets narrow a Preview, Apply or Destroy to the resources these
+	// addresses name (resid.ParseTarget: an ID, kind/name or a glob) and
+	// what they depend on; TargetDependents keeps what depends on them too.
+	// The release records that it is partial.
+	Targets          []string `json:"targets,omitempty"`
+	TargetDependents bool     `json:"targetDependents,omitempty"`
+	// AllowProtectedDelete lets the run delete resources whose delete policy
+	// is protect. Only a verified admin of the project/workspace may
+	// (MayDeleteProtected): the run refuses anyone else before planning.
+	AllowProtectedDelete bool `json:"allowProtectedDelete,omitempty"`
+}
+
+// Targeting is what the run's Targets make the release record (nil: the
+// run is not narrowed).
+func (in RunInput) Targeting() *engine.Targeting {
+	if len(in.Targets) == 0 {
+		return nil
+	}
+	return &engine.Targeting{Targets: in.Targets, Dependents: in.TargetDependents}
 }
 
 // Cancel carries the reason a run is being cancelled (CancelSignal). It comes

@@ -76,7 +76,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	err = workflow.ExecuteActivity(step(work, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
 		RollbackOf: in.RollbackOf, Reason: in.Reason, Label: in.Label, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
-		StartedBy: r.people.StartedBy, Chart: in.Chart, Surgery: in.Surgery,
+		StartedBy: r.people.StartedBy, Chart: in.Chart, Surgery: in.Surgery, Target: in.Targeting(),
 	}).Get(work, &rel)
 	if err != nil {
 		return r.end(ctx, runspec.Result{}, r.finalStatus(err), err)
@@ -128,6 +128,9 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	if err := r.checkAutoApprove(ctx); err != nil {
 		return nil, err
 	}
+	if err := r.checkProtectedOverride(ctx); err != nil {
+		return nil, err
+	}
 	if op == engine.OperationForget || op == engine.OperationMove {
 		return r.recordSurgery(ctx, rel)
 	}
@@ -138,7 +141,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	nodeInput := func(i int) activities.NodeInput {
 		n := r.plan.Nodes[i]
 		return activities.NodeInput{Key: rel.Key, SpecHash: rel.SpecHash, PriorRevision: rel.PriorRevision, ID: n.ID, Delete: n.Delete, Settings: r.in.Settings,
-			Wait: r.in.Wait, Timeout: r.in.Timeout}
+			Wait: r.in.Wait, Timeout: r.in.Timeout, AllowProtectedDelete: r.in.AllowProtectedDelete}
 	}
 	if err := r.checkStop(); err != nil {
 		return nil, err
@@ -150,7 +153,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	for i := range changes {
 		r.node(i).Action = changes[i].Action
 	}
-	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
+	r.progress.Changes, r.progress.Digest = changes, engine.TargetedDigest(engine.PlanDigest(changes), r.in.Targeting())
 	r.noPolicies = !rel.Policies
 	if err := r.checkPolicies(ctx, rel.Key, rel.SpecHash, rel.PriorRevision, changes); err != nil {
 		return changes, err

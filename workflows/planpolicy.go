@@ -43,7 +43,7 @@ func (r *run) checkPolicies(ctx workflow.Context, key backend.ReleaseKey, specHa
 		return err
 	}
 	r.progress.Policies = res.Violations
-	r.progress.Digest = engine.PolicyDigest(changes, res)
+	r.progress.Digest = engine.TargetedDigest(engine.PolicyDigest(changes, res), r.in.Targeting())
 	if err := res.Denied(); err != nil {
 		r.showDetails()
 		return err

@@ -49,6 +49,6 @@ func (r *run) previewOnly(ctx workflow.Context) ([]engine.Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.progress.Changes, r.progress.Digest = changes, engine.PlanDigest(changes)
+	r.progress.Changes, r.progress.Digest = changes, engine.TargetedDigest(engine.PlanDigest(changes), r.in.Targeting())
 	return changes, r.checkPolicies(ctx, key, in.SpecHash, prior, changes)
 }

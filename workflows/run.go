@@ -102,7 +102,11 @@ func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) 
 const planTimeout = 2 * time.Minute
 
 func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error {
-	in := activities.PlanInput{Project: r.in.Project, Workspace: r.in.Workspace, SpecHash: specHash, PriorRevision: prior}
+	// Targets and the protection override are data of the plan step's
+	// input: a run without them asks for the same plan as before they
+	// existed, so recorded histories replay unchanged.
+	in := activities.PlanInput{Project: r.in.Project, Workspace: r.in.Workspace, SpecHash: specHash, PriorRevision: prior,
+		Targets: joinTargets(r.in.Targets), TargetDependents: r.in.TargetDependents, AllowProtectedDelete: r.in.AllowProtectedDelete}
 	if workflow.GetVersion(ctx, planPagesChange, workflow.DefaultVersion, planPagesVersion) == workflow.DefaultVersion {
 		if err := workflow.ExecuteActivity(step(ctx, "plan"), acts.PlanGraph, in).Get(ctx, &r.plan); err != nil {
 			return err

@@ -67,6 +67,27 @@ func forceConflictsFlag() *cli.BoolFlag {
 	return &cli.BoolFlag{Name: "force-conflicts", Usage: "take over the fields other Kubernetes field managers own on objects kumo did not create (default: fail naming them)"}
 }
 
+// targetFlags narrow a preview, apply or destroy to some resources, as
+// Terraform's -target does.
+func targetFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "target", Usage: "only this resource and what it depends on (repeatable): an ID (apps/v1:Deployment:demo:web), kind/name (Deployment/web) or a glob (apps/v1:Deployment:demo:*); the release records that it is partial"},
+		&cli.BoolFlag{Name: "target-dependents", Usage: "with --target: also what depends on the targets"},
+	}
+}
+
+// allowProtectedFlag lets an admin delete resources whose delete policy is
+// protect; the run checks the role, not the CLI.
+func allowProtectedFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "allow-protected-delete", Usage: "delete resources annotated kumoproj.io/delete-policy: protect (admins only; checked by the server)"}
+}
+
+// setTargets copies the target and protection flags the command has.
+func setTargets(c *cli.Context, req *client.Request) {
+	req.Targets, req.TargetDependents = c.StringSlice("target"), c.Bool("target-dependents")
+	req.AllowProtectedDelete = c.Bool("allow-protected-delete")
+}
+
 func yesFlag() *cli.BoolFlag {
 	return &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "apply without asking for confirmation"}
 }
@@ -75,12 +96,13 @@ func previewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "preview",
 		Usage: "show what apply would change, resource by resource and field by field",
-		Flags: append(sourceFlags(), parallelismFlag(), forceConflictsFlag(), outputFlag(formatTable, formatJSON)),
+		Flags: append(append(sourceFlags(), parallelismFlag(), forceConflictsFlag(), outputFlag(formatTable, formatJSON)), targetFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setSource(c, &req); err != nil {
 					return err
 				}
+				setTargets(c, &req)
 				run, err := kc.Preview(ctx, req)
 				if err != nil {
 					return err
@@ -115,7 +137,7 @@ func applyCommand() *cli.Command {
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"},
 			waitFlag(), timeoutFlag(),
 			&cli.StringFlag{Name: "version", Usage: "name the release (alpha1, v1.2.0), unique in the stack: release list shows it, rollback --version restores it"},
-			messageFlag()), approvalFlags()...),
+			messageFlag(), allowProtectedFlag()), append(approvalFlags(), targetFlags()...)...),
 		Action: func(c *cli.Context) error {
 			if c.String("spec-file") == "-" && !c.Bool("yes") && c.String("approval") != "auto" {
 				return errors.New("kumo apply -f - reads standard input, so it cannot ask for confirmation there too: add --yes (or preview first)")
@@ -128,6 +150,7 @@ func applyCommand() *cli.Command {
 					return err
 				}
 				req.RollbackOnFailure = c.Bool("rollback-on-failure")
+				setTargets(c, &req)
 				if err := setWait(c, &req); err != nil {
 					return err
 				}
@@ -147,12 +170,13 @@ func destroyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "destroy",
 		Usage: "delete everything the latest release recorded, dependents first",
-		Flags: append([]cli.Flag{parallelismFlag(), yesFlag(), detachFlag()}, approvalFlags()...),
+		Flags: append([]cli.Flag{parallelismFlag(), yesFlag(), detachFlag(), allowProtectedFlag()}, append(approvalFlags(), targetFlags()...)...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setApproval(c, &req); err != nil {
 					return err
 				}
+				setTargets(c, &req)
 				run, err := kc.Destroy(ctx, req)
 				if err != nil {
 					return err
@@ -193,7 +217,7 @@ func rollbackCommand() *cli.Command {
 			&cli.StringFlag{Name: "version", Usage: "restore the revision an apply named so (apply --version), instead of --revision"},
 			messageFlag(),
 			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
-			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(), waitFlag(), timeoutFlag(),
+			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(), waitFlag(), timeoutFlag(), allowProtectedFlag(),
 		}, approvalFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
@@ -214,6 +238,7 @@ func rollbackCommand() *cli.Command {
 					}
 				}
 				req.Label.Message = c.String("message")
+				req.AllowProtectedDelete = c.Bool("allow-protected-delete")
 				run, err := kc.Rollback(ctx, req, revision, c.Bool("allow-failed"))
 				if err != nil {
 					return err
