@@ -85,21 +85,29 @@ func TestParseRunRequest(t *testing.T) {
 	if err != nil || o2.fingerprint() != o.fingerprint() {
 		t.Errorf("the same request reordered: %v, fingerprints differ: %v", err, o2.fingerprint() != o.fingerprint())
 	}
+	o4, err := parseRunRequest([]byte(`{"operation":"apply","project":"shop","workspace":"dev","spec":` + spec + `,"approval":"auto","timeout":"90s","targets":["ConfigMap/c"]}`))
+	if err != nil || o4.fingerprint() == o.fingerprint() || o4.Targets[0] != "ConfigMap/c" {
+		t.Errorf("a targeted request: %v; its fingerprint must differ from the untargeted one's", err)
+	}
 	o3, _ := parseRunRequest([]byte(`{"operation":"apply","project":"shop","workspace":"prod","spec":` + spec + `,"approval":"auto","timeout":"90s"}`))
 	if o3.fingerprint() == o.fingerprint() {
 		t.Error("another workspace has the same fingerprint")
 	}
 	for body, want := range map[string]string{
-		`{"operation":"deploy","project":"p","workspace":"w"}`:                                "operation \"deploy\"",
-		`{"operation":"destroy","workspace":"w"}`:                                             "project: required",
-		`{"operation":"destroy","project":"p","workspace":"w","spec":{}}`:                     "spec: a destroy run does not take it",
-		`{"operation":"preview","project":"p","workspace":"w"}`:                               "spec, stackDir",
-		`{"operation":"preview","project":"p","workspace":"w","spec":"x","stackDir":"/s"}`:    "spec, stackDir",
-		`{"operation":"generate","project":"p","workspace":"w"}`:                              "stackDir",
-		`{"operation":"destroy","project":"p","workspace":"w","approval":"maybe"}`:            "approval \"maybe\"",
-		`{"operation":"apply","project":"p","workspace":"w","stackDir":"/s","timeout":"-1s"}`: "timeout \"-1s\"",
-		`{"operation":"destroy","project":"p","workspace":"w","colour":"red"}`:                "unknown field \"colour\"",
-		`{"operation":"apply","project":"p","workspace":"w","spec":"resources: [{id: x}]"}`:   "spec",
+		`{"operation":"deploy","project":"p","workspace":"w"}`:                                              "operation \"deploy\"",
+		`{"operation":"destroy","workspace":"w"}`:                                                           "project: required",
+		`{"operation":"destroy","project":"p","workspace":"w","spec":{}}`:                                   "spec: a destroy run does not take it",
+		`{"operation":"preview","project":"p","workspace":"w"}`:                                             "spec, stackDir",
+		`{"operation":"preview","project":"p","workspace":"w","spec":"x","stackDir":"/s"}`:                  "spec, stackDir",
+		`{"operation":"generate","project":"p","workspace":"w"}`:                                            "stackDir",
+		`{"operation":"destroy","project":"p","workspace":"w","approval":"maybe"}`:                          "approval \"maybe\"",
+		`{"operation":"apply","project":"p","workspace":"w","stackDir":"/s","timeout":"-1s"}`:               "timeout \"-1s\"",
+		`{"operation":"destroy","project":"p","workspace":"w","colour":"red"}`:                              "unknown field \"colour\"",
+		`{"operation":"apply","project":"p","workspace":"w","spec":"resources: [{id: x}]"}`:                 "spec",
+		`{"operation":"destroy","project":"p","workspace":"w","targets":["web"]}`:                           "targets[0]: --target \"web\"",
+		`{"operation":"rollback","project":"p","workspace":"w","targets":["Deployment/web"]}`:               "targets: a rollback run does not take it",
+		`{"operation":"destroy","project":"p","workspace":"w","targetDependents":true}`:                     "targetDependents: needs targets",
+		`{"operation":"preview","project":"p","workspace":"w","stackDir":"/s","allowProtectedDelete":true}`: "allowProtectedDelete: a preview run does not take it",
 	} {
 		if _, err := parseRunRequest([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error naming %q", body, err, want)

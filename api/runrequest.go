@@ -13,6 +13,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/input"
+	"github.com/kumoproj/kumo/engine/resid"
 )
 
 // Operations are the runs POST runs starts, in kumo's words.
@@ -49,6 +50,15 @@ type RunRequest struct {
 	// Mode is a drift check's: "warn" (default) or "remediate".
 	Mode             string `json:"mode,omitempty"`
 	GeneratorTimeout string `json:"generatorTimeout,omitempty"`
+	// Targets narrow a preview, apply or destroy to these resources (an ID,
+	// kind/name or a glob each) and what they depend on; TargetDependents
+	// keeps what depends on them too (kumo apply --target).
+	Targets          []string `json:"targets,omitempty"`
+	TargetDependents bool     `json:"targetDependents,omitempty"`
+	// AllowProtectedDelete lets an apply, destroy or rollback delete
+	// resources whose delete policy is protect; the run refuses it to
+	// anyone but an admin of the project/workspace.
+	AllowProtectedDelete bool `json:"allowProtectedDelete,omitempty"`
 }
 
 // runOptions are a RunRequest checked and parsed.
@@ -91,10 +101,10 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 	// quietly ignored.
 	takes := map[string][]string{
 		"generate":    {"stack", "stackDir", "generatorTimeout"},
-		"preview":     {"stack", "stackDir", "spec", "parallelism", "forceConflicts", "generatorTimeout"},
-		"apply":       {"stack", "stackDir", "spec", "parallelism", "forceConflicts", "generatorTimeout", "approval", "approvalTimeout", "wait", "timeout", "rollbackOnFailure"},
-		"destroy":     {"parallelism", "approval", "approvalTimeout"},
-		"rollback":    {"parallelism", "forceConflicts", "approval", "approvalTimeout", "wait", "timeout", "revision", "allowFailed"},
+		"preview":     {"stack", "stackDir", "spec", "parallelism", "forceConflicts", "generatorTimeout", "targets", "targetDependents"},
+		"apply":       {"stack", "stackDir", "spec", "parallelism", "forceConflicts", "generatorTimeout", "approval", "approvalTimeout", "wait", "timeout", "rollbackOnFailure", "targets", "targetDependents", "allowProtectedDelete"},
+		"destroy":     {"parallelism", "approval", "approvalTimeout", "targets", "targetDependents", "allowProtectedDelete"},
+		"rollback":    {"parallelism", "forceConflicts", "approval", "approvalTimeout", "wait", "timeout", "revision", "allowFailed", "allowProtectedDelete"},
 		"drift-check": {"parallelism", "mode"},
 	}[r.Operation]
 	set := map[string]bool{
@@ -102,6 +112,7 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 		"forceConflicts": r.ForceConflicts, "generatorTimeout": r.GeneratorTimeout != "", "approval": r.Approval != "",
 		"approvalTimeout": r.ApprovalTimeout != "", "wait": r.Wait != "", "timeout": r.Timeout != "",
 		"rollbackOnFailure": r.RollbackOnFailure, "revision": r.Revision != 0, "allowFailed": r.AllowFailed, "mode": r.Mode != "",
+		"targets": len(r.Targets) > 0, "targetDependents": r.TargetDependents, "allowProtectedDelete": r.AllowProtectedDelete,
 	}
 	for _, f := range sortedKeys(set) {
 		if set[f] && !slices.Contains(takes, f) {
@@ -117,6 +128,13 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 		return nil, fmt.Errorf("parallelism %d: want 1 or more", r.Parallelism)
 	case r.Revision < 0:
 		return nil, fmt.Errorf("revision %d: want 1 or more", r.Revision)
+	case r.TargetDependents && len(r.Targets) == 0:
+		return nil, errors.New("targetDependents: needs targets")
+	}
+	for i, t := range r.Targets {
+		if _, err := resid.ParseTarget(t); err != nil {
+			return nil, fmt.Errorf("targets[%d]: %w", i, err)
+		}
 	}
 	if r.Parallelism == 0 {
 		r.Parallelism = defaultParallelism

@@ -149,6 +149,7 @@ func (c *call) start(ctx context.Context, o *runOptions) (*client.Run, error) {
 		GeneratorTimeout: o.generatorTimeout, Parallelism: o.Parallelism, AutoApprove: o.Approval == "auto",
 		ApprovalTimeout: o.approvalTimeout, RollbackOnFailure: o.RollbackOnFailure, Settings: settings,
 		Wait: o.Wait, Timeout: o.timeout,
+		Targets: o.Targets, TargetDependents: o.TargetDependents, AllowProtectedDelete: o.AllowProtectedDelete,
 		// What a kumo frontend replaces with the subject it authenticates,
 		// and an existing cluster's run records, marked unverified.
 		StartedBy: c.subject.Name,

@@ -43,6 +43,8 @@ type RunDetails struct {
 	People *engine.People `json:"people,omitempty"`
 	// Policies are the plan policy rules the run's plan violated.
 	Policies []planpolicy.Violation `json:"policies,omitempty"`
+	// Target is what a partial run was narrowed to (--target).
+	Target *engine.Targeting `json:"target,omitempty"`
 }
 
 // ResourceOutcome is what one resource's step did in a run.
@@ -100,7 +102,7 @@ func (c *Client) showRun(ctx context.Context, project, runID string) (*RunDetail
 	if err != nil {
 		d.ProgressError = fmt.Sprintf("the run did not answer (%v); is a kumo worker running?", err)
 	} else {
-		d.Stage, d.Waiting, d.People, d.Policies = p.Stage, p.Waiting, p.People, p.Policies
+		d.Stage, d.Waiting, d.People, d.Policies, d.Target = p.Stage, p.Waiting, p.People, p.Policies, p.Target
 		d.Resources = outcomes(p.Nodes)
 		if d.Changes == nil && p.Changes != nil { // a run older than the memo
 			counts := runspec.CountChanges(p.Changes)

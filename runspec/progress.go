@@ -50,6 +50,8 @@ type Progress struct {
 	Policies []planpolicy.Violation `json:"policies,omitempty"`
 	// Approval is set once the run waits for approval.
 	Approval *ApprovalState `json:"approval,omitempty"`
+	// Target is what a partial run was narrowed to (--target).
+	Target *engine.Targeting `json:"target,omitempty"`
 	// People are who started the run and who approved, rejected or
 	// cancelled it, with when (runs older than this record leave it nil).
 	People *engine.People `json:"people,omitempty"`

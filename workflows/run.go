@@ -80,7 +80,7 @@ func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) 
 	if in.Parallelism <= 0 {
 		in.Parallelism = defaultParallel
 	}
-	r := &run{in: in, op: op, progress: runspec.Progress{Stage: runspec.StagePlanning}}
+	r := &run{in: in, op: op, progress: runspec.Progress{Stage: runspec.StagePlanning, Target: in.Targeting()}}
 	r.signals = signalsOf(ctx)
 	r.starter = r.signals.starter(in.StartedBy)
 	started := r.starter.Actor(workflow.GetInfo(ctx).WorkflowStartTime, "")

@@ -220,6 +220,13 @@ func printRunDetails(w io.Writer, d *client.RunDetails, now time.Time) {
 	if d.Revision > 0 {
 		line("Revision:", fmt.Sprint(d.Revision))
 	}
+	if t := d.Target; t != nil {
+		how := "partial: only these and what they depend on"
+		if t.Dependents {
+			how = "partial: only these, what depends on them and what they depend on"
+		}
+		line("Target:", strings.Join(t.Targets, ", ")+" ("+how+")")
+	}
 	line("Started:", d.Started.Local().Format(time.DateTime))
 	if !d.Running() {
 		line("Ended:", d.Closed.Local().Format(time.DateTime))
