@@ -34,6 +34,8 @@ type CreateReleaseInput struct {
 	Surgery *engine.Surgery `json:"surgery,omitempty"`
 	// Target narrows the run to some resources: the release is partial.
 	Target *engine.Targeting `json:"target,omitempty"`
+	// Git is the git source commit the spec was generated from, if it was.
+	Git *engine.GitOrigin `json:"git,omitempty"`
 }
 
 // ReleaseInfo is what a run needs to know about its release.

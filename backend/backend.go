@@ -20,6 +20,7 @@ import (
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/drift"
+	"github.com/kumoproj/kumo/engine/gitsource"
 )
 
 // Backend is where releases, specs and in-flight state live.
@@ -92,6 +93,18 @@ type Backend interface {
 	// DeleteWorkspace removes a stored workspace, or fails with ErrNotFound. It does
 	// not look at releases: refusing to delete a workspace in use is the caller's.
 	DeleteWorkspace(ctx context.Context, name string) error
+
+	// PutSource stores a git source (with create, only a new name: ErrExists
+	// otherwise); GetSource returns one or ErrNotFound; ListSources names them,
+	// sorted; DeleteSource removes one or fails with ErrNotFound.
+	PutSource(ctx context.Context, src *gitsource.Source, create bool) error
+	GetSource(ctx context.Context, name string) (*gitsource.Source, error)
+	ListSources(ctx context.Context) ([]string, error)
+	DeleteSource(ctx context.Context, name string) error
+	// GetSyncState returns the sync state of a stack (empty when never
+	// synced); PutSyncState stores it.
+	GetSyncState(ctx context.Context, project, workspace string) (*gitsource.SyncState, error)
+	PutSyncState(ctx context.Context, st *gitsource.SyncState) error
 
 	// PutRunLog stores one part of a run's log (runID and part are checked with
 	// ValidateName). Writing a part again replaces it, so a retried activity does

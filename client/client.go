@@ -101,6 +101,10 @@ type Client struct {
 // the executables in it, since only the home's owner can put them there.
 func GeneratorsDir(home string) string { return filepath.Join(absHome(home), "generators") }
 
+// SourceCacheDir is where a worker on the home fetches git sources: one
+// directory per repository and commit.
+func SourceCacheDir(home string) string { return filepath.Join(absHome(home), "cache", "sources") }
+
 // DefaultHome is $KUMO_HOME, else ~/.kumo.
 func DefaultHome() string {
 	if h := os.Getenv("KUMO_HOME"); h != "" {
@@ -160,7 +164,7 @@ func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
 	// the stack: it reads the stack wherever it is. Generators still run
 	// only as their workspace trusts them (see trustOnFirstUse).
 	c.worker = worker.NewWithOptions(tc, c.backend, worker.Options{Generation: generate.Policy{
-		AnyStackDir: true, TrustedDirs: []string{GeneratorsDir(c.opts.Home)},
+		AnyStackDir: true, TrustedDirs: []string{GeneratorsDir(c.opts.Home)}, SourceCache: SourceCacheDir(c.opts.Home),
 	}})
 	if err := c.worker.Start(); err != nil {
 		c.Close()

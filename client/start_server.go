@@ -88,7 +88,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 	if roots, err = StackRoots(roots); err != nil {
 		return nil, err
 	}
-	generation := generate.Policy{StackRoots: roots, TrustedDirs: []string{GeneratorsDir(opts.Home)}}
+	generation := generate.Policy{StackRoots: roots, TrustedDirs: []string{GeneratorsDir(opts.Home)}, SourceCache: SourceCacheDir(opts.Home)}
 	startWorker := func(ctx context.Context, address string, tlsCfg *tls.Config) (func(), error) {
 		tc, err := sdkclient.DialContext(ctx, sdkclient.Options{
 			HostPort: address, Namespace: opts.Namespace, Logger: sdklog.NewStructuredLogger(opts.Logger),

@@ -21,6 +21,8 @@ type Release struct {
 	State    *State `json:"state,omitempty"`
 	// Chart is the Helm chart the spec was rendered from (kumo apply --chart).
 	Chart *ChartSource `json:"chart,omitempty"`
+	// Git is the commit of a git source the spec was generated from.
+	Git *GitOrigin `json:"git,omitempty"`
 	// RollbackOf is the revision whose spec a rollback applied again.
 	RollbackOf int `json:"rollbackOf,omitempty"`
 	// Reason says why a run that no one typed made this release (a
@@ -78,6 +80,17 @@ type ChartSource struct {
 	// ValuesDigest identifies the values given (--values, --set), not the
 	// chart's own defaults: sha256 of their JSON with sorted keys.
 	ValuesDigest string `json:"valuesDigest"`
+}
+
+// GitOrigin names the commit of a git source a release's spec was generated
+// from (kumo apply --source, a sync schedule, the git webhook).
+type GitOrigin struct {
+	Source string `json:"source"`
+	URL    string `json:"url"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// Path is the stack's directory in the repository ("" its root).
+	Path string `json:"path,omitempty"`
 }
 
 // Compensation records the undoing of a failed apply: the resources put back as

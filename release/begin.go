@@ -34,6 +34,8 @@ type BeginInput struct {
 	// Target narrows the run to some resources (--target): the release
 	// records that it is partial.
 	Target *engine.Targeting
+	// Git is the git source commit the spec was generated from, if it was.
+	Git *engine.GitOrigin
 }
 
 // Info is what a run needs to know about its release.
@@ -149,7 +151,7 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 			SpecHash: specHash, RollbackOf: in.RollbackOf, Reason: in.Reason, Chart: in.Chart, CreateTime: now, ModifyTime: now,
 			WorkflowID: in.WorkflowID, RunID: in.RunID,
 		}
-		r.StartedBy, r.Label, r.Surgery, r.Target = in.StartedBy, in.Label, in.Surgery, in.Target
+		r.StartedBy, r.Label, r.Surgery, r.Target, r.Git = in.StartedBy, in.Label, in.Surgery, in.Target, in.Git
 		err = m.backend.CreateRelease(ctx, r)
 		if errors.Is(err, backend.ErrRevisionExists) {
 			continue // another creator won this revision; look again

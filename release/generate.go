@@ -39,7 +39,13 @@ func (m *Manager) Generate(ctx context.Context, runID string, in runspec.Generat
 }
 
 func (m *Manager) generate(ctx context.Context, in runspec.GenerateInput, log *bytes.Buffer) (runspec.GenerateResult, error) {
-	src, err := m.generation.Load(in.StackDir)
+	var src *generate.Source
+	var err error
+	if in.Git != nil {
+		src, err = m.loadGitStack(ctx, in, log)
+	} else {
+		src, err = m.generation.Load(in.StackDir)
+	}
 	if err != nil {
 		return runspec.GenerateResult{}, err
 	}

@@ -29,6 +29,9 @@ type RunInput struct {
 	// Surgery is what a Forget or Move run changes in the latest release's
 	// record.
 	Surgery *engine.Surgery `json:"surgery,omitempty"`
+	// Git is recorded in the release: the git source commit Source
+	// generates from (Source.Git is the same), if it is one.
+	Git *engine.GitOrigin `json:"git,omitempty"`
 	// Parallelism bounds how many nodes run at once (default 10).
 	Parallelism int `json:"parallelism,omitempty"`
 	// AutoApprove skips waiting for an Approval after preview.

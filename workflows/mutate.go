@@ -76,7 +76,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	err = workflow.ExecuteActivity(step(work, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
 		RollbackOf: in.RollbackOf, Reason: in.Reason, Label: in.Label, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
-		StartedBy: r.people.StartedBy, Chart: in.Chart, Surgery: in.Surgery, Target: in.Targeting(),
+		StartedBy: r.people.StartedBy, Chart: in.Chart, Surgery: in.Surgery, Target: in.Targeting(), Git: in.Git,
 	}).Get(work, &rel)
 	if err != nil {
 		return r.end(ctx, runspec.Result{}, r.finalStatus(err), err)

@@ -76,6 +76,8 @@ type releaseRow struct {
 	Drift string `json:"drift,omitempty"`
 	// ReleaseLabel is the release's version, message and source commit.
 	engine.ReleaseLabel
+	// Git is the git source commit the release deployed, if it came from one.
+	Git *engine.GitOrigin `json:"git,omitempty"`
 }
 
 func releaseList(c *cli.Context) error {
@@ -96,7 +98,7 @@ func releaseList(c *cli.Context) error {
 			if r.Chart != nil {
 				chartName = r.Chart.Chart + "@" + r.Chart.Version
 			}
-			rows = append(rows, releaseRow{r.Revision, r.Stack, chartName, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, int(sum.Stored), r.RollbackOf, compensated, r.RunID, r.Error, "", r.Label})
+			rows = append(rows, releaseRow{r.Revision, r.Stack, chartName, r.Operation, r.Phase, r.SpecHash, n, r.CreateTime, r.ModifyTime, int(sum.Stored), r.RollbackOf, compensated, r.RunID, r.Error, "", r.Label, r.Git})
 		}
 		drifted := markDrift(c, kc, t, rows)
 		return printOutput(c, rows, func() error { return printReleases(rows, t, drifted) })
@@ -111,7 +113,7 @@ func printReleases(rows []releaseRow, t target, drifted string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REVISION\tVERSION\tSTACK/CHART\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
+	fmt.Fprintln(tw, "REVISION\tVERSION\tSTACK/CHART\tSOURCE\tOPERATION\tPHASE\tSPEC HASH\tRESOURCES\tCREATED\tDURATION\tSIZE\tROLLBACK OF")
 	for _, r := range rows {
 		rollbackOf := ""
 		if r.RollbackOf > 0 {
@@ -125,7 +127,7 @@ func printReleases(rows []releaseRow, t target, drifted string) error {
 		if r.Drift != "" {
 			phase += " (drifted)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Version), orDash(r.Stack+r.Chart), operation, phase, r.SpecHash, r.Resources,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%.16s\t%d\t%s\t%s\t%s\t%s\n", r.Revision, orDash(r.Version), orDash(r.Stack+r.Chart), orDash(gitOrigin(r.Git)), operation, phase, r.SpecHash, r.Resources,
 			r.Created.Local().Format("2006-01-02 15:04:05"), r.Modified.Sub(r.Created).Round(10*time.Millisecond), humanBytes(r.Size), orDash(rollbackOf))
 	}
 	if err := tw.Flush(); err != nil {
@@ -271,4 +273,13 @@ func withClient(c *cli.Context, fn func(kc *client.Client, t target) error) erro
 		return err
 	}
 	return fn(kc, target{Project: project, Workspace: workspace})
+}
+
+// gitOrigin is a release's git source as a table cell: source@ref and the
+// commit's first 12 digits.
+func gitOrigin(g *engine.GitOrigin) string {
+	if g == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s@%s %.12s", g.Source, g.Ref, g.Commit)
 }

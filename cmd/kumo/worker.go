@@ -119,7 +119,7 @@ func runWorker(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	wopts := worker.Options{StopTimeout: grace, Generation: generate.Policy{StackRoots: roots, TrustedDirs: []string{client.GeneratorsDir(home)}}, Events: events,
+	wopts := worker.Options{StopTimeout: grace, Generation: generate.Policy{StackRoots: roots, TrustedDirs: []string{client.GeneratorsDir(home)}, SourceCache: client.SourceCacheDir(home)}, Events: events,
 		Policies: planPolicies}
 	queue := c.String("task-queue")
 	var w sdkworker.Worker

@@ -36,6 +36,9 @@ type Policy struct {
 	// TrustedDirs are directories whose executables every workspace trusts
 	// (the kumo home's generators directory).
 	TrustedDirs []string
+	// SourceCache is the directory git sources are fetched into, one
+	// directory per repository and commit (none: git sources are refused).
+	SourceCache string
 }
 
 // StackDir resolves dir's symlinks and checks that it lies under one of the
