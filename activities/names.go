@@ -38,6 +38,8 @@ const (
 	CheckPoliciesActivity       = "CheckPolicies"
 	RecordSurgeryActivity       = "RecordSurgery"
 	LatestSucceededActivity     = "LatestSucceeded"
+	CheckSourceActivity         = "CheckSource"
+	RecordSyncActivity          = "RecordSync"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -83,5 +85,7 @@ func (a *Activities) byName() map[string]any {
 		LatestSucceededActivity:     a.LatestSucceeded,
 		CheckPoliciesActivity:       a.CheckPolicies,
 		RecordSurgeryActivity:       a.RecordSurgery,
+		CheckSourceActivity:         a.CheckSource,
+		RecordSyncActivity:          a.RecordSync,
 	}
 }

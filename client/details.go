@@ -17,6 +17,9 @@ func staticSummary(operation string, req Request) string {
 	if req.rollbackOf > 0 {
 		s += fmt.Sprintf(" to revision %d", req.rollbackOf)
 	}
+	if g := req.git; g != nil {
+		s += fmt.Sprintf(" from %s@%.12s", g.Source, g.Commit)
+	}
 	return s
 }
 
@@ -44,6 +47,9 @@ func staticDetails(operation string, req Request, in any, pages string) string {
 		line("spec", "revision %d's, `%s`", req.rollbackOf, run.SpecHash)
 	case run.SpecHash != "":
 		line("spec", "`%s`, from a spec file", run.SpecHash)
+	case run.Git != nil:
+		g := run.Git
+		line("spec", "generated from git source `%s`: %s@%s, commit `%s`, path `%s`", g.Source, g.URL, g.Ref, g.Commit, g.Path)
 	case req.StackDir != "":
 		line("spec", "generated from the stack directory `%s`", req.StackDir)
 	case operation == "destroy":

@@ -33,6 +33,12 @@ type Request struct {
 	Chart *engine.ChartSource
 	// StackDir is a stack directory (stack.yaml, app.yaml, inside a project).
 	StackDir string
+	// GitSource, instead of StackDir, names a git source: the run generates
+	// from the commit its ref is at when the run starts (or GitCommit).
+	GitSource string
+	GitCommit string
+	// git is the source commit a run generates from (resolved at start).
+	git *engine.GitOrigin
 	// GeneratorTimeout bounds each external generator call (default 60 s).
 	GeneratorTimeout time.Duration
 	// specHash names a spec already in the backend (rollback).
@@ -182,6 +188,10 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 			return nil, err
 		}
 		in.SpecHash = hash
+	case req.specHash == "" && req.GitSource != "" && workflowType != runspec.DestroyWorkflow:
+		if err := c.gitSource(ctx, &req, &in); err != nil {
+			return nil, err
+		}
 	case req.specHash == "" && req.StackDir != "" && workflowType != runspec.DestroyWorkflow:
 		src, err := c.source(ctx, &req)
 		if err != nil {

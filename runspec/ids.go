@@ -42,7 +42,7 @@ func StackOfWorkflowID(id string) (project, workspace string, ok bool) {
 		return "", "", false
 	}
 	switch seg[0] {
-	case "kumo", "kumo-drift", "kumo-status":
+	case "kumo", "kumo-drift", "kumo-status", "kumo-sync":
 		return seg[1], seg[2], true
 	}
 	return "", "", false

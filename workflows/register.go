@@ -23,4 +23,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(Remediate, workflow.RegisterOptions{Name: runspec.RemediateWorkflow})
 	r.RegisterWorkflowWithOptions(StackStatus, workflow.RegisterOptions{Name: runspec.StatusWorkflow})
 	r.RegisterWorkflowWithOptions(Rollout, workflow.RegisterOptions{Name: runspec.RolloutWorkflow})
+	r.RegisterWorkflowWithOptions(SourceSync, workflow.RegisterOptions{Name: runspec.SyncWorkflow})
 }

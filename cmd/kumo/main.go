@@ -55,7 +55,7 @@ func newApp() *cli.App {
 		Commands: withCommonFlags([]*cli.Command{
 			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), refreshCommand(), resumeCommand(),
 			approveCommand(), rejectCommand(), auditCommand(), rolloutCommand(),
-			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), runCommand(), policyCommand(), workerCommand(), apiCommand(), serverCommand(), temporalCommand(), codecCommand(), tokenCommand(), backendCommand(),
+			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), sourceCommand(), syncCommand(), runCommand(), policyCommand(), workerCommand(), apiCommand(), serverCommand(), temporalCommand(), codecCommand(), tokenCommand(), backendCommand(),
 		}),
 		// Errors are printed once, by main, without a stack trace.
 		ExitErrHandler: func(*cli.Context, error) {},

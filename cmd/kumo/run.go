@@ -30,6 +30,16 @@ func generatorTimeoutFlag() *cli.DurationFlag {
 
 // setSource fills req with the spec file, or else the stack to generate from.
 func setSource(c *cli.Context, req *client.Request) error {
+	if name := c.String("source"); name != "" {
+		if inputGiven(c) || c.IsSet("stack") {
+			return errors.New("give either --source or --stack/--spec-file/--kustomize/--chart, not both")
+		}
+		req.GitSource, req.GitCommit, req.GeneratorTimeout = name, c.String("commit"), c.Duration("generator-timeout")
+		return nil
+	}
+	if c.IsSet("commit") {
+		return errors.New("--commit pins the commit of a git source: give it with --source NAME")
+	}
 	if inputGiven(c) {
 		if c.IsSet("stack") {
 			return errors.New("give either --spec-file/--kustomize/--chart or --stack, not both")
@@ -96,13 +106,16 @@ func previewCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "preview",
 		Usage: "show what apply would change, resource by resource and field by field",
-		Flags: append(append(sourceFlags(), parallelismFlag(), forceConflictsFlag(), outputFlag(formatTable, formatJSON)), targetFlags()...),
+		Flags: append(append(append(sourceFlags(), gitSourceFlags()...), parallelismFlag(), forceConflictsFlag(), outputFlag(formatTable, formatJSON)), targetFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setSource(c, &req); err != nil {
 					return err
 				}
 				setTargets(c, &req)
+				if err := sourceProject(c, kc, &req); err != nil {
+					return err
+				}
 				run, err := kc.Preview(ctx, req)
 				if err != nil {
 					return err
@@ -133,7 +146,7 @@ func applyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "apply",
 		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
-		Flags: append(append(sourceFlags(), parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
+		Flags: append(append(append(sourceFlags(), gitSourceFlags()...), parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"},
 			waitFlag(), timeoutFlag(),
 			&cli.StringFlag{Name: "version", Usage: "name the release (alpha1, v1.2.0), unique in the stack: release list shows it, rollback --version restores it"},
@@ -144,6 +157,9 @@ func applyCommand() *cli.Command {
 			}
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setSource(c, &req); err != nil {
+					return err
+				}
+				if err := sourceProject(c, kc, &req); err != nil {
 					return err
 				}
 				if err := setApproval(c, &req); err != nil {

@@ -18,6 +18,7 @@ const (
 	drift             // kumo-drift/<p>/<w>/<n...> (a schedule appends to its action's ID)
 	stackStat         // kumo-status/<p>/<w>/<n>
 	rolloutRun        // kumo-rollout/<p>/<name>: its workspace is "*" (rollouts.go)
+	syncTick          // kumo-sync/<p>/<w>/<n...> (a sync schedule's ticks)
 )
 
 // parseWorkflowID finds the project and workspace of a kumo workflow ID.
@@ -41,6 +42,10 @@ func parseWorkflowID(id string) (kind idKind, project, workspace string) {
 		if len(seg) >= 4 && seg[3] != "" {
 			return drift, p, w
 		}
+	case "kumo-sync":
+		if len(seg) >= 4 && seg[3] != "" {
+			return syncTick, p, w
+		}
 	case "kumo-status":
 		if len(seg) == 4 && seg[3] != "" {
 			return stackStat, p, w
@@ -53,10 +58,13 @@ func parseWorkflowID(id string) (kind idKind, project, workspace string) {
 	return notKumo, "", ""
 }
 
-// parseScheduleID finds the project and workspace of a drift schedule's ID
-// (runspec.DriftScheduleID).
+// parseScheduleID finds the project and workspace of a drift or sync
+// schedule's ID (runspec.DriftScheduleID, runspec.SyncScheduleID).
 func parseScheduleID(id string) (project, workspace string, ok bool) {
 	rest, ok := strings.CutPrefix(id, runspec.DriftSchedulePrefix)
+	if !ok {
+		rest, ok = strings.CutPrefix(id, runspec.SyncSchedulePrefix)
+	}
 	if !ok {
 		return "", "", false
 	}
@@ -90,6 +98,8 @@ var workflowTypes = map[string]startRule{
 	runspec.DriftWorkflow:     {drift, authz.DriftCheck},
 	runspec.StatusWorkflow:    {stackStat, authz.Status},
 	runspec.RolloutWorkflow:   {rolloutRun, authz.Apply},
+	// A sync tick starts applies (or previews) of the commits it finds.
+	runspec.SyncWorkflow: {syncTick, authz.Apply},
 }
 
 // signalAction is what sending a signal to a run takes; a signal kumo does

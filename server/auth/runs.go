@@ -2,6 +2,7 @@ package auth
 
 import (
 	"fmt"
+	"strings"
 
 	schedulepb "go.temporal.io/api/schedule/v1"
 	"go.temporal.io/api/workflowservice/v1"
@@ -129,8 +130,12 @@ func (c *call) scheduleWrite(id string, s *schedulepb.Schedule) error {
 	if start.GetWorkflowType().GetName() == runspec.RolloutWorkflow {
 		return c.deny(authz.Schedule, p, w, id, "a schedule may not start rollouts")
 	}
-	if ok && start.GetWorkflowType().GetName() != runspec.DriftWorkflow {
-		return c.deny(authz.Schedule, p, w, id, "drift schedule %s may start %s runs only, not %s", id, runspec.DriftWorkflow, start.GetWorkflowType().GetName())
+	want := runspec.DriftWorkflow
+	if strings.HasPrefix(id, runspec.SyncSchedulePrefix) {
+		want = runspec.SyncWorkflow
+	}
+	if ok && start.GetWorkflowType().GetName() != want {
+		return c.deny(authz.Schedule, p, w, id, "schedule %s may start %s runs only, not %s", id, want, start.GetWorkflowType().GetName())
 	}
 	sp, sw, err := c.checkStart(startParams{
 		id: start.GetWorkflowId(), workflowType: start.GetWorkflowType().GetName(), taskQueue: start.GetTaskQueue().GetName(),
