@@ -209,3 +209,23 @@ func (c *Client) SyncSchedules(ctx context.Context) ([]*SyncSchedule, error) {
 	slices.SortFunc(out, func(a, b *SyncSchedule) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
+
+// TriggerSourceSyncs makes every sync schedule of a source tick now (the git
+// webhook) and returns their IDs.
+func (c *Client) TriggerSourceSyncs(ctx context.Context, source string) ([]string, error) {
+	all, err := c.SyncSchedules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := []string{}
+	for _, s := range all {
+		if s.Source != source {
+			continue
+		}
+		if err := c.TriggerSync(ctx, s.Project, s.Workspace); err != nil {
+			return ids, err
+		}
+		ids = append(ids, s.ID)
+	}
+	return ids, nil
+}

@@ -108,6 +108,9 @@ type Options struct {
 	// /runs/ go to it, each request carrying the endpoint's authenticator
 	// (RequestAuthenticator). nil: none.
 	HTTP http.Handler
+	// GitHook serves POST /hooks/git (GitHook) on the same endpoint; its
+	// requests authenticate by their signature, not as a subject. nil: none.
+	GitHook http.Handler
 }
 
 // Server is a running `kumo server`: the home's embedded Temporal server, the
@@ -204,7 +207,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	if opts.TLS != nil {
 		s.info.TLSCAFile = opts.TLS.CAFile
 	}
-	if cfg.CodecKeys != nil || !opts.Headless || opts.HTTP != nil {
+	if cfg.CodecKeys != nil || !opts.Headless || opts.HTTP != nil || opts.GitHook != nil {
 		if s.web, err = s.startWeb(cfg, opts, sessions); err != nil {
 			return nil, err
 		}
@@ -272,6 +275,7 @@ func (s *Server) startWeb(cfg Config, opts Options, sessions *Sessions) (*webEnd
 	if err != nil {
 		return nil, err
 	}
+	web.hook = opts.GitHook
 	if opts.HTTP != nil {
 		s.info.APIURL = web.url
 	}

@@ -29,6 +29,7 @@ type webEndpoint struct {
 	sessions *Sessions
 	codec    *codec.Handler // nil: the codec is off
 	http     http.Handler   // nil: no HTTP API (Options.HTTP)
+	hook     http.Handler   // nil: no git webhook (Options.GitHook)
 	bearers  []BearerVerifier
 	sso      *oidc.Login // nil: no single sign-on (ssologin.go)
 	srv      *http.Server
@@ -89,6 +90,9 @@ func (we *webEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case r.URL.Path == SSOCallbackPath && we.sso != nil:
 		we.serveSSOCallback(w, r)
+		return
+	case r.URL.Path == GitHookPath && we.hook != nil:
+		we.hook.ServeHTTP(w, r) // authenticated by the delivery's signature
 		return
 	}
 	if we.http != nil && httpAPIPath(r.URL.Path) {

@@ -114,11 +114,19 @@ func runServer(c *cli.Context) error {
 		return err
 	}
 	defer apiClient.CloseBeforeExit()
+	// The git webhook triggers sync schedules as the server's owner: a
+	// delivery authenticates by its signature, not as a subject.
+	hookClient, err := client.OpenContext(c.Context, opts)
+	if err != nil {
+		return err
+	}
+	hookClient.RequireServer()
+	defer hookClient.CloseBeforeExit()
 	srv, err := client.StartServer(c.Context, opts, client.ServerOptions{
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"), TLS: tlsOpts,
-			PolicyFile: absPath(c.String("policy")), SSO: sso, HTTP: httpAPI, Retention: retention,
+			PolicyFile: absPath(c.String("policy")), SSO: sso, HTTP: httpAPI, Retention: retention, GitHook: &server.GitHook{Target: hookClient},
 			Quota: authz.Quota{StartsPerMinute: c.Int("quota-starts-per-minute"), InFlight: c.Int("quota-in-flight")},
 		},
 		ShutdownGrace:   c.Duration("shutdown-grace"),

@@ -227,3 +227,31 @@ func CheckCommit(c string) error {
 	}
 	return nil
 }
+
+// SameRepository reports whether two repository URLs name the same
+// repository, whatever the transport: host (case-insensitive), port aside,
+// and path without a trailing ".git" or "/" (https://h/o/r.git,
+// git@h:o/r and ssh://git@h/o/r are the same).
+func SameRepository(a, b string) bool {
+	ka, kb := repoIdentity(a), repoIdentity(b)
+	return ka != "" && ka == kb
+}
+
+func repoIdentity(raw string) string {
+	var host, p string
+	if scpLike.MatchString(raw) && !strings.Contains(raw, "://") {
+		_, rest, _ := strings.Cut(raw, "@")
+		host, p, _ = strings.Cut(rest, ":")
+	} else {
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			return ""
+		}
+		host, p = u.Hostname(), u.Path
+	}
+	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
+	if host == "" || p == "" {
+		return ""
+	}
+	return strings.ToLower(host) + "/" + p
+}
