@@ -30,6 +30,13 @@ func (m *Manager) CheckSource(ctx context.Context, in runspec.SyncInput) (runspe
 	if err != nil {
 		return runspec.SyncCheck{}, kindf(ErrBackend, "%v", err)
 	}
+	if st.Commit == "" {
+		// Never synced: the stack's latest release, if it deployed this
+		// source (kumo apply --source), is what the sync starts from.
+		if latest, err := m.backend.LatestRelease(ctx, in.Project, in.Workspace); err == nil && latest.Git != nil && latest.Git.Source == src.Name {
+			st.Commit = latest.Git.Commit
+		}
+	}
 	d := st.Decide(commit)
 	return runspec.SyncCheck{
 		Start: d.Start, Skipped: d.Skipped, Stack: src.Stack,

@@ -13,7 +13,6 @@ import (
 
 func syncCommand() *cli.Command {
 	sourceFlag := &cli.StringFlag{Name: "source", Usage: "the git source (kumo source list); required"}
-	workspaceFlag := &cli.StringFlag{Name: "workspace", Usage: "the workspace the source's stack is deployed to; required"}
 	return &cli.Command{
 		Name:  "sync",
 		Usage: "keep a workspace at what a git source's ref is at",
@@ -23,7 +22,7 @@ func syncCommand() *cli.Command {
 			Subcommands: []*cli.Command{
 				{
 					Name: "create", Usage: "create the sync schedule of a source in a workspace (needs kumo server or --temporal-address)",
-					Flags: []cli.Flag{sourceFlag, workspaceFlag,
+					Flags: []cli.Flag{sourceFlag,
 						&cli.DurationFlag{Name: "every", Value: client.DefaultSyncInterval, Usage: "the interval between ticks"},
 						&cli.StringFlag{Name: "mode", Value: "apply", Usage: "what a new commit starts: preview or apply"},
 						&cli.StringFlag{Name: "approval", Value: "auto", Usage: "required: an apply waits for an approval after its preview; auto: it goes on"},
@@ -34,12 +33,12 @@ func syncCommand() *cli.Command {
 						if approval != "auto" && approval != "required" {
 							return fmt.Errorf("--approval %q: want required or auto", approval)
 						}
-						s, err := kc.Settings(c.Context, c.String("workspace"), settings(c))
+						s, err := kc.Settings(c.Context, global(c, "workspace"), settings(c))
 						if err != nil {
 							return err
 						}
 						sched, err := kc.CreateSyncSchedule(c.Context, client.SyncScheduleRequest{
-							Source: c.String("source"), Workspace: c.String("workspace"), Every: c.Duration("every"), Mode: c.String("mode"),
+							Source: c.String("source"), Workspace: global(c, "workspace"), Every: c.Duration("every"), Mode: c.String("mode"),
 							ApprovalRequired: approval == "required", Parallelism: c.Int("parallelism"), Settings: s,
 						})
 						if err != nil {
@@ -50,9 +49,9 @@ func syncCommand() *cli.Command {
 					}),
 				},
 				{
-					Name: "show", Usage: "show a sync schedule and what it last did", Flags: []cli.Flag{sourceFlag, workspaceFlag, outputFlag(formatYAML, formatJSON)},
+					Name: "show", Usage: "show a sync schedule and what it last did", Flags: []cli.Flag{sourceFlag, outputFlag(formatYAML, formatJSON)},
 					Action: syncAction(func(c *cli.Context, kc *client.Client, project string) error {
-						s, err := kc.DescribeSyncSchedule(c.Context, project, c.String("workspace"))
+						s, err := kc.DescribeSyncSchedule(c.Context, project, global(c, "workspace"))
 						if err != nil {
 							return err
 						}
@@ -60,22 +59,22 @@ func syncCommand() *cli.Command {
 					}),
 				},
 				{
-					Name: "trigger", Usage: "tick now (after the tick in progress)", Flags: []cli.Flag{sourceFlag, workspaceFlag},
+					Name: "trigger", Usage: "tick now (after the tick in progress)", Flags: []cli.Flag{sourceFlag},
 					Action: syncAction(func(c *cli.Context, kc *client.Client, project string) error {
-						if err := kc.TriggerSync(c.Context, project, c.String("workspace")); err != nil {
+						if err := kc.TriggerSync(c.Context, project, global(c, "workspace")); err != nil {
 							return err
 						}
-						fmt.Printf("Triggered the sync of %s/%s.\n", project, c.String("workspace"))
+						fmt.Printf("Triggered the sync of %s/%s.\n", project, global(c, "workspace"))
 						return nil
 					}),
 				},
 				{
-					Name: "delete", Usage: "delete a sync schedule (a run it started goes on)", Flags: []cli.Flag{sourceFlag, workspaceFlag},
+					Name: "delete", Usage: "delete a sync schedule (a run it started goes on)", Flags: []cli.Flag{sourceFlag},
 					Action: syncAction(func(c *cli.Context, kc *client.Client, project string) error {
-						if err := kc.DeleteSyncSchedule(c.Context, project, c.String("workspace")); err != nil {
+						if err := kc.DeleteSyncSchedule(c.Context, project, global(c, "workspace")); err != nil {
 							return err
 						}
-						fmt.Printf("Deleted the sync schedule of %s/%s.\n", project, c.String("workspace"))
+						fmt.Printf("Deleted the sync schedule of %s/%s.\n", project, global(c, "workspace"))
 						return nil
 					}),
 				},
@@ -117,7 +116,7 @@ func syncCommand() *cli.Command {
 // checking --source and --workspace are given.
 func syncAction(fn func(c *cli.Context, kc *client.Client, project string) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		if c.String("source") == "" || c.String("workspace") == "" {
+		if c.String("source") == "" || global(c, "workspace") == "" {
 			return fmt.Errorf("want the source and workspace: kumo sync schedule %s --source NAME --workspace NAME", c.Command.Name)
 		}
 		kc, err := open(c)
