@@ -29,6 +29,10 @@ type RunRequest struct {
 	// directory on the server, under its stack roots, to generate from.
 	Stack    string `json:"stack,omitempty"`
 	StackDir string `json:"stackDir,omitempty"`
+	// Source is a git source (kumo source add) to generate from, at the
+	// commit its ref is at when the run starts, or at Commit.
+	Source string `json:"source,omitempty"`
+	Commit string `json:"commit,omitempty"`
 	// Spec is the resource Spec: a JSON object, or a string holding the
 	// Spec's YAML or JSON (preview, apply).
 	Spec json.RawMessage `json:"spec,omitempty"`
@@ -101,14 +105,14 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 	// quietly ignored.
 	takes := map[string][]string{
 		"generate":    {"stack", "stackDir", "generatorTimeout"},
-		"preview":     {"stack", "stackDir", "spec", "parallelism", "forceConflicts", "generatorTimeout", "targets", "targetDependents"},
-		"apply":       {"stack", "stackDir", "spec", "parallelism", "forceConflicts", "generatorTimeout", "approval", "approvalTimeout", "wait", "timeout", "rollbackOnFailure", "targets", "targetDependents", "allowProtectedDelete"},
+		"preview":     {"stack", "stackDir", "source", "commit", "spec", "parallelism", "forceConflicts", "generatorTimeout", "targets", "targetDependents"},
+		"apply":       {"stack", "stackDir", "source", "commit", "spec", "parallelism", "forceConflicts", "generatorTimeout", "approval", "approvalTimeout", "wait", "timeout", "rollbackOnFailure", "targets", "targetDependents", "allowProtectedDelete"},
 		"destroy":     {"parallelism", "approval", "approvalTimeout", "targets", "targetDependents", "allowProtectedDelete"},
 		"rollback":    {"parallelism", "forceConflicts", "approval", "approvalTimeout", "wait", "timeout", "revision", "allowFailed", "allowProtectedDelete"},
 		"drift-check": {"parallelism", "mode"},
 	}[r.Operation]
 	set := map[string]bool{
-		"stack": r.Stack != "", "stackDir": r.StackDir != "", "spec": len(r.Spec) > 0, "parallelism": r.Parallelism != 0,
+		"stack": r.Stack != "", "stackDir": r.StackDir != "", "source": r.Source != "", "commit": r.Commit != "", "spec": len(r.Spec) > 0, "parallelism": r.Parallelism != 0,
 		"forceConflicts": r.ForceConflicts, "generatorTimeout": r.GeneratorTimeout != "", "approval": r.Approval != "",
 		"approvalTimeout": r.ApprovalTimeout != "", "wait": r.Wait != "", "timeout": r.Timeout != "",
 		"rollbackOnFailure": r.RollbackOnFailure, "revision": r.Revision != 0, "allowFailed": r.AllowFailed, "mode": r.Mode != "",
@@ -122,8 +126,10 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 	switch {
 	case r.Operation == "generate" && r.StackDir == "":
 		return nil, errors.New("stackDir: a generate run needs the stack directory to generate from")
-	case (r.Operation == "preview" || r.Operation == "apply") && (r.StackDir == "") == (len(r.Spec) == 0):
-		return nil, fmt.Errorf("spec, stackDir: a %s run needs one of them (a Spec, or a stack directory on the server to generate one from)", r.Operation)
+	case (r.Operation == "preview" || r.Operation == "apply") && btoi(r.StackDir != "")+btoi(len(r.Spec) > 0)+btoi(r.Source != "") != 1:
+		return nil, fmt.Errorf("spec, stackDir, source: a %s run needs exactly one of them (a Spec, a stack directory on the server, or a git source to generate one from)", r.Operation)
+	case r.Commit != "" && r.Source == "":
+		return nil, errors.New("commit: pins the commit of a git source; give source too")
 	case r.Parallelism < 0:
 		return nil, fmt.Errorf("parallelism %d: want 1 or more", r.Parallelism)
 	case r.Revision < 0:
@@ -225,4 +231,11 @@ func (o *runOptions) fingerprint() string {
 		h.Write([]byte(engine.HashSpec(o.spec)))
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

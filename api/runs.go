@@ -145,7 +145,7 @@ func (c *call) start(ctx context.Context, o *runOptions) (*client.Run, error) {
 	}
 	settings.ForceConflicts = o.ForceConflicts
 	req := client.Request{
-		Project: o.Project, Workspace: o.Workspace, Stack: o.Stack, Spec: o.spec, StackDir: o.StackDir,
+		Project: o.Project, Workspace: o.Workspace, Stack: o.Stack, Spec: o.spec, StackDir: o.StackDir, GitSource: o.Source, GitCommit: o.Commit,
 		GeneratorTimeout: o.generatorTimeout, Parallelism: o.Parallelism, AutoApprove: o.Approval == "auto",
 		ApprovalTimeout: o.approvalTimeout, RollbackOnFailure: o.RollbackOnFailure, Settings: settings,
 		Wait: o.Wait, Timeout: o.timeout,

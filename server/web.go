@@ -119,6 +119,9 @@ func (we *webEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	we.codec.ServeHTTP(w, r)
 }
 
+// GitHookPath is where the git webhook (Options.GitHook) is served.
+const GitHookPath = "/hooks/git"
+
 // httpAPIPath reports whether path is Options.HTTP's: the API, its
 // document and docs page, and the run pages.
 func httpAPIPath(path string) bool {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/kumoproj/kumo/api"
 	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/server"
@@ -126,7 +127,7 @@ func runServer(c *cli.Context) error {
 		Options: server.Options{
 			Address: c.String("address"), UIAddress: c.String("ui-address"), Headless: c.Bool("headless"),
 			UIWrite: c.Bool("ui-write"), CodecAddress: c.String("codec-address"), TLS: tlsOpts,
-			PolicyFile: absPath(c.String("policy")), SSO: sso, HTTP: httpAPI, Retention: retention, GitHook: &server.GitHook{Target: hookClient},
+			PolicyFile: absPath(c.String("policy")), SSO: sso, HTTP: httpAPI, Retention: retention, GitHook: &api.GitHook{Target: hookClient},
 			Quota: authz.Quota{StartsPerMinute: c.Int("quota-starts-per-minute"), InFlight: c.Int("quota-in-flight")},
 		},
 		ShutdownGrace:   c.Duration("shutdown-grace"),

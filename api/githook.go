@@ -1,4 +1,4 @@
-package server
+package api
 
 import (
 	"context"
@@ -18,7 +18,8 @@ import (
 	"github.com/kumoproj/kumo/engine/gitsource"
 )
 
-// GitHookPath is where git hosts POST push events.
+// GitHookPath is where git hosts POST push events (kumo server's web
+// endpoint routes it here: server.GitHookPath).
 const GitHookPath = "/hooks/git"
 
 // maxHookBody bounds a push event's body (GitHub sends at most 25 MB, but a
