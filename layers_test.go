@@ -186,6 +186,7 @@ var packageLayers = map[string]string{
 	"internal/benchstat":                     "testbed",
 	"internal/pgtest":                        "testbed",
 	"internal/tfstatetest":                   "testbed",
+	"internal/testproc":                      "testbed",
 	"internal/gittest":                       "testbed",
 	"internal/hydratest":                     "testbed",
 	"internal/localcluster":                  "testbed",

@@ -26,13 +26,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/internal/quietport"
+	"github.com/kumoproj/kumo/internal/testproc"
 )
 
 // Version is the version hack/build-tools.sh builds (a test keeps them in
@@ -75,10 +74,7 @@ type Server struct {
 	Admin string
 
 	t    testing.TB
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  string
-	mu   sync.Mutex
+	proc *testproc.Process
 }
 
 // Option configures Start.
@@ -114,13 +110,8 @@ func Start(t testing.TB, opts ...Option) *Server {
 	s := &Server{
 		Issuer: "http://127.0.0.1:" + pub + "/",
 		Admin:  "http://127.0.0.1:" + adm,
-		t:      t, log: filepath.Join(dir, "hydra.log"), done: make(chan struct{}),
+		t:      t,
 	}
-	logf, err := os.Create(s.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
 	// --dev allows the plain-HTTP issuer on loopback. Without users, the
 	// login and consent URLs are never fetched: Login reads the challenges
 	// from the redirects.
@@ -136,32 +127,11 @@ func Start(t testing.TB, opts ...Option) *Server {
 		"SERVE_PUBLIC_HOST=127.0.0.1", "SERVE_PUBLIC_PORT="+pub, "SERVE_ADMIN_HOST=127.0.0.1", "SERVE_ADMIN_PORT="+adm,
 		"OIDC_SUBJECT_IDENTIFIERS_SUPPORTED_TYPES=public",
 	)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("hydratest: start %s: %v", bin, err)
-	}
-	s.cmd = cmd
-	go func() {
-		_ = cmd.Wait()
-		close(s.done)
-	}()
-	t.Cleanup(s.stop)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case <-s.done:
-			t.Fatalf("hydratest: hydra exited at start:\n%s", s.logTail())
-		default:
-		}
-		if ready(s.Admin+"/health/ready") && ready(s.Issuer+".well-known/openid-configuration") {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("hydratest: hydra not ready after 60s:\n%s", s.logTail())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	s.proc = testproc.Start(t, "hydra", dir, cmd)
+	s.proc.WaitReady(t, func() bool {
+		return ready(s.Admin+"/health/ready") && ready(s.Issuer+".well-known/openid-configuration")
+	})
+	return s
 }
 
 func ready(u string) bool {
@@ -171,31 +141,6 @@ func ready(u string) bool {
 	}
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
-}
-
-func (s *Server) stop() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
-}
-
-func (s *Server) logTail() string {
-	b, _ := os.ReadFile(s.log)
-	if len(b) > 4096 {
-		b = b[len(b)-4096:]
-	}
-	return string(b)
 }
 
 // Client is an OAuth2 client registered with the server.
@@ -354,7 +299,7 @@ func (s *Server) follow(t testing.TB, browser *http.Client, u string) *url.URL {
 	resp.Body.Close()
 	loc, err := resp.Location()
 	if resp.StatusCode/100 != 3 || err != nil {
-		t.Fatalf("hydratest: GET %s: %s, want a redirect:\n%s\nhydra log:\n%s", u, resp.Status, body, s.logTail())
+		t.Fatalf("hydratest: GET %s: %s, want a redirect:\n%s\nhydra log:\n%s", u, resp.Status, body, s.proc.LogTail())
 	}
 	if e := loc.Query().Get("error"); e != "" {
 		t.Fatalf("hydratest: GET %s redirected with error %s: %s", u, e, loc.Query().Get("error_description"))

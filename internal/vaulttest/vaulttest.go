@@ -21,13 +21,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/internal/quietport"
+	"github.com/kumoproj/kumo/internal/testproc"
 )
 
 // Version is the version hack/build-tools.sh builds (a test keeps them in
@@ -56,10 +55,7 @@ type Server struct {
 	// Token is its root token.
 	Token string
 
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  string
-	mu   sync.Mutex
+	proc *testproc.Process
 }
 
 // Start starts Vault for the test and stops it when the test ends.
@@ -76,48 +72,24 @@ func Start(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	listen := "127.0.0.1:" + strconv.Itoa(ports[0])
-	s := &Server{Addr: "http://" + listen, Token: "root-" + hex.EncodeToString(tok),
-		log: filepath.Join(dir, "vault.log"), done: make(chan struct{})}
-	logf, err := os.Create(s.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
+	s := &Server{Addr: "http://" + listen, Token: "root-" + hex.EncodeToString(tok)}
 	cmd := exec.Command(bin, "server", "-dev", "-dev-no-store-token",
 		"-dev-root-token-id="+s.Token, "-dev-listen-address="+listen)
 	// HOME is the test's: the dev server writes nothing there with
 	// -dev-no-store-token, and reads no user configuration.
 	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "VAULT_LOG_LEVEL=warn", "SKIP_SETCAP=1"}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("vaulttest: start %s: %v", bin, err)
-	}
-	s.cmd = cmd
-	go func() {
-		_ = cmd.Wait()
-		close(s.done)
-	}()
-	t.Cleanup(s.stop)
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		select {
-		case <-s.done:
-			t.Fatalf("vaulttest: vault exited at start:\n%s", s.logTail())
-		default:
+	s.proc = testproc.Start(t, "vault", dir, cmd)
+	// The dev server is ready once it is unsealed and active (200), and its
+	// secret/ mount answers.
+	s.proc.WaitReady(t, func() bool {
+		code, _ := s.do(http.MethodGet, "/v1/sys/health", nil)
+		if code != http.StatusOK {
+			return false
 		}
-		// The dev server is ready once it is unsealed and active (200), and
-		// its secret/ mount answers.
-		if code, _ := s.do(http.MethodGet, "/v1/sys/health", nil); code == http.StatusOK {
-			if code, _ := s.do(http.MethodGet, "/v1/sys/mounts/secret", nil); code == http.StatusOK {
-				return s
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("vaulttest: vault not ready after 60s:\n%s", s.logTail())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		code, _ = s.do(http.MethodGet, "/v1/sys/mounts/secret", nil)
+		return code == http.StatusOK
+	})
+	return s
 }
 
 // Put writes data as a new version of the KV v2 secret at path in mount
@@ -200,29 +172,4 @@ func (s *Server) do(method, path string, in any) (int, []byte) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
-}
-
-func (s *Server) stop() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.done:
-	case <-time.After(10 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.done
-	}
-}
-
-func (s *Server) logTail() string {
-	b, _ := os.ReadFile(s.log)
-	if len(b) > 4096 {
-		b = b[len(b)-4096:]
-	}
-	return string(b)
 }

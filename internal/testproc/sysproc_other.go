@@ -1,6 +1,6 @@
 //go:build !linux
 
-package vaulttest
+package testproc
 
 import "syscall"
 
