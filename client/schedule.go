@@ -290,31 +290,43 @@ func (c *Client) ListDriftSchedules(ctx context.Context, project string) ([]*Dri
 	if err != nil {
 		return nil, err
 	}
+	return listSchedules(ctx, sc, "drift", runspec.DriftSchedulePrefix,
+		func(e *sdkclient.ScheduleListEntry) bool {
+			// The entry's memo holds what create wrote; describe reads what
+			// the last update wrote.
+			return project == "" || memoSettings(c.DataConverter(), e.Memo).Project == project
+		},
+		func(h sdkclient.ScheduleHandle) (*DriftSchedule, error) { return c.describe(ctx, h, false) })
+}
+
+// listSchedules describes, in the order of their IDs, the schedules whose ID
+// starts with prefix and that keep (nil: all) takes; what names them in errors.
+func listSchedules[T any](ctx context.Context, sc sdkclient.ScheduleClient, what, prefix string,
+	keep func(*sdkclient.ScheduleListEntry) bool, describe func(sdkclient.ScheduleHandle) (T, error),
+) ([]T, error) {
 	it, err := sc.List(ctx, sdkclient.ScheduleListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("list drift schedules: %w", err)
+		return nil, fmt.Errorf("list %s schedules: %w", what, err)
 	}
-	var out []*DriftSchedule
+	var ids []string
 	for it.HasNext() {
 		e, err := it.Next()
 		if err != nil {
-			return nil, fmt.Errorf("list drift schedules: %w", err)
+			return nil, fmt.Errorf("list %s schedules: %w", what, err)
 		}
-		if !strings.HasPrefix(e.ID, runspec.DriftSchedulePrefix) {
-			continue
+		if strings.HasPrefix(e.ID, prefix) && (keep == nil || keep(e)) {
+			ids = append(ids, e.ID)
 		}
-		// The entry's memo holds what create wrote; describe reads what the
-		// last update wrote.
-		if project != "" && memoSettings(c.DataConverter(), e.Memo).Project != project {
-			continue
-		}
-		s, err := c.describe(ctx, sc.GetHandle(ctx, e.ID), false)
+	}
+	slices.Sort(ids)
+	var out []T
+	for _, id := range ids {
+		s, err := describe(sc.GetHandle(ctx, id))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b *DriftSchedule) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -187,27 +186,8 @@ func (c *Client) SyncSchedules(ctx context.Context) ([]*SyncSchedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	it, err := sc.List(ctx, sdkclient.ScheduleListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list sync schedules: %w", err)
-	}
-	var out []*SyncSchedule
-	for it.HasNext() {
-		e, err := it.Next()
-		if err != nil {
-			return nil, fmt.Errorf("list sync schedules: %w", err)
-		}
-		if !strings.HasPrefix(e.ID, runspec.SyncSchedulePrefix) {
-			continue
-		}
-		s, err := c.describeSync(ctx, sc.GetHandle(ctx, e.ID))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b *SyncSchedule) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
+	return listSchedules(ctx, sc, "sync", runspec.SyncSchedulePrefix, nil,
+		func(h sdkclient.ScheduleHandle) (*SyncSchedule, error) { return c.describeSync(ctx, h) })
 }
 
 // TriggerSourceSyncs makes every sync schedule of a source tick now (the git

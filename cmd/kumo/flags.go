@@ -126,6 +126,26 @@ func globalBool(c *cli.Context, name string) bool {
 	return c.Bool(name)
 }
 
+// withOpen runs fn with a client for the command's flags, closed after it.
+func withOpen(c *cli.Context, fn func(kc *client.Client) error) error {
+	kc, err := open(c)
+	if err != nil {
+		return err
+	}
+	defer kc.CloseBeforeExit()
+	return fn(kc)
+}
+
+// withProject runs fn with a client for the command's flags and the project
+// name (--project, else the stack's).
+func withProject(c *cli.Context, fn func(kc *client.Client, project string) error) error {
+	project, err := projectName(c)
+	if err != nil {
+		return err
+	}
+	return withOpen(c, func(kc *client.Client) error { return fn(kc, project) })
+}
+
 // open returns a client for the command's flags. An S3 backend is checked here,
 // before any run starts.
 func open(c *cli.Context) (*client.Client, error) {

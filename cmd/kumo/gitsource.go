@@ -86,22 +86,19 @@ func sourceCommand() *cli.Command {
 				Name: "list", Usage: "list the git sources",
 				Flags: []cli.Flag{outputFlag(formatTable, formatJSON)},
 				Action: func(c *cli.Context) error {
-					kc, err := open(c)
-					if err != nil {
-						return err
-					}
-					defer kc.CloseBeforeExit()
-					srcs, err := kc.Sources(c.Context)
-					if err != nil {
-						return err
-					}
-					return printOutput(c, srcs, func() error {
-						tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-						fmt.Fprintln(tw, "NAME\tPROJECT\tSTACK\tURL\tREF\tPATH")
-						for _, s := range srcs {
-							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Project, s.Stack, s.URL, s.Ref, orDash(s.Path))
+					return withOpen(c, func(kc *client.Client) error {
+						srcs, err := kc.Sources(c.Context)
+						if err != nil {
+							return err
 						}
-						return tw.Flush()
+						return printOutput(c, srcs, func() error {
+							tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+							fmt.Fprintln(tw, "NAME\tPROJECT\tSTACK\tURL\tREF\tPATH")
+							for _, s := range srcs {
+								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, s.Project, s.Stack, s.URL, s.Ref, orDash(s.Path))
+							}
+							return tw.Flush()
+						})
 					})
 				},
 			},
@@ -129,11 +126,6 @@ func sourceAction(fn func(c *cli.Context, kc *client.Client, name string) error)
 		if len(args) != 1 {
 			return fmt.Errorf("want one source NAME: kumo source %s NAME, got %q", c.Command.Name, strings.Join(args, " "))
 		}
-		kc, err := open(c)
-		if err != nil {
-			return err
-		}
-		defer kc.CloseBeforeExit()
-		return fn(c, kc, args[0])
+		return withOpen(c, func(kc *client.Client) error { return fn(c, kc, args[0]) })
 	}
 }

@@ -259,20 +259,13 @@ type target struct {
 // withClient runs fn with a client for the command's flags, the project name and
 // the workspace (--workspace, else the one `kumo workspace switch` chose).
 func withClient(c *cli.Context, fn func(kc *client.Client, t target) error) error {
-	project, err := projectName(c)
-	if err != nil {
-		return err
-	}
-	kc, err := open(c)
-	if err != nil {
-		return err
-	}
-	defer kc.CloseBeforeExit()
-	workspace, err := workspaceName(c, kc)
-	if err != nil {
-		return err
-	}
-	return fn(kc, target{Project: project, Workspace: workspace})
+	return withProject(c, func(kc *client.Client, project string) error {
+		workspace, err := workspaceName(c, kc)
+		if err != nil {
+			return err
+		}
+		return fn(kc, target{Project: project, Workspace: workspace})
+	})
 }
 
 // gitOrigin is a release's git source as a table cell: source@ref and the

@@ -300,18 +300,11 @@ func withRollout(c *cli.Context, fn func(*client.Rollout) error) error {
 	if len(args) != 1 {
 		return fmt.Errorf("kumo rollout %s takes the rollout's NAME", c.Command.Name)
 	}
-	project, err := projectName(c)
-	if err != nil {
-		return err
-	}
-	kc, err := open(c)
-	if err != nil {
-		return err
-	}
-	defer kc.CloseBeforeExit()
-	ro, err := kc.RolloutOf(c.Context, project, args[0])
-	if err != nil {
-		return err
-	}
-	return fn(ro)
+	return withProject(c, func(kc *client.Client, project string) error {
+		ro, err := kc.RolloutOf(c.Context, project, args[0])
+		if err != nil {
+			return err
+		}
+		return fn(ro)
+	})
 }

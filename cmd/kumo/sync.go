@@ -81,29 +81,26 @@ func syncCommand() *cli.Command {
 				{
 					Name: "list", Usage: "list the sync schedules", Flags: []cli.Flag{outputFlag(formatTable, formatJSON)},
 					Action: func(c *cli.Context) error {
-						kc, err := open(c)
-						if err != nil {
-							return err
-						}
-						defer kc.CloseBeforeExit()
-						all, err := kc.SyncSchedules(c.Context)
-						if err != nil {
-							return err
-						}
-						return printOutput(c, all, func() error {
-							tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-							fmt.Fprintln(tw, "ID\tSOURCE\tMODE\tEVERY\tLAST COMMIT\tSKIPPED")
-							for _, s := range all {
-								last, skipped := "-", "-"
-								if s.State != nil && s.State.Commit != "" {
-									last = s.State.Commit[:12]
-									if len(s.State.Skipped) > 0 {
-										skipped = strings.Join(s.State.Skipped, ",")
-									}
-								}
-								fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, s.Source, s.Mode, s.Every, last, skipped)
+						return withOpen(c, func(kc *client.Client) error {
+							all, err := kc.SyncSchedules(c.Context)
+							if err != nil {
+								return err
 							}
-							return tw.Flush()
+							return printOutput(c, all, func() error {
+								tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+								fmt.Fprintln(tw, "ID\tSOURCE\tMODE\tEVERY\tLAST COMMIT\tSKIPPED")
+								for _, s := range all {
+									last, skipped := "-", "-"
+									if s.State != nil && s.State.Commit != "" {
+										last = s.State.Commit[:12]
+										if len(s.State.Skipped) > 0 {
+											skipped = strings.Join(s.State.Skipped, ",")
+										}
+									}
+									fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.ID, s.Source, s.Mode, s.Every, last, skipped)
+								}
+								return tw.Flush()
+							})
 						})
 					},
 				},
@@ -119,15 +116,12 @@ func syncAction(fn func(c *cli.Context, kc *client.Client, project string) error
 		if c.String("source") == "" || global(c, "workspace") == "" {
 			return fmt.Errorf("want the source and workspace: kumo sync schedule %s --source NAME --workspace NAME", c.Command.Name)
 		}
-		kc, err := open(c)
-		if err != nil {
-			return err
-		}
-		defer kc.CloseBeforeExit()
-		src, err := kc.Source(c.Context, c.String("source"))
-		if err != nil {
-			return err
-		}
-		return fn(c, kc, src.Project)
+		return withOpen(c, func(kc *client.Client) error {
+			src, err := kc.Source(c.Context, c.String("source"))
+			if err != nil {
+				return err
+			}
+			return fn(c, kc, src.Project)
+		})
 	}
 }
