@@ -203,26 +203,7 @@ func TestSecretsNeverReachHistoryFilesOrOutputInClear(t *testing.T) {
 			}
 		}
 	}
-	files := 0
-	err = filepath.WalkDir(e.home, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := readStored(path)
-		if err != nil {
-			return err
-		}
-		files++
-		for _, m := range secrets {
-			if bytes.Contains(data, []byte(m)) {
-				t.Errorf("%s holds %s in clear", path, m)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := checkStoredFiles(t, e.home, secrets)
 	t.Logf("%d history bytes, %d payloads, %d files under KUMO_HOME checked", len(history), len(payloads), files)
 }
 

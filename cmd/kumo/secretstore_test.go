@@ -6,9 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -215,22 +212,5 @@ func TestSecretStoreVault(t *testing.T) {
 			}
 		}
 	}
-	err = filepath.WalkDir(e.home, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		for _, m := range secrets {
-			if bytes.Contains(data, []byte(m)) {
-				t.Errorf("%s holds %s in clear", path, m)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkStoredFiles(t, e.home, secrets)
 }

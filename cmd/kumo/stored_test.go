@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"testing"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -27,4 +30,32 @@ func readStored(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return text, nil
+}
+
+// checkStoredFiles fails t for every file under dir that holds one of
+// secrets in clear (compressed files decompressed), and returns how many
+// files it read.
+func checkStoredFiles(t *testing.T, dir string, secrets []string) int {
+	t.Helper()
+	files := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := readStored(path)
+		if err != nil {
+			return err
+		}
+		files++
+		for _, m := range secrets {
+			if bytes.Contains(data, []byte(m)) {
+				t.Errorf("%s holds %s in clear", path, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
