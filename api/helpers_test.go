@@ -108,6 +108,8 @@ func TestParseRunRequest(t *testing.T) {
 		`{"operation":"rollback","project":"p","workspace":"w","targets":["Deployment/web"]}`:               "targets: a rollback run does not take it",
 		`{"operation":"destroy","project":"p","workspace":"w","targetDependents":true}`:                     "targetDependents: needs targets",
 		`{"operation":"preview","project":"p","workspace":"w","stackDir":"/s","allowProtectedDelete":true}`: "allowProtectedDelete: a preview run does not take it",
+		`{"operation":"apply","project":"p","workspace":"w","stackDir":"/s","version":"not a name"}`:        "version \"not a name\"",
+		`{"operation":"rollback","project":"p","workspace":"w","version":"v1"}`:                             "version: a rollback run does not take it",
 	} {
 		if _, err := parseRunRequest([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error naming %q", body, err, want)

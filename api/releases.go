@@ -30,6 +30,13 @@ type ReleaseSummary struct {
 	CreateTime time.Time `json:"createTime"`
 	ModifyTime time.Time `json:"modifyTime"`
 	RunID      string    `json:"runID,omitempty"`
+	// Label is the version, message and source commit its run gave it;
+	// Chart and Git what its spec was rendered or generated from; Target
+	// the resources a partial release was narrowed to.
+	Label  engine.ReleaseLabel `json:"label,omitzero"`
+	Chart  *engine.ChartSource `json:"chart,omitempty"`
+	Git    *engine.GitOrigin   `json:"git,omitempty"`
+	Target *engine.Targeting   `json:"target,omitempty"`
 }
 
 // ReleaseDiff is the difference between the specs of two revisions.
@@ -66,6 +73,7 @@ func listReleases(c *call) error {
 			Project: r.Project, Workspace: r.Workspace, Stack: r.Stack, Revision: r.Revision, Operation: r.Operation,
 			Phase: r.Phase, SpecHash: r.SpecHash, RollbackOf: r.RollbackOf, Error: r.Error, People: r.People,
 			CreateTime: r.CreateTime, ModifyTime: r.ModifyTime, RunID: r.RunID,
+			Label: r.Label, Chart: r.Chart, Git: r.Git, Target: r.Target,
 		}
 		items[i].Resources = sum.SpecResources
 	}

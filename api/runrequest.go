@@ -63,6 +63,10 @@ type RunRequest struct {
 	// resources whose delete policy is protect; the run refuses it to
 	// anyone but an admin of the project/workspace.
 	AllowProtectedDelete bool `json:"allowProtectedDelete,omitempty"`
+	// Version and Message name the release an apply makes (kumo apply
+	// --version, --message); a rollback takes a message.
+	Version string `json:"version,omitempty"`
+	Message string `json:"message,omitempty"`
 }
 
 // runOptions are a RunRequest checked and parsed.
@@ -106,9 +110,9 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 	takes := map[string][]string{
 		"generate":    {"stack", "stackDir", "generatorTimeout"},
 		"preview":     {"stack", "stackDir", "source", "commit", "spec", "parallelism", "forceConflicts", "generatorTimeout", "targets", "targetDependents"},
-		"apply":       {"stack", "stackDir", "source", "commit", "spec", "parallelism", "forceConflicts", "generatorTimeout", "approval", "approvalTimeout", "wait", "timeout", "rollbackOnFailure", "targets", "targetDependents", "allowProtectedDelete"},
+		"apply":       {"stack", "stackDir", "source", "commit", "spec", "parallelism", "forceConflicts", "generatorTimeout", "approval", "approvalTimeout", "wait", "timeout", "rollbackOnFailure", "targets", "targetDependents", "allowProtectedDelete", "version", "message"},
 		"destroy":     {"parallelism", "approval", "approvalTimeout", "targets", "targetDependents", "allowProtectedDelete"},
-		"rollback":    {"parallelism", "forceConflicts", "approval", "approvalTimeout", "wait", "timeout", "revision", "allowFailed", "allowProtectedDelete"},
+		"rollback":    {"parallelism", "forceConflicts", "approval", "approvalTimeout", "wait", "timeout", "revision", "allowFailed", "allowProtectedDelete", "message"},
 		"drift-check": {"parallelism", "mode"},
 	}[r.Operation]
 	set := map[string]bool{
@@ -117,11 +121,16 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 		"approvalTimeout": r.ApprovalTimeout != "", "wait": r.Wait != "", "timeout": r.Timeout != "",
 		"rollbackOnFailure": r.RollbackOnFailure, "revision": r.Revision != 0, "allowFailed": r.AllowFailed, "mode": r.Mode != "",
 		"targets": len(r.Targets) > 0, "targetDependents": r.TargetDependents, "allowProtectedDelete": r.AllowProtectedDelete,
+		"version": r.Version != "", "message": r.Message != "",
 	}
 	for _, f := range sortedKeys(set) {
 		if set[f] && !slices.Contains(takes, f) {
 			return nil, fmt.Errorf("%s: a %s run does not take it", f, r.Operation)
 		}
+	}
+	if err := (engine.ReleaseLabel{Version: r.Version, Message: r.Message}).Validate(); err != nil {
+		// The fields are named as the flags are, less the dashes.
+		return nil, errors.New(strings.TrimPrefix(err.Error(), "--"))
 	}
 	switch {
 	case r.Operation == "generate" && r.StackDir == "":

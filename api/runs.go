@@ -12,6 +12,7 @@ import (
 
 	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/input"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -150,6 +151,7 @@ func (c *call) start(ctx context.Context, o *runOptions) (*client.Run, error) {
 		ApprovalTimeout: o.approvalTimeout, RollbackOnFailure: o.RollbackOnFailure, Settings: settings,
 		Wait: o.Wait, Timeout: o.timeout,
 		Targets: o.Targets, TargetDependents: o.TargetDependents, AllowProtectedDelete: o.AllowProtectedDelete,
+		Label: engine.ReleaseLabel{Version: o.Version, Message: o.Message},
 		// What a kumo frontend replaces with the subject it authenticates,
 		// and an existing cluster's run records, marked unverified.
 		StartedBy: c.subject.Name,

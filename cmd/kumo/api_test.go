@@ -241,7 +241,7 @@ func TestHTTPAPI(t *testing.T) {
 	}
 
 	// Apply awaiting approval: a wrong digest is refused, the right one approves.
-	apply := ci.start(run("apply", "hello", ""))
+	apply := ci.start(run("apply", "hello", `,"version":"alpha1","message":"first"`))
 	ci.waitStatus(apply, "awaiting-approval")
 	plan := ci.result(apply)
 	digest, _ := plan["digest"].(string)
@@ -292,6 +292,8 @@ func TestHTTPAPI(t *testing.T) {
 	rels := ci.want(ci.do(http.MethodGet, "/api/v1/projects/"+e.project+"/workspaces/kube/releases", ""), http.StatusOK, "GET releases").json(t)
 	if items, _ := rels["items"].([]any); len(items) != 1 {
 		t.Errorf("releases: %v", rels)
+	} else if label, _ := items[0].(map[string]any)["label"].(map[string]any); label["version"] != "alpha1" || label["message"] != "first" {
+		t.Errorf("the release's label: %v, want version alpha1 and message first", items[0])
 	}
 
 	// Rejected: the release does not change the ConfigMap.
