@@ -359,13 +359,19 @@ func positionalArgs(c *cli.Context) ([]string, error) {
 	}
 	var err error
 	fs.Visit(func(set *flag.Flag) {
+		// A slice flag's String() is "[a b]"; its serialized form is what
+		// urfave/cli's Set reads back as the whole list.
+		value := set.Value.String()
+		if s, ok := set.Value.(interface{ Serialize() string }); ok {
+			value = s.Serialize()
+		}
 		for _, f := range c.Command.Flags {
 			if !slices.Contains(f.Names(), set.Name) {
 				continue
 			}
 			for _, name := range f.Names() { // urfave/cli keeps one value per alias
 				if err == nil {
-					err = c.Set(name, set.Value.String())
+					err = c.Set(name, value)
 				}
 			}
 		}

@@ -117,3 +117,29 @@ func TestBackendSelection(t *testing.T) {
 		}
 	}
 }
+
+func TestFlagsAfterThePositionalArgument(t *testing.T) {
+	var gotArgs, gotList []string
+	var gotName string
+	app := &cli.App{
+		Name: "kumo",
+		Commands: []*cli.Command{{
+			Name: "create",
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "workspace", Aliases: []string{"w"}},
+				&cli.StringFlag{Name: "name"},
+			},
+			Action: func(c *cli.Context) error {
+				args, err := positionalArgs(c)
+				gotArgs, gotList, gotName = args, c.StringSlice("workspace"), c.String("name")
+				return err
+			},
+		}},
+	}
+	if err := app.Run([]string{"kumo", "create", "--name", "n", "ROLL", "-w", "dev", "--workspace", "prod,qa", "EXTRA"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(gotArgs, " ") != "ROLL EXTRA" || strings.Join(gotList, " ") != "dev prod qa" || gotName != "n" {
+		t.Errorf("args %q, --workspace %q, --name %q; want [ROLL EXTRA], [dev prod qa], n", gotArgs, gotList, gotName)
+	}
+}
