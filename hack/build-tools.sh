@@ -26,7 +26,7 @@
 #
 # Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kwok|versitygw|terraform|
 #                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|hydra|vault|tofu]...
-# (default: all but vault and tofu). Prints nothing for a tool already cached.
+# (default: all but tofu). Prints nothing for a tool already cached.
 set -euo pipefail
 
 ETCD_VERSION=v3.6.8
@@ -106,7 +106,7 @@ kube_ldflags() {
 }
 
 tools=("$@")
-((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok versitygw terraform terraform-mirror hydra)
+((${#tools[@]})) || tools=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok versitygw terraform terraform-mirror hydra vault)
 for t in "${tools[@]}"; do
   case $t in
     etcd) build etcd "$ETCD_VERSION" etcd . "" ;;
