@@ -18,7 +18,7 @@ const requestsDir = "requests"
 // key a Store writes is under one of them (TestRecordRootsCoverTheLayout), and
 // nothing else in a driver's root (a local home's Temporal database, keys) is
 // kumo's record.
-var RecordRoots = []string{releasesDir, specsDir, workspacesDir, runsDir, driftRoot, auditRoot, requestsDir}
+var RecordRoots = []string{releasesDir, specsDir, workspacesDir, runsDir, driftRoot, auditRoot, requestsDir, gcRoot}
 
 // CopyOptions narrow a Copy.
 type CopyOptions struct {

@@ -229,23 +229,27 @@ func (s *Store) priorChunks(ctx context.Context, key ReleaseKey, keyID string, r
 // encodeRecord stores the spec and the new state chunks of r (already checked,
 // not yet sealed) and returns its release file. prior are the revisions whose
 // chunks may be referenced again.
-func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, prior ...int) (ReleaseKey, []byte, error) {
+func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, prior ...int) (ReleaseKey, []byte, *reused, error) {
 	if r == nil {
-		return ReleaseKey{}, nil, fmt.Errorf("%s release: release is nil", op)
+		return ReleaseKey{}, nil, nil, fmt.Errorf("%s release: release is nil", op)
 	}
 	key := KeyOf(r)
 	if err := key.Validate(); err != nil {
-		return key, nil, fmt.Errorf("%s release: %w", op, err)
+		return key, nil, nil, fmt.Errorf("%s release: %w", op, err)
 	}
-	fail := func(err error) (ReleaseKey, []byte, error) {
-		return key, nil, fmt.Errorf("%s release %s: %w", op, key, err)
+	fail := func(err error) (ReleaseKey, []byte, *reused, error) {
+		return key, nil, nil, fmt.Errorf("%s release %s: %w", op, key, err)
 	}
+	found := &reused{}
 	rec := releaseRecord{Release: *r, Parts: &recordParts{Format: recordFormat}}
 	rec.Spec, rec.State = nil, nil
 	if r.Spec != nil {
-		hash, err := s.PutSpec(ctx, r.Spec)
+		hash, there, err := s.putSpec(ctx, r.Spec)
 		if err != nil {
 			return fail(err)
+		}
+		if there {
+			found.spec = r.Spec
 		}
 		rec.Parts.SpecRef = hash
 		rec.Parts.SpecResources = len(r.Spec.Resources)
@@ -254,7 +258,7 @@ func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, 
 		rec.Parts.HasState = true
 		rec.Parts.StateResources = len(r.State.Resources)
 		rec.Parts.NilResources = r.State.Resources == nil
-		refs, err := s.putChunks(ctx, key, r.State.Resources, prior)
+		refs, err := s.putChunks(ctx, key, r.State.Resources, prior, found)
 		if err != nil {
 			return fail(err)
 		}
@@ -268,12 +272,12 @@ func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, 
 	if err != nil {
 		return fail(err)
 	}
-	return key, data, nil
+	return key, data, found, nil
 }
 
 // putChunks stores the chunks of rs that the prior revisions do not already
 // reference, and returns the chunks rs is made of.
-func (s *Store) putChunks(ctx context.Context, key ReleaseKey, rs []engine.Resource, prior []int) ([]chunkRef, error) {
+func (s *Store) putChunks(ctx context.Context, key ReleaseKey, rs []engine.Resource, prior []int, found *reused) ([]chunkRef, error) {
 	chunks, clear, err := splitChunks(rs)
 	if err != nil {
 		return nil, err
@@ -294,8 +298,11 @@ func (s *Store) putChunks(ctx context.Context, key ReleaseKey, rs []engine.Resou
 			refs[i] = c
 			return nil
 		}
-		c, err := s.putChunk(ctx, key, chunks[i], clear[i], digest)
+		c, data, there, err := s.putChunk(ctx, key, chunks[i], clear[i], digest)
 		refs[i] = c
+		if there {
+			found.addChunk(chunkKey(key.Project, key.Workspace, c.Key), data)
+		}
 		return err
 	})
 	if err != nil {
@@ -304,32 +311,38 @@ func (s *Store) putChunks(ctx context.Context, key ReleaseKey, rs []engine.Resou
 	return refs, nil
 }
 
-// putChunk writes one chunk (rs, whose clear JSON is clear) and returns it.
-func (s *Store) putChunk(ctx context.Context, key ReleaseKey, rs []engine.Resource, clear []byte, digest string) (chunkRef, error) {
+// putChunk writes one chunk (rs, whose clear JSON is clear) and returns it
+// with its stored bytes; found says it was there already.
+func (s *Store) putChunk(ctx context.Context, key ReleaseKey, rs []engine.Resource, clear []byte, digest string) (chunkRef, []byte, bool, error) {
 	text := clear
 	if s.sealer != nil {
 		sealed, err := s.sealResources(rs, releaseScope(key.Project, key.Workspace))
 		if err != nil {
-			return chunkRef{}, err
+			return chunkRef{}, nil, false, err
 		}
 		if text, err = json.Marshal(sealed); err != nil {
-			return chunkRef{}, fmt.Errorf("encode: %w", err)
+			return chunkRef{}, nil, false, fmt.Errorf("encode: %w", err)
 		}
 		if digest, err = s.sealer.Seal([]byte(digest), digestScope(key.Project, key.Workspace)); err != nil {
-			return chunkRef{}, fmt.Errorf("seal chunk digest: %w", err)
+			return chunkRef{}, nil, false, fmt.Errorf("seal chunk digest: %w", err)
 		}
 	}
 	data, err := compress(text)
 	if err != nil {
-		return chunkRef{}, err
+		return chunkRef{}, nil, false, err
 	}
 	sum := sha256.Sum256(data)
 	name := hex.EncodeToString(sum[:])
+	ref := chunkRef{Key: name, Resources: len(rs), Bytes: int64(len(data)), Digest: digest}
 	// Named by its bytes: one already there holds the same.
-	if _, err := s.write(ctx, chunkKey(key.Project, key.Workspace, name), data, Condition{CreateOnly: true}); err != nil && !errors.Is(err, ErrExists) {
-		return chunkRef{}, fmt.Errorf("state chunk %s (%s, ...): %w", name, rs[0].ID, err)
+	_, err = s.write(ctx, chunkKey(key.Project, key.Workspace, name), data, Condition{CreateOnly: true})
+	if errors.Is(err, ErrExists) {
+		return ref, data, true, nil
 	}
-	return chunkRef{Key: name, Resources: len(rs), Bytes: int64(len(data)), Digest: digest}, nil
+	if err != nil {
+		return chunkRef{}, nil, false, fmt.Errorf("state chunk %s (%s, ...): %w", name, rs[0].ID, err)
+	}
+	return ref, data, false, nil
 }
 
 // decodeRecord decodes a release file of format 2 (text, decompressed, read

@@ -37,7 +37,7 @@ func (s *Store) CreateRelease(ctx context.Context, r *engine.Release) error {
 	// The spec and the state chunks are written first: a release file is
 	// never there before what it names. (If the create then loses a race, they
 	// stay unreferenced, named by their content.)
-	_, data, err := s.encodeRecord(ctx, "create", r, key.Revision-1)
+	_, data, found, err := s.encodeRecord(ctx, "create", r, key.Revision-1)
 	if err != nil {
 		return err
 	}
@@ -51,6 +51,9 @@ func (s *Store) CreateRelease(ctx context.Context, r *engine.Release) error {
 	}
 	r.Version = version
 	s.seen.add(key)
+	if err := s.keepReused(ctx, key, found); err != nil {
+		return fmt.Errorf("create release %s: %w", key, err)
+	}
 	// The hint only saves reads; a lost or out-of-order hint write is corrected by
 	// probing (see latestRevision), so its failure does not fail the create.
 	_, _ = s.write(ctx, hintKey(key.Project, key.Workspace), []byte(strconv.Itoa(key.Revision)), Condition{})
@@ -95,7 +98,7 @@ func (s *Store) UpdateRelease(ctx context.Context, r *engine.Release) error {
 	}
 	// The copy being replaced and the previous revision: their chunks are
 	// referenced again where the state did not change.
-	_, data, err := s.encodeRecord(ctx, "update", r, key.Revision, key.Revision-1)
+	_, data, found, err := s.encodeRecord(ctx, "update", r, key.Revision, key.Revision-1)
 	if err != nil {
 		return err
 	}
@@ -109,6 +112,9 @@ func (s *Store) UpdateRelease(ctx context.Context, r *engine.Release) error {
 		return fmt.Errorf("update release %s: %w", key, err)
 	}
 	r.Version = version
+	if err := s.keepReused(ctx, key, found); err != nil {
+		return fmt.Errorf("update release %s: %w", key, err)
+	}
 	return nil
 }
 

@@ -12,33 +12,44 @@ import (
 // again; of concurrent first puts, one writes it (create-only) and the others find
 // it there.
 func (s *Store) PutSpec(ctx context.Context, spec *engine.Spec) (string, error) {
+	hash, _, err := s.putSpec(ctx, spec)
+	return hash, err
+}
+
+// putSpec is PutSpec; found says the spec was there already, written by
+// someone else (so a garbage collection may be removing it: see reused).
+func (s *Store) putSpec(ctx context.Context, spec *engine.Spec) (hash string, found bool, err error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return "", false, err
 	}
 	if spec == nil {
-		return "", errors.New("put spec: spec is nil")
+		return "", false, errors.New("put spec: spec is nil")
 	}
-	hash := engine.HashSpec(spec)
+	hash = engine.HashSpec(spec)
 	key := specKey(hash)
 	ok, err := s.d.Exists(ctx, key)
 	if err != nil {
-		return "", fmt.Errorf("put spec %s: %w", hash, err)
+		return "", false, fmt.Errorf("put spec %s: %w", hash, err)
 	}
 	if ok {
-		return hash, nil
+		return hash, true, nil
 	}
 	sealed, err := s.sealSpec(spec, specScope(hash))
 	if err != nil {
-		return "", fmt.Errorf("put spec %s: %w", hash, err)
+		return "", false, fmt.Errorf("put spec %s: %w", hash, err)
 	}
 	data, err := encodeCompressed(sealed)
 	if err != nil {
-		return "", fmt.Errorf("put spec %s: encode: %w", hash, err)
+		return "", false, fmt.Errorf("put spec %s: encode: %w", hash, err)
 	}
-	if _, err := s.write(ctx, key, data, Condition{CreateOnly: true}); err != nil && !errors.Is(err, ErrExists) {
-		return "", fmt.Errorf("put spec %s: %w", hash, err)
+	_, err = s.write(ctx, key, data, Condition{CreateOnly: true})
+	if errors.Is(err, ErrExists) {
+		return hash, true, nil
 	}
-	return hash, nil
+	if err != nil {
+		return "", false, fmt.Errorf("put spec %s: %w", hash, err)
+	}
+	return hash, false, nil
 }
 
 // GetSpec returns the spec stored under hash. An unknown or malformed hash gives an

@@ -33,6 +33,7 @@ func RunDriver(t *testing.T, newDriver func(t *testing.T) backend.Driver) {
 		{"NoOpRevisionIsSmall", testNoOpRevisionIsSmall},
 		{"AlteredChunkRefused", testAlteredChunkRefused},
 		{"SummariesReadReleaseFilesOnly", testSummariesReadReleaseFilesOnly},
+		{"Collect", testCollect},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
