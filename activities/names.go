@@ -40,6 +40,7 @@ const (
 	LatestSucceededActivity     = "LatestSucceeded"
 	CheckSourceActivity         = "CheckSource"
 	RecordSyncActivity          = "RecordSync"
+	CollectGarbageActivity      = "CollectGarbage"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -87,5 +88,6 @@ func (a *Activities) byName() map[string]any {
 		RecordSurgeryActivity:       a.RecordSurgery,
 		CheckSourceActivity:         a.CheckSource,
 		RecordSyncActivity:          a.RecordSync,
+		CollectGarbageActivity:      a.CollectGarbage,
 	}
 }

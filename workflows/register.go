@@ -24,4 +24,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(StackStatus, workflow.RegisterOptions{Name: runspec.StatusWorkflow})
 	r.RegisterWorkflowWithOptions(Rollout, workflow.RegisterOptions{Name: runspec.RolloutWorkflow})
 	r.RegisterWorkflowWithOptions(SourceSync, workflow.RegisterOptions{Name: runspec.SyncWorkflow})
+	r.RegisterWorkflowWithOptions(BackendGC, workflow.RegisterOptions{Name: runspec.GCWorkflow})
 }

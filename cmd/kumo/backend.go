@@ -22,7 +22,7 @@ func backendCommand() *cli.Command {
 				outputFlag(formatTable, formatJSON),
 			},
 			Action: backendMigrate,
-		}},
+		}, backendGCCommand()},
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/kumoproj/kumo/api"
 	"github.com/kumoproj/kumo/authz"
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/runspec"
 	"github.com/kumoproj/kumo/server"
 	"github.com/kumoproj/kumo/server/bearer"
 	"github.com/kumoproj/kumo/server/embedded"
@@ -45,7 +46,8 @@ func serverCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "stack-root", Usage: "a directory stacks given to this server must lie under, symlinks resolved (repeat for more; default: your home directory)"},
 			eventsFlag(),
 			planPoliciesFlag(),
-		}, bearerFlags()...),
+			&cli.StringFlag{Name: "gc-every", Value: "1h", Usage: "how often the server removes kumo's expired and unreferenced records (a Temporal schedule, kumo-gc; --retain-* say what is kept); 0: no schedule"},
+		}, append(gcFlags(), bearerFlags()...)...),
 		Action: runServer,
 	}
 }
@@ -96,6 +98,10 @@ func runServer(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	gc, gcEvery, err := serverGC(c)
+	if err != nil {
+		return err
+	}
 	for _, f := range []string{"quota-starts-per-minute", "quota-in-flight"} {
 		if c.Int(f) < 0 {
 			return fmt.Errorf("--%s %d: want 0 (no limit) or more", f, c.Int(f))
@@ -142,6 +148,10 @@ func runServer(c *cli.Context) error {
 		}
 		return err
 	}
+	if err := keepGCSchedule(c, hookClient, gc, gcEvery); err != nil {
+		_ = srv.Stop()
+		return err
+	}
 	info := srv.Info()
 	fmt.Printf("kumo server (pid %d) on %s, started in %s\n", info.PID, opts.Home, time.Since(start).Round(10*time.Millisecond))
 	fmt.Printf("Temporal: %s (namespace %s)\n", info.Listen, info.Namespace)
@@ -167,6 +177,9 @@ func runServer(c *cli.Context) error {
 	}
 	if bearers.OIDC != nil {
 		fmt.Printf("Bearer:   OIDC tokens of %s for client %s\n", bearers.OIDC.Issuer, bearers.OIDC.ClientID)
+	}
+	if gcEvery > 0 {
+		fmt.Printf("GC:       every %s (schedule %s): %s\n", gcEvery, runspec.GCScheduleID, gcSummary(gc))
 	}
 	fmt.Println("kumo commands on this home now run here, any number at once; Ctrl-C stops the server.")
 

@@ -605,3 +605,43 @@ func TestBearerWithoutCertificate(t *testing.T) {
 		t.Errorf("no verifiers, no certificate: %v", err)
 	}
 }
+
+// TestGCSchedule: the collection of kumo's records (runspec.GCWorkflow) is an
+// admin's of */*: its schedule, and a start by hand; its schedule starts
+// nothing else, and it starts under its own ID form only.
+func TestGCSchedule(t *testing.T) {
+	f := newFixture(t)
+	action := func(id, typ string) *schedulepb.Schedule {
+		return &schedulepb.Schedule{Action: &schedulepb.ScheduleAction{Action: &schedulepb.ScheduleAction_StartWorkflow{StartWorkflow: &workflowpb.NewWorkflowExecutionInfo{
+			WorkflowId: id, WorkflowType: &commonpb.WorkflowType{Name: typ}, TaskQueue: &taskqueuepb.TaskQueue{Name: runspec.TaskQueue},
+		}}}}
+	}
+	gc := func() *workflowservice.CreateScheduleRequest {
+		return &workflowservice.CreateScheduleRequest{ScheduleId: runspec.GCScheduleID, Schedule: action(runspec.GCWorkflowID, runspec.GCWorkflow)}
+	}
+	if err := f.i.authorize(f.owner(t), wfs+"CreateSchedule", gc()); err != nil {
+		t.Fatalf("the owner creates the GC schedule: %v", err)
+	}
+	if err := f.i.authorize(f.owner(t), wfs+"StartWorkflowExecution", start(runspec.GCWorkflowID, runspec.GCWorkflow, runspec.TaskQueue)); err != nil {
+		t.Errorf("the owner starts a collection: %v", err)
+	}
+	for _, who := range []string{"alice", "bob"} {
+		if err := f.i.authorize(f.as(t, who), wfs+"CreateSchedule", gc()); code(err) != codes.PermissionDenied {
+			t.Errorf("%s creates the GC schedule: %v", who, err)
+		}
+		if err := f.i.authorize(f.as(t, who), wfs+"StartWorkflowExecution", start(runspec.GCWorkflowID, runspec.GCWorkflow, runspec.TaskQueue)); code(err) != codes.PermissionDenied {
+			t.Errorf("%s starts a collection: %v", who, err)
+		}
+	}
+	for name, req := range map[string]*workflowservice.CreateScheduleRequest{
+		"an apply on the GC schedule": {ScheduleId: runspec.GCScheduleID, Schedule: action("kumo/shop/dev", runspec.ApplyWorkflow)},
+		"a collection under a run ID": {ScheduleId: runspec.GCScheduleID, Schedule: action("kumo/shop/dev", runspec.GCWorkflow)},
+	} {
+		if err := f.i.authorize(f.owner(t), wfs+"CreateSchedule", req); code(err) != codes.PermissionDenied {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if err := f.i.authorize(f.owner(t), wfs+"StartWorkflowExecution", start("kumo/shop/dev", runspec.GCWorkflow, runspec.TaskQueue)); code(err) != codes.PermissionDenied {
+		t.Errorf("a collection under an apply's ID: %v", err)
+	}
+}

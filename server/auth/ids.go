@@ -19,10 +19,14 @@ const (
 	stackStat         // kumo-status/<p>/<w>/<n>
 	rolloutRun        // kumo-rollout/<p>/<name>: its workspace is "*" (rollouts.go)
 	syncTick          // kumo-sync/<p>/<w>/<n...> (a sync schedule's ticks)
+	gcRun             // kumo-gc/<n>: a collection of kumo's own records, on */*
 )
 
 // parseWorkflowID finds the project and workspace of a kumo workflow ID.
 func parseWorkflowID(id string) (kind idKind, project, workspace string) {
+	if n, ok := strings.CutPrefix(id, runspec.GCScheduleID+"/"); ok && n != "" && !strings.Contains(n, "/") {
+		return gcRun, "", ""
+	}
 	seg := strings.Split(id, "/")
 	if len(seg) < 3 || !name(seg[1]) || !name(seg[2]) {
 		return notKumo, "", ""
@@ -100,6 +104,8 @@ var workflowTypes = map[string]startRule{
 	runspec.RolloutWorkflow:   {rolloutRun, authz.Apply},
 	// A sync tick starts applies (or previews) of the commits it finds.
 	runspec.SyncWorkflow: {syncTick, authz.Apply},
+	// A collection removes records of every project: an admin's.
+	runspec.GCWorkflow: {gcRun, authz.AdminAction},
 }
 
 // signalAction is what sending a signal to a run takes; a signal kumo does

@@ -134,6 +134,9 @@ func (c *call) scheduleWrite(id string, s *schedulepb.Schedule) error {
 	if strings.HasPrefix(id, runspec.SyncSchedulePrefix) {
 		want = runspec.SyncWorkflow
 	}
+	if id == runspec.GCScheduleID && start.GetWorkflowType().GetName() != runspec.GCWorkflow {
+		return c.deny(authz.Schedule, p, w, id, "schedule %s may start %s runs only, not %s", id, runspec.GCWorkflow, start.GetWorkflowType().GetName())
+	}
 	if ok && start.GetWorkflowType().GetName() != want {
 		return c.deny(authz.Schedule, p, w, id, "schedule %s may start %s runs only, not %s", id, want, start.GetWorkflowType().GetName())
 	}
