@@ -63,7 +63,7 @@ type ResourceOutcome struct {
 // the run itself, which Temporal answers for finished runs too by replaying
 // them), and how it ended.
 func (c *Client) ShowRun(ctx context.Context, project, runID string) (*RunDetails, error) {
-	d, _, err := c.showRun(ctx, project, runID)
+	d, _, err := c.showRun(ctx, project, runID, false)
 	return d, err
 }
 
@@ -78,10 +78,10 @@ type RunPlan struct {
 // run; the plan is nil before the preview, and for runs that have none
 // (generate) or could not be asked.
 func (c *Client) ShowRunPlan(ctx context.Context, project, runID string) (*RunDetails, *RunPlan, error) {
-	return c.showRun(ctx, project, runID)
+	return c.showRun(ctx, project, runID, true)
 }
 
-func (c *Client) showRun(ctx context.Context, project, runID string) (*RunDetails, *RunPlan, error) {
+func (c *Client) showRun(ctx context.Context, project, runID string, wantPlan bool) (*RunDetails, *RunPlan, error) {
 	info, err := c.FindRun(ctx, project, runID)
 	if err != nil {
 		return nil, nil, err
@@ -96,27 +96,58 @@ func (c *Client) showRun(ctx context.Context, project, runID string) (*RunDetail
 		return d, nil, err
 	}
 	var plan *RunPlan
-	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	p, err := run.Progress(qctx)
-	cancel()
-	if err != nil {
-		d.ProgressError = fmt.Sprintf("the run did not answer (%v); is a kumo worker running?", err)
-	} else {
-		d.Stage, d.Waiting, d.People, d.Policies, d.Target = p.Stage, p.Waiting, p.People, p.Policies, p.Target
-		d.Resources = outcomes(p.Nodes)
-		if d.Changes == nil && p.Changes != nil { // a run older than the memo
-			counts := runspec.CountChanges(p.Changes)
-			d.Changes = &counts
+	if !d.Running() && !wantPlan {
+		// An ended run's result says how each resource ended: one event of
+		// its record, where asking the run replays its whole history.
+		res, err := c.addOutcome(ctx, run, d)
+		if err != nil || res.Outcome == nil || res.Outcome.Nodes == nil && res.Outcome.Total > 0 {
+			if err == nil {
+				err = c.askProgress(ctx, run, d, &plan, false)
+			}
+			return d, nil, err
 		}
-		if p.Changes != nil {
-			plan = &RunPlan{Changes: p.Changes, Digest: p.Digest}
+		nodes, err := runspec.UnpackNodes(res.Outcome.Nodes)
+		if err != nil {
+			return d, nil, fmt.Errorf("run %s: %w", info.RunID, err)
 		}
+		d.Resources, d.People, d.Target = outcomes(nodes), res.People, res.Target
+		d.Stage = runspec.StageDone
+		return d, nil, nil
+	}
+	if err := c.askProgress(ctx, run, d, &plan, true); err != nil {
+		return d, plan, err
 	}
 	res, err := c.addOutcome(ctx, run, d)
 	if plan == nil && res.Changes != nil { // the run could not be asked, its result tells
 		plan = &RunPlan{Changes: res.Changes, Digest: res.Digest}
 	}
 	return d, plan, err
+}
+
+// askProgress adds what the run answers about its progress to d (and its
+// preview to plan, withPlan); a run that does not answer is said in
+// d.ProgressError.
+func (c *Client) askProgress(ctx context.Context, run *Run, d *RunDetails, plan **RunPlan, withPlan bool) error {
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	p, _, err := run.ProgressSince(qctx, 0, withPlan || d.Changes == nil)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		d.ProgressError = fmt.Sprintf("the run did not answer (%v); is a kumo worker running?", err)
+		return nil
+	}
+	d.Stage, d.Waiting, d.People, d.Policies, d.Target = p.Stage, p.Waiting, p.People, p.Policies, p.Target
+	d.Resources = outcomes(p.Nodes)
+	if d.Changes == nil && p.Changes != nil { // a run older than the memo
+		counts := runspec.CountChanges(p.Changes)
+		d.Changes = &counts
+	}
+	if withPlan && p.Changes != nil {
+		*plan = &RunPlan{Changes: p.Changes, Digest: p.Digest}
+	}
+	return nil
 }
 
 // addOutcome adds how an ended run ended to d, and returns its result.

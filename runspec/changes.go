@@ -39,22 +39,27 @@ func (c ChangeCounts) String() string {
 func CountChanges(changes []engine.Change) ChangeCounts {
 	var c ChangeCounts
 	for _, ch := range changes {
-		switch ch.Action {
-		case engine.Create:
-			c.Create++
-		case engine.Update:
-			c.Update++
-		case engine.Delete:
-			c.Delete++
-		case engine.Adopt:
-			c.Adopt++
-		case engine.Forget:
-			c.Forget++
-		case engine.Move:
-			c.Move++
-		default:
-			c.Unchanged++
-		}
+		c.add(ch.Action)
 	}
 	return c
+}
+
+// add counts one resource under action a.
+func (c *ChangeCounts) add(a engine.Action) {
+	switch a {
+	case engine.Create:
+		c.Create++
+	case engine.Update:
+		c.Update++
+	case engine.Delete:
+		c.Delete++
+	case engine.Adopt:
+		c.Adopt++
+	case engine.Forget:
+		c.Forget++
+	case engine.Move:
+		c.Move++
+	default:
+		c.Unchanged++
+	}
 }

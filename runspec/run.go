@@ -98,4 +98,11 @@ type Result struct {
 	Policies     []planpolicy.Violation `json:"policies,omitempty"`
 	Error        string                 `json:"error,omitempty"`
 	Compensation *engine.Compensation   `json:"compensation,omitempty"`
+	// Outcome is what the run did to each resource, so that how it ended is
+	// read without asking it; nil from runs older than it, and from runs that
+	// ended before they had a release.
+	Outcome *Outcome `json:"outcome,omitempty"`
+	// People and Target are the progress's, for the same reason.
+	People *engine.People    `json:"people,omitempty"`
+	Target *engine.Targeting `json:"target,omitempty"`
 }

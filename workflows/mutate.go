@@ -110,6 +110,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	}).Get(finishCtx, nil)
 	result := runspec.Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Policies: r.progress.Policies, Error: msg, Compensation: r.compensation}
 	withChanges(&result, changes)
+	withOutcome(&result, r.progress)
 	if err != nil {
 		return r.end(ctx, result, runspec.StatusFailed, fmt.Errorf("finish revision %d: %w", rel.Key.Revision, err))
 	}

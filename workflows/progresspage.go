@@ -22,6 +22,16 @@ func withChanges(res *runspec.Result, changes []engine.Change) {
 	res.Changes, res.ChangesOmitted = nil, len(changes)
 }
 
+// withOutcome adds to res how each resource ended, as progress says, and
+// who started, approved or cancelled the run and what it was narrowed to: a
+// client reads them from the run's result instead of asking the ended run,
+// which replays its whole history for each answer. The result is no command
+// that replay compares, so this needs no workflow version.
+func withOutcome(res *runspec.Result, progress runspec.Progress) {
+	o := runspec.OutcomeOf(progress.Nodes)
+	res.Outcome, res.People, res.Target = &o, progress.People, progress.Target
+}
+
 // node returns node i's progress to change, and marks it changed now.
 func (r *run) node(i int) *runspec.Node {
 	r.seq++

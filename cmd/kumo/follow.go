@@ -70,7 +70,19 @@ func follow(ctx context.Context, run *client.Run, interactive bool) error {
 		defer cancel()
 		var nodes []runspec.Node
 		ended = true
-		if p, err := run.Progress(qctx); err == nil {
+		// How each resource ended is in the result: asking the ended run
+		// replays its whole history, seconds at 10,000 resources. Only a
+		// preview not shown yet and too large for the result is asked for.
+		p, known := endedProgress(o.res)
+		if !known || !shownPreview && o.res.Changes == nil && o.res.ChangesOmitted > 0 {
+			if q, err := run.Progress(qctx); err == nil {
+				p, known = q, true
+			}
+		}
+		if known {
+			if p.Changes == nil {
+				p.Changes = o.res.Changes
+			}
 			showProgress(p)
 			nodes = p.Nodes
 		} else if !shownPreview && o.res.Changes != nil {
@@ -272,6 +284,9 @@ func printSummary(w io.Writer, run *client.Run, res runspec.Result, nodes []runs
 		return
 	}
 	counts, failed, notRun := outcomes(res.Changes, nodes)
+	if o := res.Outcome; o != nil { // the run counted them itself
+		counts, failed, notRun = outcomeCounts(o.Done), o.Failed, o.NotRun
+	}
 	fmt.Fprintf(w, "Release %d %s (%s): %d created, %d updated, %d deleted, ",
 		res.Revision, res.Phase, run.Operation, counts[engine.Create], counts[engine.Update], counts[engine.Delete])
 	if n := counts[engine.Adopt]; n > 0 {
@@ -295,6 +310,26 @@ func printSummary(w io.Writer, run *client.Run, res runspec.Result, nodes []runs
 		}
 		fmt.Fprintln(w, ".")
 	}
+}
+
+// endedProgress is the progress an ended run's result holds: each resource's
+// final status; false when the result has none (a run older than
+// Result.Outcome, or too many resources to carry them).
+func endedProgress(res runspec.Result) (runspec.Progress, bool) {
+	if res.Outcome == nil || res.Outcome.Nodes == nil {
+		return runspec.Progress{}, false
+	}
+	nodes, err := runspec.UnpackNodes(res.Outcome.Nodes)
+	if err != nil {
+		return runspec.Progress{}, false
+	}
+	return runspec.Progress{Stage: runspec.StageDone, Nodes: nodes, Digest: res.Digest, Policies: res.Policies}, true
+}
+
+// outcomeCounts is a run's own counts per action.
+func outcomeCounts(c runspec.ChangeCounts) map[engine.Action]int {
+	return map[engine.Action]int{engine.Create: c.Create, engine.Update: c.Update, engine.Delete: c.Delete, engine.Adopt: c.Adopt,
+		engine.Forget: c.Forget, engine.Move: c.Move, engine.UnChanged: c.Unchanged}
 }
 
 // outcomes counts what a run did per action. With the nodes' final statuses, a

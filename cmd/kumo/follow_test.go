@@ -1,8 +1,11 @@
 package main
 
 import (
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -52,5 +55,32 @@ func TestShowValueCompound(t *testing.T) {
 		if v != want {
 			t.Errorf("showValue: got %s, want %s", v, want)
 		}
+	}
+}
+
+// TestSummaryFromTheRunsOutcome: a run too large to carry its changes in its
+// result (10,000 resources) still ends with its counts: the run's own Outcome,
+// with no changes and no nodes asked of it.
+func TestSummaryFromTheRunsOutcome(t *testing.T) {
+	res := runspec.Result{Revision: 3, Phase: engine.PhaseSucceeded, ChangesOmitted: 10001,
+		Outcome: &runspec.Outcome{Done: runspec.ChangeCounts{Create: 9998, Unchanged: 1}, Failed: 1, NotRun: 1, Total: 10001}}
+	var out strings.Builder
+	printSummary(&out, &client.Run{Operation: "apply", RunID: "r1"}, res, nil, time.Second)
+	want := "Release 3 succeeded (apply): 9998 created, 0 updated, 0 deleted, 1 unchanged; 1 failed, 1 not changed in 1s. Run r1.\n"
+	if out.String() != want {
+		t.Errorf("summary\n%q\nwant\n%q", out.String(), want)
+	}
+	// The nodes the result packs are the progress shown at the end.
+	packed, err := runspec.PackNodes([]runspec.Node{{ID: "a", Action: engine.Create, Status: runspec.NodeSucceeded}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Outcome.Nodes = packed
+	p, ok := endedProgress(res)
+	if !ok || len(p.Nodes) != 1 || p.Nodes[0].ID != "a" || p.Stage != runspec.StageDone {
+		t.Errorf("ended progress %+v, %v", p, ok)
+	}
+	if _, ok := endedProgress(runspec.Result{}); ok {
+		t.Error("a result without an outcome gave a progress")
 	}
 }
