@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/internal/benchspec"
@@ -63,10 +64,12 @@ func TestSummariesAt10000(t *testing.T) {
 			t.Errorf("%s: outcome %+v, want %d resources %sd", c.name, o, n+1, c.action)
 		}
 		t.Logf("%s: %d resources' outcomes packed in %d bytes", c.name, o.Total, len(o.Nodes))
+		began := time.Now()
 		d, err := k.c.ShowRun(ctx, "bench", c.id)
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Logf("%s: run show took %s", c.name, time.Since(began).Round(time.Millisecond))
 		if d.ProgressError != "" || len(d.Resources) != n+1 {
 			t.Fatalf("%s: run show: %d resources, progress error %q", c.name, len(d.Resources), d.ProgressError)
 		}
