@@ -123,6 +123,8 @@ type Server struct {
 	ui         *embedded.UI
 	web        *webEndpoint
 	stopWorker func()
+	// stopMemory stops returning the free heap after large runs (memory.go).
+	stopMemory func()
 }
 
 // Info is what the server recorded in server.json.
@@ -201,6 +203,7 @@ func Start(ctx context.Context, cfg Config, opts Options) (_ *Server, retErr err
 	if s.stopWorker, err = cfg.StartWorker(ctx, s.temporal.Address(), ownerTLS); err != nil {
 		return nil, err
 	}
+	s.stopMemory = startReturningMemory(memoryCheckInterval, memoryFreeThreshold)
 	s.info = Info{
 		PID: os.Getpid(), Address: s.temporal.Address(), Listen: s.temporal.ListenAddress(), Namespace: cfg.Namespace, Backend: cfg.Backend, Started: time.Now().UTC(),
 	}
@@ -252,6 +255,10 @@ func (s *Server) Stop() error {
 	}
 	if s.stopWorker != nil {
 		s.stopWorker()
+	}
+	if s.stopMemory != nil {
+		s.stopMemory()
+		s.stopMemory = nil
 	}
 	if s.ui != nil {
 		s.ui.Stop()
