@@ -17,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -216,6 +217,10 @@ type kumoTimes struct {
 	// peakRSS: the process's peak resident memory from server start to the
 	// end of the destroy.
 	peakRSS int64
+	// idleRSS: resident memory once the destroy ended, with the server still
+	// up; returnedRSS: the same after the free heap went back to the OS, as
+	// `kumo server` does after a large run (server/memory.go).
+	idleRSS, returnedRSS int64
 }
 
 // profiles says which profiles a row's kumo runs take: a CPU profile into cpu
@@ -289,6 +294,13 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 	}
 	t.nsFinalize = t.hist[2].lastDelete
 	if t.peakRSS, err = peakRSS(); err != nil {
+		return t, err
+	}
+	if t.idleRSS, err = residentRSS(); err != nil {
+		return t, err
+	}
+	debug.FreeOSMemory()
+	if t.returnedRSS, err = residentRSS(); err != nil {
 		return t, err
 	}
 	return t, nil

@@ -24,6 +24,7 @@ func median(runs []result) result {
 	out.runs = len(runs)
 	for _, r := range runs {
 		out.kumo.peakRSS = max(out.kumo.peakRSS, r.kumo.peakRSS)
+		out.kumo.idleRSS, out.kumo.returnedRSS = max(out.kumo.idleRSS, r.kumo.idleRSS), max(out.kumo.returnedRSS, r.kumo.returnedRSS)
 	}
 	pick := func(get func(*result) *time.Duration) {
 		ds := make([]time.Duration, len(runs))
@@ -169,10 +170,11 @@ func (rep *report) usageTable(b *strings.Builder) {
 
 // rowTable: Namespace finalization, server start and peak memory per row.
 func (rep *report) rowTable(b *strings.Builder) {
-	b.WriteString("\nPer row: Namespace finalization (destroy, excluded above), embedded server start, and the peak resident memory of the kumo process over its apply, re-apply and destroy. The bench is that process: embedded Temporal server, worker and client in one, as `kumo apply` runs; the peak is the kernel's high-water mark (VmHWM in /proc/self/status), reset (5 to /proc/self/clear_refs, after a garbage collection) after the floor and before the server starts, so the floor's client is not counted; the highest of the row's runs.\n\n")
-	b.WriteString("| row | floor: Namespace gone s | kumo: Namespace delete s | kumo server start s | kumo peak RSS MiB |\n| --- | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("\nPer row: Namespace finalization (destroy, excluded above), embedded server start, and the peak resident memory of the kumo process over its apply, re-apply and destroy. The bench is that process: embedded Temporal server, worker and client in one, as `kumo apply` runs; the peak is the kernel's high-water mark (VmHWM in /proc/self/status), reset (5 to /proc/self/clear_refs, after a garbage collection) after the floor and before the server starts, so the floor's client is not counted; the highest of the row's runs. Idle RSS: resident memory (VmRSS) once the destroy ended, the server still up, kept as the runtime left it and after the free heap went back to the OS, as `kumo server` does after a large run (server/memory.go); the highest of the row's runs.\n\n")
+	b.WriteString("| row | floor: Namespace gone s | kumo: Namespace delete s | kumo server start s | kumo peak RSS MiB | idle RSS MiB, kept | idle RSS MiB, returned |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, r := range rep.results {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", r.row.name, secs(r.floor.nsFinalize), secs(r.kumo.nsFinalize), secs(r.kumo.serverStart), mib(r.kumo.peakRSS))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.row.name, secs(r.floor.nsFinalize), secs(r.kumo.nsFinalize), secs(r.kumo.serverStart), mib(r.kumo.peakRSS),
+			mib(r.kumo.idleRSS), mib(r.kumo.returnedRSS))
 	}
 }
 

@@ -30,7 +30,13 @@ func resetPeakRSS() error {
 
 // peakRSS is this process's VmHWM in bytes: the most resident memory since the
 // last resetPeakRSS.
-func peakRSS() (int64, error) {
+func peakRSS() (int64, error) { return procStatus("VmHWM:") }
+
+// residentRSS is this process's resident memory now (VmRSS), in bytes.
+func residentRSS() (int64, error) { return procStatus("VmRSS:") }
+
+// procStatus reads a field of /proc/self/status given in kB, in bytes.
+func procStatus(field string) (int64, error) {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0, err
@@ -38,7 +44,7 @@ func peakRSS() (int64, error) {
 	defer f.Close()
 	s := bufio.NewScanner(f)
 	for s.Scan() {
-		if v, ok := strings.CutPrefix(s.Text(), "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(s.Text(), field); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return kb << 10, err
 		}
@@ -46,7 +52,7 @@ func peakRSS() (int64, error) {
 	if err := s.Err(); err != nil {
 		return 0, err
 	}
-	return 0, fmt.Errorf("/proc/self/status: no VmHWM")
+	return 0, fmt.Errorf("/proc/self/status: no %s", strings.TrimSuffix(field, ":"))
 }
 
 // openDB opens a second connection on the embedded server's SQLite database
