@@ -11,9 +11,7 @@ import (
 // to the OS only slowly, so an idle server stayed at its peak size. Every
 // memoryCheckInterval it looks at how much free heap it still holds, and past
 // memoryFreeThreshold returns it at once (debug.FreeOSMemory: one collection
-// and a scavenge). Measured: an in-process server, worker and client at 404
-// MiB after a 10,000-resource apply, still 404 MiB after a minute idle, 301
-// MiB once returned (docs/performance.md).
+// and a scavenge). docs/performance.md has the figures.
 const (
 	memoryCheckInterval = 30 * time.Second
 	memoryFreeThreshold = 64 << 20
