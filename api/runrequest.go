@@ -67,6 +67,10 @@ type RunRequest struct {
 	// --version, --message); a rollback takes a message.
 	Version string `json:"version,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Queue puts an apply, destroy or rollback in the stack's run queue
+	// instead of refusing it while another run holds the stack (kumo apply
+	// --queue); without it, the workspace's runs.queue decides.
+	Queue *bool `json:"queue,omitempty"`
 }
 
 // runOptions are a RunRequest checked and parsed.
@@ -110,9 +114,9 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 	takes := map[string][]string{
 		"generate":    {"stack", "stackDir", "generatorTimeout"},
 		"preview":     {"stack", "stackDir", "source", "commit", "spec", "parallelism", "forceConflicts", "generatorTimeout", "targets", "targetDependents"},
-		"apply":       {"stack", "stackDir", "source", "commit", "spec", "parallelism", "forceConflicts", "generatorTimeout", "approval", "approvalTimeout", "wait", "timeout", "rollbackOnFailure", "targets", "targetDependents", "allowProtectedDelete", "version", "message"},
-		"destroy":     {"parallelism", "approval", "approvalTimeout", "targets", "targetDependents", "allowProtectedDelete"},
-		"rollback":    {"parallelism", "forceConflicts", "approval", "approvalTimeout", "wait", "timeout", "revision", "allowFailed", "allowProtectedDelete", "message"},
+		"apply":       {"stack", "stackDir", "source", "commit", "spec", "parallelism", "forceConflicts", "generatorTimeout", "approval", "approvalTimeout", "wait", "timeout", "rollbackOnFailure", "targets", "targetDependents", "allowProtectedDelete", "version", "message", "queue"},
+		"destroy":     {"parallelism", "approval", "approvalTimeout", "targets", "targetDependents", "allowProtectedDelete", "queue"},
+		"rollback":    {"parallelism", "forceConflicts", "approval", "approvalTimeout", "wait", "timeout", "revision", "allowFailed", "allowProtectedDelete", "message", "queue"},
 		"drift-check": {"parallelism", "mode"},
 	}[r.Operation]
 	set := map[string]bool{
@@ -121,7 +125,7 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 		"approvalTimeout": r.ApprovalTimeout != "", "wait": r.Wait != "", "timeout": r.Timeout != "",
 		"rollbackOnFailure": r.RollbackOnFailure, "revision": r.Revision != 0, "allowFailed": r.AllowFailed, "mode": r.Mode != "",
 		"targets": len(r.Targets) > 0, "targetDependents": r.TargetDependents, "allowProtectedDelete": r.AllowProtectedDelete,
-		"version": r.Version != "", "message": r.Message != "",
+		"version": r.Version != "", "message": r.Message != "", "queue": r.Queue != nil,
 	}
 	for _, f := range sortedKeys(set) {
 		if set[f] && !slices.Contains(takes, f) {

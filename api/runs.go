@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"time"
 
@@ -31,6 +32,12 @@ type RunStarted struct {
 	// Replayed is true when an Idempotency-Key named a run started before:
 	// this request started none.
 	Replayed bool `json:"replayed,omitempty"`
+	// Queued is true when the run waits in its stack's run queue: then ID
+	// names the queue entry (the runs list with status queued shows it at
+	// Position; cancel takes it out) until the run starts under a run ID of
+	// its own.
+	Queued   bool `json:"queued,omitempty"`
+	Position int  `json:"position,omitempty"`
 }
 
 // RunView is GET runs/{id}: the run as `kumo run show -o json` shows it,
@@ -156,6 +163,15 @@ func (c *call) start(ctx context.Context, o *runOptions) (*client.Run, error) {
 		// and an existing cluster's run records, marked unverified.
 		StartedBy: c.subject.Name,
 	}
+	if o.Queue != nil {
+		req.Queue = *o.Queue
+	} else if o.Operation == "apply" || o.Operation == "destroy" || o.Operation == "rollback" {
+		ws, err := kc.Workspace(ctx, o.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		req.Queue = ws.Runs.Queue
+	}
 	switch o.Operation {
 	case "generate":
 		return kc.Generate(ctx, req)
@@ -174,6 +190,11 @@ func (c *call) start(ctx context.Context, o *runOptions) (*client.Run, error) {
 }
 
 func (c *call) started(run *client.Run, project, workspace string) RunStarted {
+	if q := run.Queued; q != nil {
+		list := Prefix + "/runs?" + url.Values{"project": {project}, "workspace": {workspace}, "status": {"queued"}}.Encode()
+		return RunStarted{ID: run.RunID, WorkflowID: run.WorkflowID, Operation: run.Operation, Project: project, Workspace: workspace,
+			StatusURL: list, ResultURL: list, Queued: true, Position: q.Position}
+	}
 	return RunStarted{
 		ID: run.RunID, WorkflowID: run.WorkflowID, Operation: run.Operation, Project: project, Workspace: workspace,
 		StatusURL: Prefix + "/runs/" + run.RunID, ResultURL: Prefix + "/runs/" + run.RunID + "/result",
@@ -226,6 +247,14 @@ func (c *call) findRun(action authz.Action) (*client.RunInfo, error) {
 		info, err = c.kc.FindRun(c.ctx, "", id)
 		return err
 	})
+	if errors.Is(err, client.ErrNoRun) && action == authz.Cancel {
+		// A run waiting in a run queue has no run yet: its entry is found.
+		if queued, qerr := c.kc.FindQueued(c.ctx, "", id); qerr != nil {
+			return nil, qerr
+		} else if queued != nil {
+			info, err = queued, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -72,6 +72,10 @@ type Request struct {
 	// AllowProtectedDelete lets the run delete protected resources; the run
 	// refuses it to anyone but an admin of the project/workspace.
 	AllowProtectedDelete bool
+	// Queue puts an apply, destroy or rollback in the stack's run queue
+	// instead of failing while another run holds the stack: the run starts
+	// when the runs queued before it have ended (Run.Queued).
+	Queue bool
 }
 
 // Run is a handle on one workflow execution.
@@ -80,6 +84,10 @@ type Run struct {
 	Operation  string
 	WorkflowID string
 	RunID      string
+	// Queued is set for a run that waits in its stack's run queue: then
+	// WorkflowID is the queue's and RunID the entry's, until
+	// Queued.Started hands the run itself.
+	Queued *QueuedEntry
 }
 
 // Preview starts a Preview run. Previews never block applies.
@@ -199,6 +207,9 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 		}
 		in.Source, in.Stack = src, req.Stack
 	}
+	if req.Queue {
+		return c.enqueue(ctx, workflowType, req, in)
+	}
 	return c.startWorkflow(ctx, workflowType, id, req, in)
 }
 
@@ -231,7 +242,7 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 		if s, serr := squatter(ctx, tc, req.Project, req.Workspace); serr == nil && s != nil {
 			return nil, s
 		}
-		return nil, fmt.Errorf("%w on %s/%s: locked by run %s (workflow %s), which has not finished; wait for it, or run `kumo resume` if the kumo that started it was killed",
+		return nil, fmt.Errorf("%w on %s/%s: locked by run %s (workflow %s), which has not finished; wait for it, queue behind it with --queue, or run `kumo resume` if the kumo that started it was killed",
 			ErrBusy, req.Project, req.Workspace, started.RunId, id)
 	}
 	var invalid *serviceerror.InvalidArgument

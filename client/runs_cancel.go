@@ -19,6 +19,16 @@ var ErrRunEnded = errors.New("the run has ended")
 // handle to follow it to its end.
 func (c *Client) CancelRun(ctx context.Context, project, runID, reason string) (*Run, error) {
 	run, info, err := c.OpenRun(ctx, project, runID)
+	if errors.Is(err, ErrNoRun) {
+		// Not a run (yet): an entry waiting in a run queue is removed.
+		queued, qerr := c.FindQueued(ctx, project, runID)
+		if qerr != nil {
+			return nil, qerr
+		}
+		if queued != nil {
+			return c.dequeue(ctx, queued, reason)
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,10 @@ type RunInfo struct {
 	// Changes are the preview's counts; nil before the preview, and for runs
 	// that have none (generate) or were started by an older kumo.
 	Changes *runspec.ChangeCounts `json:"changes,omitempty"`
+	// Position is a queued run's place in its stack's run queue (1: next),
+	// and QueuedBy who queued it (Status queued only).
+	Position int    `json:"position,omitempty"`
+	QueuedBy string `json:"queuedBy,omitempty"`
 }
 
 // Running reports whether the run has not ended.
@@ -72,7 +76,7 @@ var RunOperations = []string{"apply", "destroy", "rollback", "generate", "previe
 // run is in as `kumo run wait` reports it: completed is a run that succeeded,
 // failed includes runs Temporal terminated or timed out, cancelled includes
 // applies whose preview was not approved.
-var RunStatuses = []string{"running", "awaiting-approval", "completed", "failed", "cancelled"}
+var RunStatuses = []string{"queued", "running", "awaiting-approval", "completed", "failed", "cancelled"}
 
 // statusQueries are the visibility queries of RunStatuses. ExecutionStatus
 // comes first so that runs started by an older kumo, without KumoStatus, are
@@ -103,6 +107,9 @@ func (f RunFilter) Query() (string, error) {
 		return "", fmt.Errorf("unknown operation %q (want one of %s)", f.Operation, strings.Join(RunOperations, ", "))
 	}
 	status := f.Status
+	if status == runspec.QueuedStatus {
+		status = "" // visibility lists no queued run: ListQueued does
+	}
 	if status == "succeeded" {
 		status = "completed"
 	}
@@ -113,11 +120,12 @@ func (f RunFilter) Query() (string, error) {
 		}
 		terms = append(terms, q)
 	}
+	// Run queues are not runs: their entries are listed by ListQueued.
 	if len(terms) == 0 {
 		// Only kumo's runs: every one has a project.
-		return "KumoProject IS NOT NULL", nil
+		return "KumoProject IS NOT NULL AND WorkflowType != '" + runspec.QueueWorkflow + "'", nil
 	}
-	return strings.Join(terms, " AND "), nil
+	return strings.Join(terms, " AND ") + " AND WorkflowType != '" + runspec.QueueWorkflow + "'", nil
 }
 
 // ListRuns lists runs from Temporal's visibility store, newest first: one
@@ -131,11 +139,15 @@ func (c *Client) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 	if limit <= 0 {
 		limit = DefaultRunLimit
 	}
+	queued, err := c.ListQueued(ctx, f)
+	if err != nil || f.Status == runspec.QueuedStatus {
+		return queued, err
+	}
 	tc, err := c.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var runs []RunInfo
+	runs := queued
 	var token []byte
 	for len(runs) < limit {
 		resp, err := tc.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
@@ -171,6 +183,13 @@ func (c *Client) ListRunsPage(ctx context.Context, f RunFilter, token []byte) (r
 	if limit <= 0 {
 		limit = DefaultRunLimit
 	}
+	var queued []RunInfo
+	if token == nil {
+		// The queued runs come first, on the first page.
+		if queued, err = c.ListQueued(ctx, f); err != nil || f.Status == runspec.QueuedStatus {
+			return queued, nil, err
+		}
+	}
 	tc, err := c.dial(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -181,7 +200,7 @@ func (c *Client) ListRunsPage(ctx context.Context, f RunFilter, token []byte) (r
 	if err != nil {
 		return nil, nil, fmt.Errorf("list runs (%s): %w", query, err)
 	}
-	runs = make([]RunInfo, 0, len(resp.GetExecutions()))
+	runs = append(make([]RunInfo, 0, len(queued)+len(resp.GetExecutions())), queued...)
 	for _, e := range resp.GetExecutions() {
 		runs = append(runs, runInfo(e, c.DataConverter()))
 	}

@@ -34,6 +34,8 @@ type Workspace struct {
 	Approval ApprovalPolicy `json:"approval,omitzero"`
 	// Health says which kinds an apply here does not wait for.
 	Health HealthSettings `json:"health,omitzero"`
+	// Runs says how runs here start.
+	Runs RunSettings `json:"runs,omitzero"`
 	// Notifications are where this workspace's run and drift events go
 	// (Slack, generic webhooks): the workspace's administrators choose them,
 	// never a run's input or a spec.
@@ -56,6 +58,14 @@ type TemporalSettings struct {
 	// network; orchestration and the release lifecycle stay on the default
 	// queue. Empty: every step runs on the default queue.
 	TaskQueue string `json:"taskQueue,omitempty"`
+}
+
+// RunSettings are a workspace's defaults for its runs.
+type RunSettings struct {
+	// Queue makes every apply, destroy and rollback here wait its turn in
+	// the stack's run queue while another run holds the stack, as `--queue`
+	// does, instead of failing; `--queue=false` opts a run out.
+	Queue bool `json:"queue,omitempty"`
 }
 
 // ModuleDefaults is a workspace's configuration for one module.

@@ -25,4 +25,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(Rollout, workflow.RegisterOptions{Name: runspec.RolloutWorkflow})
 	r.RegisterWorkflowWithOptions(SourceSync, workflow.RegisterOptions{Name: runspec.SyncWorkflow})
 	r.RegisterWorkflowWithOptions(BackendGC, workflow.RegisterOptions{Name: runspec.GCWorkflow})
+	r.RegisterWorkflowWithOptions(Queue, workflow.RegisterOptions{Name: runspec.QueueWorkflow})
 }

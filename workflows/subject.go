@@ -90,7 +90,8 @@ func signalsOf(ctx workflow.Context) *signalSubjects {
 }
 
 // subjectSignals are the signals whose senders runs record.
-var subjectSignals = map[string]bool{runspec.CancelSignal: true, runspec.ApprovalSignal: true}
+var subjectSignals = map[string]bool{runspec.CancelSignal: true, runspec.ApprovalSignal: true,
+	runspec.EnqueueSignal: true, runspec.DequeueSignal: true}
 
 // Interceptor is the worker interceptor that hands runs the subjects of their
 // start and of the signals they receive (a cancel, a legacy approval). Every worker that runs

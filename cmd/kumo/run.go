@@ -12,6 +12,7 @@ import (
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/internal/gitrev"
+	"github.com/kumoproj/kumo/runspec"
 )
 
 // sourceFlags choose what a preview or apply works on: a ready spec, or a stack
@@ -98,6 +99,51 @@ func setTargets(c *cli.Context, req *client.Request) {
 	req.AllowProtectedDelete = c.Bool("allow-protected-delete")
 }
 
+func queueFlag() *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "queue", Usage: "while another run holds the stack, wait in its run queue (first come, first served) instead of failing; " +
+		"the plan is made when the run starts (default: the workspace's runs.queue)"}
+}
+
+// setQueue puts the run in the stack's queue when --queue says so, or,
+// without the flag, when the workspace's runs.queue does.
+func setQueue(c *cli.Context, kc *client.Client, req *client.Request) error {
+	if c.IsSet("queue") {
+		req.Queue = c.Bool("queue")
+		return nil
+	}
+	ws, err := kc.Workspace(c.Context, req.Workspace)
+	if err != nil {
+		return err
+	}
+	req.Queue = ws.Runs.Queue
+	return nil
+}
+
+// startedOrQueued follows a run, or, for a queued one, says where it waits
+// and (unless --detach) waits for it to start and follows it then.
+func startedOrQueued(ctx context.Context, c *cli.Context, kc *client.Client, run *client.Run, interactive bool) error {
+	if run.Queued == nil {
+		return followOrDetach(ctx, c, kc, run, interactive)
+	}
+	q := run.Queued
+	fmt.Printf("Queued %s run %s on %s/%s at position %d. `kumo run list` shows the queue; `kumo run cancel %s` takes it out.\n",
+		run.Operation, q.ID, q.Project, q.Workspace, q.Position, q.ID)
+	if c.Bool("detach") {
+		fmt.Println("It starts, as you, when the runs before it have ended; its plan is made then.")
+		return nil
+	}
+	started, err := q.Started(ctx, func(r runspec.QueuedRun) {
+		if r.Position > 0 && r.Position != q.Position {
+			fmt.Printf("Now at position %d.\n", r.Position)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("Its turn: %s run %s started.\n", started.Operation, started.RunID)
+	return followOrDetach(ctx, c, kc, started, interactive)
+}
+
 func yesFlag() *cli.BoolFlag {
 	return &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "apply without asking for confirmation"}
 }
@@ -148,7 +194,7 @@ func applyCommand() *cli.Command {
 		Usage: "generate (or read) the spec, preview, confirm, and apply it in dependency order; records a release",
 		Flags: append(append(append(sourceFlags(), gitSourceFlags()...), parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(),
 			&cli.BoolFlag{Name: "rollback-on-failure", Usage: "if a resource fails, undo what this apply changed, in reverse order"},
-			waitFlag(), timeoutFlag(),
+			waitFlag(), timeoutFlag(), queueFlag(),
 			&cli.StringFlag{Name: "version", Usage: "name the release (alpha1, v1.2.0), unique in the stack: release list shows it, rollback --version restores it"},
 			messageFlag(), allowProtectedFlag()), append(approvalFlags(), targetFlags()...)...),
 		Action: func(c *cli.Context) error {
@@ -172,11 +218,14 @@ func applyCommand() *cli.Command {
 				}
 				req.Label.Version, req.Label.Message = c.String("version"), c.String("message")
 				req.Label.SourceCommit = sourceCommit(c.String("spec-file"))
+				if err := setQueue(c, kc, &req); err != nil {
+					return err
+				}
 				run, err := kc.Apply(ctx, req)
 				if err != nil {
 					return err
 				}
-				return followOrDetach(ctx, c, kc, run, !req.AutoApprove)
+				return startedOrQueued(ctx, c, kc, run, !req.AutoApprove)
 			})
 		},
 	}
@@ -186,18 +235,21 @@ func destroyCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "destroy",
 		Usage: "delete everything the latest release recorded, dependents first",
-		Flags: append([]cli.Flag{parallelismFlag(), yesFlag(), detachFlag(), allowProtectedFlag()}, append(approvalFlags(), targetFlags()...)...),
+		Flags: append([]cli.Flag{parallelismFlag(), yesFlag(), detachFlag(), allowProtectedFlag(), queueFlag()}, append(approvalFlags(), targetFlags()...)...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
 				if err := setApproval(c, &req); err != nil {
 					return err
 				}
 				setTargets(c, &req)
+				if err := setQueue(c, kc, &req); err != nil {
+					return err
+				}
 				run, err := kc.Destroy(ctx, req)
 				if err != nil {
 					return err
 				}
-				return followOrDetach(ctx, c, kc, run, !req.AutoApprove)
+				return startedOrQueued(ctx, c, kc, run, !req.AutoApprove)
 			})
 		},
 	}
@@ -233,7 +285,7 @@ func rollbackCommand() *cli.Command {
 			&cli.StringFlag{Name: "version", Usage: "restore the revision an apply named so (apply --version), instead of --revision"},
 			messageFlag(),
 			&cli.BoolFlag{Name: "allow-failed", Usage: "allow restoring a revision whose apply failed"},
-			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(), waitFlag(), timeoutFlag(), allowProtectedFlag(),
+			parallelismFlag(), yesFlag(), detachFlag(), forceConflictsFlag(), waitFlag(), timeoutFlag(), allowProtectedFlag(), queueFlag(),
 		}, approvalFlags()...),
 		Action: func(c *cli.Context) error {
 			return withRun(c, func(ctx context.Context, kc *client.Client, req client.Request) error {
@@ -255,11 +307,14 @@ func rollbackCommand() *cli.Command {
 				}
 				req.Label.Message = c.String("message")
 				req.AllowProtectedDelete = c.Bool("allow-protected-delete")
+				if err := setQueue(c, kc, &req); err != nil {
+					return err
+				}
 				run, err := kc.Rollback(ctx, req, revision, c.Bool("allow-failed"))
 				if err != nil {
 					return err
 				}
-				return followOrDetach(ctx, c, kc, run, !req.AutoApprove)
+				return startedOrQueued(ctx, c, kc, run, !req.AutoApprove)
 			})
 		},
 	}

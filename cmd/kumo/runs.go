@@ -114,7 +114,11 @@ func printRuns(w io.Writer, runs []client.RunInfo, now time.Time) error {
 		if r.Revision > 0 {
 			revision = fmt.Sprint(r.Revision)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.RunID, r.Operation, orDash(r.Stack), r.Status, revision,
+		status := r.Status
+		if r.Position > 0 {
+			status = fmt.Sprintf("%s (%d)", status, r.Position) // its place in the stack's run queue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.RunID, r.Operation, orDash(r.Stack), status, revision,
 			r.Started.Local().Format(time.DateTime), formatDuration(r.Duration(now)), changeCounts(r.Changes))
 	}
 	return tw.Flush()
@@ -344,6 +348,10 @@ func runCancel(c *cli.Context) error {
 		run, err := kc.CancelRun(c.Context, project, runID, reason)
 		if err != nil {
 			return err
+		}
+		if run.Queued != nil {
+			fmt.Printf("Removed queued %s run %s from the run queue of %s/%s: it will not run.\n", run.Operation, run.RunID, run.Queued.Project, run.Queued.Workspace)
+			return nil
 		}
 		fmt.Printf("Cancelling %s run %s: no resource starts any more; the ones in flight finish.\n", run.Operation, run.RunID)
 		if c.Bool("no-wait") {

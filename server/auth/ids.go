@@ -20,6 +20,7 @@ const (
 	rolloutRun        // kumo-rollout/<p>/<name>: its workspace is "*" (rollouts.go)
 	syncTick          // kumo-sync/<p>/<w>/<n...> (a sync schedule's ticks)
 	gcRun             // kumo-gc/<n>: a collection of kumo's own records, on */*
+	queueRun          // kumo/<p>/<w>/queue: the stack's run queue
 )
 
 // parseWorkflowID finds the project and workspace of a kumo workflow ID.
@@ -37,6 +38,8 @@ func parseWorkflowID(id string) (kind idKind, project, workspace string) {
 		switch {
 		case len(seg) == 3:
 			return mutating, p, w
+		case len(seg) == 4 && seg[3] == "queue":
+			return queueRun, p, w
 		case len(seg) == 5 && seg[3] == "generate" && seg[4] != "":
 			return generate, p, w
 		case len(seg) == 5 && seg[3] == "preview" && seg[4] != "":
@@ -106,6 +109,10 @@ var workflowTypes = map[string]startRule{
 	runspec.SyncWorkflow: {syncTick, authz.Apply},
 	// A collection removes records of every project: an admin's.
 	runspec.GCWorkflow: {gcRun, authz.AdminAction},
+	// Queuing a run takes the deployer's right, as starting it does (apply,
+	// destroy and rollback all need deployer): each queued run is started
+	// as the subject whose enqueue signal the frontend stamped.
+	runspec.QueueWorkflow: {queueRun, authz.Apply},
 }
 
 // signalAction is what sending a signal to a run takes; a signal kumo does
@@ -114,8 +121,10 @@ func signalAction(name string) authz.Action {
 	switch name {
 	case runspec.ApprovalSignal:
 		return authz.Approve
-	case runspec.CancelSignal:
+	case runspec.CancelSignal, runspec.DequeueSignal:
 		return authz.Cancel
+	case runspec.EnqueueSignal:
+		return authz.Apply
 	}
 	return authz.Terminate
 }
