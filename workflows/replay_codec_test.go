@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/codec"
 	"github.com/kumoproj/kumo/internal/keyring"
@@ -69,14 +70,21 @@ func readHistory(t *testing.T, f string) *historypb.History {
 	return h
 }
 
-// replayHistory is replay for a history already read.
+// replayHistory replays h, read from file f, on r with the historyBudget
+// it was recorded with. A workflow that checks its own ID (Queue, Rollout)
+// replays under the ID it ran with, which the start event holds (when a
+// server that writes it recorded it); the others under the replayer's own.
 func replayHistory(r worker.WorkflowReplayer, f string, h *historypb.History) error {
 	budget := historyBudget
 	defer func() { historyBudget = budget }()
 	if strings.HasPrefix(filepath.Base(f), longPrefix) {
 		historyBudget = longBudget
 	}
-	return r.ReplayWorkflowHistory(quietLogger, h)
+	var opts worker.ReplayWorkflowHistoryOptions
+	if id := h.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes().GetWorkflowId(); id != "" {
+		opts.OriginalExecution = workflow.Execution{ID: id}
+	}
+	return r.ReplayWorkflowHistoryWithOptions(quietLogger, h, opts)
 }
 
 // sealHistory encodes every payload of h with c, as a worker with the key

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"os"
@@ -57,14 +58,17 @@ func TestReplayRecordedHistories(t *testing.T) {
 }
 
 // replay replays the history in file f on r, with the historyBudget it was
-// recorded with.
+// recorded with (replayHistory).
 func replay(r worker.WorkflowReplayer, f string) error {
-	budget := historyBudget
-	defer func() { historyBudget = budget }()
-	if strings.HasPrefix(filepath.Base(f), longPrefix) {
-		historyBudget = longBudget
+	data, err := os.ReadFile(f)
+	if err != nil {
+		return err
 	}
-	return r.ReplayWorkflowHistoryFromJSONFile(quietLogger, f)
+	h, err := client.HistoryFromJSON(bytes.NewReader(data), client.HistoryJSONOptions{})
+	if err != nil {
+		return err
+	}
+	return replayHistory(r, f, h)
 }
 
 // Runs named long-* are recorded, and replayed, with a historyBudget of
@@ -309,6 +313,7 @@ func recordHistories(t *testing.T) {
 		saveHistory(t, tc, wr, run.name)
 	}
 	recordPeopleHistories(t, tc, b, only)
+	recordQueueHistory(t, tc, b, only)
 }
 
 // policed is cm(name) labelled policy=warn, which the recording's operator

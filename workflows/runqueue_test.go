@@ -1,12 +1,15 @@
 package workflows
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -125,4 +128,65 @@ func (p *peopleTest) waitQueue(id, what string, cond func(runspec.QueueStatus) b
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// recordQueueHistory records a run queue (run-queue): two queued applies,
+// the first held up by an apply the queue did not start (a failed child
+// start and a retry) until it is approved, then both started in order as
+// children, each waited for; the queue is saved while it waits, empty, for
+// more (queueIdle).
+func recordQueueHistory(t *testing.T, tc client.Client, b *local.Backend, only map[string]bool) {
+	const name = "run-queue"
+	if *recordOnly != "" && !only[name] {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const project, ws = "q", "w"
+	put := func(r engine.Resource) string {
+		hash, err := b.PutSpec(ctx, &engine.Spec{Resources: []engine.Resource{r}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hash
+	}
+	holder, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID(project, ws), TaskQueue: runspec.TaskQueue},
+		runspec.ApplyWorkflow, runspec.RunInput{Project: project, Workspace: ws, SpecHash: put(cm("q0"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitApprovalStage(t, tc, holder)
+	queueID := runspec.QueueWorkflowID(project, ws)
+	var queue client.WorkflowRun
+	for i, id := range []string{"00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"} {
+		e := runspec.QueueEntry{ID: id, WorkflowType: runspec.ApplyWorkflow, Summary: "recorded",
+			Input: runspec.RunInput{Project: project, Workspace: ws, SpecHash: put(cm(fmt.Sprintf("q%d", i+1))), AutoApprove: true}}
+		if queue, err = tc.SignalWithStartWorkflow(ctx, queueID, runspec.EnqueueSignal, e, client.StartWorkflowOptions{ID: queueID, TaskQueue: runspec.TaskQueue},
+			runspec.QueueWorkflow, runspec.QueueInput{Project: project, Workspace: ws}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status := func() runspec.QueueStatus {
+		var st runspec.QueueStatus
+		if v, err := tc.QueryWorkflow(ctx, queueID, "", runspec.QueueQuery); err == nil {
+			_ = v.Get(&st)
+		}
+		return st
+	}
+	for st := status(); st.Blocked == ""; st = status() {
+		if ctx.Err() != nil {
+			t.Fatal("the queue never found the stack held")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := sendApproval(tc, holder, runspec.ApprovalRequest{Approve: true, By: "recorder"}); err != nil {
+		t.Fatal(err)
+	}
+	for st := status(); len(st.Waiting) > 0 || len(st.Recent) < 2; st = status() {
+		if ctx.Err() != nil {
+			t.Fatalf("the queued runs never ended: %+v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	saveHistory(t, tc, queue, name)
 }
