@@ -110,6 +110,8 @@ func TestParseRunRequest(t *testing.T) {
 		`{"operation":"preview","project":"p","workspace":"w","stackDir":"/s","allowProtectedDelete":true}`: "allowProtectedDelete: a preview run does not take it",
 		`{"operation":"apply","project":"p","workspace":"w","stackDir":"/s","version":"not a name"}`:        "version \"not a name\"",
 		`{"operation":"rollback","project":"p","workspace":"w","version":"v1"}`:                             "version: a rollback run does not take it",
+		`{"operation":"preview","project":"p","workspace":"w","stackDir":"/s","queue":true}`:                "queue: a preview run does not take it",
+		`{"operation":"drift-check","project":"p","workspace":"w","queue":false}`:                           "queue: a drift-check run does not take it",
 	} {
 		if _, err := parseRunRequest([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error naming %q", body, err, want)

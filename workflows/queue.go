@@ -191,19 +191,25 @@ func (q *runQueue) start(ctx workflow.Context, e queued) workflow.ChildWorkflowF
 	if in.Reason == "" {
 		in.Reason = fmt.Sprintf("queued as %s at %s", e.entry.ID, e.status.QueuedAt.UTC().Format(time.RFC3339))
 	}
+	attrs := []temporal.SearchAttributeUpdate{
+		ProjectAttr.ValueSet(in.Project),
+		StackAttr.ValueSet(in.Stack),
+		WorkspaceAttr.ValueSet(in.Workspace),
+		OperationAttr.ValueSet(runspec.QueueableWorkflows[e.entry.WorkflowType]),
+		StatusAttr.ValueSet(string(runspec.StatusRunning)),
+	}
+	if e.subject.Verified {
+		// Filed under who queued it, as the frontend files a start: the
+		// run counts in their quota of runs in flight.
+		attrs = append(attrs, StartedByAttr.ValueSet(e.subject.Name))
+	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:            runspec.MutatingWorkflowID(q.in.Project, q.in.Workspace),
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		StaticSummary:         e.entry.Summary,
 		StaticDetails:         fmt.Sprintf("Queued as %s by %s; started by run queue %s.", e.entry.ID, e.subject, runspec.QueueWorkflowID(q.in.Project, q.in.Workspace)),
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			ProjectAttr.ValueSet(in.Project),
-			StackAttr.ValueSet(in.Stack),
-			WorkspaceAttr.ValueSet(in.Workspace),
-			OperationAttr.ValueSet(runspec.QueueableWorkflows[e.entry.WorkflowType]),
-			StatusAttr.ValueSet(string(runspec.StatusRunning)),
-		),
+		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
 	})
 	// The child runs as the subject who queued it (subjectOutbound); one
 	// queued without a verified subject records in.StartedBy, unverified,

@@ -75,10 +75,18 @@ func TestRunQueueRunsEachAsItsSubject(t *testing.T) {
 		a, _ := st.Find(aliceID)
 		return a.State == runspec.QueueStarted
 	})
-	for _, id := range []string{danID, aliceID} {
+	for id, who := range map[string]string{danID: "local:dan", aliceID: "local:alice"} {
 		r, _ := st.Find(id)
 		if err := p.tc.GetWorkflow(p.ctx, r.WorkflowID, r.RunID).Get(p.ctx, nil); err != nil {
 			t.Fatalf("queued run %s: %v", id, err)
+		}
+		// Filed under who queued it, for their quota of runs in flight.
+		d, err := p.tc.DescribeWorkflowExecution(p.ctx, r.WorkflowID, r.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(d.GetWorkflowExecutionInfo().GetSearchAttributes().GetIndexedFields()[runspec.AttrStartedBy].GetData()); got != `"`+who+`"` {
+			t.Errorf("queued run %s filed under %s, want %q", id, got, who)
 		}
 	}
 	for rev, want := range map[int]string{2: "local:dan", 3: "local:alice"} {

@@ -11,8 +11,8 @@ import (
 )
 
 // TestRunQueue: against one kumo server, while a first apply waits at its
-// confirmation prompt, `apply --queue` twice: the first queued one (followed
-// by its process) and a second one (--detach). `run list` shows both queued
+// confirmation prompt, two queued applies: one with --queue (followed by its
+// process), one queued by the workspace's runs.queue (--detach). `run list` shows both queued
 // with their places; the second is cancelled with `run cancel ID`. Once the
 // first apply is confirmed and ends, the queued one starts, previews then
 // (its release is revision 2, of its own spec) and succeeds, as the same
@@ -49,7 +49,11 @@ func TestRunQueue(t *testing.T) {
 		return len(queued) == 1
 	})
 	secondID := queued[0].RunID
-	res := e.ok("apply", "--queue", "--yes", "--detach", "-f", third)
+	// The workspace's default queues the third without --queue;
+	// --queue=false still refuses at once.
+	e.ok("workspace", "update", "default", "--file", e.writeSpec("ws.yaml", "runs: {queue: true}\n"))
+	e.fails([]string{"apply", "--queue=false", "--yes", "-f", third}, "locked by run")
+	res := e.ok("apply", "--yes", "--detach", "-f", third)
 	m := regexp.MustCompile(`Queued apply run ([0-9a-f-]{36}) on \S+ at position 2\.`).FindStringSubmatch(res.stdout)
 	if m == nil {
 		t.Fatalf("apply --queue --detach while one waits: %s", res)
