@@ -240,6 +240,8 @@ func (c *Client) FindRun(ctx context.Context, project, runID string) (*RunInfo, 
 	switch {
 	case info.Project == "":
 		return nil, &quietError{msg: fmt.Sprintf("run %s (workflow %s) is not a kumo run", runID, info.WorkflowID), target: ErrNoRun}
+	case info.Operation == "queue":
+		return nil, &quietError{msg: fmt.Sprintf("run %s (workflow %s) is the run queue of %s/%s, not a run: `kumo run list --status queued` lists the runs waiting in it", runID, info.WorkflowID, info.Project, info.Workspace), target: ErrNoRun}
 	case project != "" && info.Project != project:
 		return nil, fmt.Errorf("run %s belongs to project %q, not %q: pass --project %s", runID, info.Project, project, info.Project)
 	}

@@ -37,7 +37,10 @@ func InFlightQuery(subject string) (string, error) {
 	if strings.ContainsAny(subject, "'\\\"\n") {
 		return "", fmt.Errorf("subject %q holds a quote or backslash: its runs cannot be counted for its quota", subject)
 	}
-	return fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running'", runspec.AttrStartedBy, subject), nil
+	// A run queue is filed under whoever started it with the first run it
+	// took; it is not a run: its runs count when they start, each filed
+	// under who queued it.
+	return fmt.Sprintf("%s = '%s' AND ExecutionStatus = 'Running' AND WorkflowType != '%s'", runspec.AttrStartedBy, subject, runspec.QueueWorkflow), nil
 }
 
 // admit takes a start from the caller's quota. The home's owner and kumo's

@@ -72,7 +72,7 @@ func TestStartQuota(t *testing.T) {
 
 func TestInFlightQuery(t *testing.T) {
 	q, err := InFlightQuery("token:ci")
-	if err != nil || q != "KumoStartedBy = 'token:ci' AND ExecutionStatus = 'Running'" {
+	if err != nil || q != "KumoStartedBy = 'token:ci' AND ExecutionStatus = 'Running' AND WorkflowType != 'Queue'" {
 		t.Errorf("query %q, %v", q, err)
 	}
 	for _, bad := range []string{"o'brien", `a\b`, `x"y`} {
