@@ -42,7 +42,9 @@ type ManifestObject struct {
 // order within one.
 //
 // An object annotated argocd.argoproj.io/hook: Skip is left out, as Argo CD
-// leaves it; another Argo CD hook is refused (AnnotationHook).
+// leaves it. Another Argo CD hook (PreSync, Sync, PostSync, SyncFail,
+// PostDelete) or a Helm hook (helm.sh/hook) goes into the Spec's Hooks, not
+// its resources (see Hook); only a hook may have generateName without a name.
 //
 // An object without apiVersion, kind or metadata.name, and two objects that are
 // the same (same group, kind, namespace and name), are errors naming where they
@@ -68,30 +70,47 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 	}
 	items := make([]item, 0, len(flat))
 	seen := map[objectKey]string{}
+	seenHooks := map[string]string{}
+	var hooks []Hook
 	for _, o := range flat {
 		obj := o.Object
 		apiVersion, kind := str(obj["apiVersion"]), str(obj["kind"])
 		meta, _ := obj["metadata"].(map[string]any)
 		gk := groupKindOf(apiVersion, kind)
-		if str(meta["name"]) == "" && str(meta["generateName"]) != "" {
-			errs = append(errs, fmt.Errorf("%s: %s with metadata.generateName and no name: kumo needs a name to track the object", o.Where, kind))
-			continue
-		}
-		if !isClusterScoped(gk, crds) && str(meta["namespace"]) == "" && str(meta["name"]) != "" {
+		generated := str(meta["name"]) == "" && str(meta["generateName"]) != ""
+		if !isClusterScoped(gk, crds) && str(meta["namespace"]) == "" && (str(meta["name"]) != "" || generated) {
 			meta = maps.Clone(meta)
 			meta["namespace"] = namespace
 			obj = maps.Clone(obj)
 			obj["metadata"] = meta
 		}
-		id, err := KubernetesIDOf(obj)
+		if _, skip := argoHook(obj); skip {
+			continue
+		}
+		id, err := hookIDOf(obj)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", o.Where, err))
 			continue
 		}
-		if hook, skip := argoHook(obj); skip {
+		wave, err := syncWaveOf(obj)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s %s: %w", o.Where, kind, id, err))
 			continue
-		} else if hook != "" {
-			errs = append(errs, fmt.Errorf("%s: %s %s is an Argo CD hook (%s: %s): kumo does not run Argo CD hooks yet; apply it separately, or remove the annotation to make it an ordinary resource", o.Where, kind, str(meta["name"]), AnnotationHook, hook))
+		}
+		if hook, err := hookOf(obj, id, wave); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s %s: %w", o.Where, kind, id, err))
+			continue
+		} else if hook != nil {
+			if first, dup := seenHooks[id]; dup && !generated {
+				errs = append(errs, fmt.Errorf("%s and %s are the same hook (%s): give it once", first, o.Where, id))
+				continue
+			}
+			seenHooks[id] = o.Where
+			hooks = append(hooks, *hook)
+			continue
+		}
+		if generated {
+			errs = append(errs, fmt.Errorf("%s: %s with metadata.generateName and no name: kumo needs a name to track the object (only a hook may be generated)", o.Where, kind))
 			continue
 		}
 		k, _ := keyOf(obj, crds)
@@ -100,11 +119,6 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 			continue
 		}
 		seen[k] = o.Where
-		wave, err := syncWaveOf(obj)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %s %s: %w", o.Where, kind, objectName(k.namespace, k.name), err))
-			continue
-		}
 		gvk := gk.group + "/" + strings.TrimPrefix(apiVersion, gk.group+"/") + ", Kind=" + kind
 		items = append(items, item{
 			res:  Resource{ID: id, Type: Kubernetes, Attributes: obj, Extensions: map[string]any{ExtGVK: gvk}},
@@ -121,7 +135,7 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 		}
 		return a.tier - b.tier
 	})
-	s := &Spec{Resources: make([]Resource, len(items))}
+	s := &Spec{Resources: make([]Resource, len(items)), Hooks: hooks}
 	// Inside a wave, each tier's last object is its gate: it waits for the
 	// other objects of its tier to be applied, and the next tier waits for
 	// the gate alone to be applied. Every tier so starts after the whole
@@ -179,6 +193,9 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 			prevWave = append(prevWave, i)
 		}
 		ws = we
+	}
+	if errs := s.validateHooks(); len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return s, nil
 }

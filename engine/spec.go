@@ -7,6 +7,9 @@ type Spec struct {
 	Resources   []Resource     `json:"resources"`
 	SecretStore any            `json:"secretStore,omitempty"`
 	Context     map[string]any `json:"context,omitempty"`
+	// Hooks are the Argo CD and Helm hooks of a manifest set (a kumo
+	// extension of the format): run around a run, never managed (see Hook).
+	Hooks []Hook `json:"hooks,omitempty"`
 }
 
 // Resource is one node of a Spec or a State.

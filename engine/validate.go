@@ -14,7 +14,8 @@ import (
 // are malformed or disagree with the object, one Kubernetes object under two IDs
 // (see sameObjects), a Secret value that refers to a Kusion secret store
 // (see SecretStoreRefs), a sealed value anywhere in a resource (see
-// CheckNoSealed), and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
+// CheckNoSealed), a hook that is malformed or the same object as a resource
+// (see validateHooks), and dependency cycles, printed in order ("dependency cycle: a -> b -> a",
 // each depending on the next). It returns nil for a valid spec.
 func (s *Spec) Validate() error {
 	var errs []error
@@ -62,6 +63,7 @@ func (s *Spec) Validate() error {
 	errs = append(errs, s.SecretStoreRefs()...)
 	errs = append(errs, s.CheckNoSealed()...)
 	errs = append(errs, s.sameObjects()...)
+	errs = append(errs, s.validateHooks()...)
 	g, graphErrs := s.buildGraph()
 	errs = append(errs, graphErrs...)
 	if _, err := g.TopoSort(); err != nil {

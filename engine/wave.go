@@ -16,9 +16,8 @@ import (
 const AnnotationSyncWave = "argocd.argoproj.io/sync-wave"
 
 // AnnotationHook is Argo CD's hook annotation. "Skip" leaves the object out
-// of the apply, as Argo CD does; kumo does not run the others (PreSync,
-// Sync, PostSync, SyncFail, PostDelete) yet, so a manifest holding one is
-// refused rather than applying a hook as an ordinary, kept resource.
+// of the apply, as Argo CD does; the others (PreSync, Sync, PostSync,
+// SyncFail, PostDelete) make it a Hook.
 const AnnotationHook = "argocd.argoproj.io/hook"
 
 // ExtAfterApplied lists those of a resource's dependsOn that need only be
