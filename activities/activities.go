@@ -65,6 +65,11 @@ func (a *Activities) PlanPage(ctx context.Context, in PlanPageInput) (PlanPage, 
 	for i, n := range nodes {
 		out.Nodes[i] = PlanNode(n)
 	}
+	if in.Offset == 0 {
+		if out.Hooks, err = a.m.PlanHooks(ctx, release.PlanInput(in.PlanInput)); err != nil {
+			return PlanPage{}, temporalError(err)
+		}
+	}
 	return out, nil
 }
 
@@ -99,7 +104,7 @@ func (a *Activities) FinishRelease(ctx context.Context, in FinishInput) (FinishR
 	if err := a.m.Audit(ctx, in.Audit); err != nil {
 		return FinishResult{}, temporalError(err)
 	}
-	n, err := a.m.Finish(ctx, release.FinishInput{Key: in.Key, Phase: in.Phase, Error: in.Error, Compensation: in.Compensation, People: in.People})
+	n, err := a.m.Finish(ctx, release.FinishInput{Key: in.Key, Phase: in.Phase, Error: in.Error, Compensation: in.Compensation, People: in.People, Hooks: in.Hooks})
 	return FinishResult{Resources: n}, temporalError(err)
 }
 

@@ -41,6 +41,8 @@ const (
 	CheckSourceActivity         = "CheckSource"
 	RecordSyncActivity          = "RecordSync"
 	CollectGarbageActivity      = "CollectGarbage"
+	RunHooksActivity            = "RunHooks"
+	RunTestsActivity            = "RunTests"
 )
 
 // Registrar is what Register needs of a worker (or a test environment).
@@ -89,5 +91,7 @@ func (a *Activities) byName() map[string]any {
 		CheckSourceActivity:         a.CheckSource,
 		RecordSyncActivity:          a.RecordSync,
 		CollectGarbageActivity:      a.CollectGarbage,
+		RunHooksActivity:            a.RunHooks,
+		RunTestsActivity:            a.RunTests,
 	}
 }

@@ -79,6 +79,8 @@ type FinishInput struct {
 	// People and Audit, as in SetPhaseInput.
 	People engine.People        `json:"people,omitzero"`
 	Audit  []backend.AuditEntry `json:"audit,omitempty"`
+	// Hooks are the hooks the run ran (RunHooks), recorded on the release.
+	Hooks []engine.HookRun `json:"hooks,omitempty"`
 }
 
 // FinishResult summarises the recorded release.
@@ -179,4 +181,7 @@ type PlanPageInput struct {
 type PlanPage struct {
 	Nodes []PlanNode `json:"nodes"`
 	Total int        `json:"total"`
+	// Hooks (first page only) is how many hooks the run's spec, or the
+	// prior release's, has: none, and the run has no hook step (RunHooks).
+	Hooks int `json:"hooks,omitempty"`
 }

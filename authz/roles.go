@@ -70,6 +70,8 @@ const (
 	Move       Action = "move"
 	Cancel     Action = "cancel"
 	DriftCheck Action = "drift-check"
+	// Test runs a release's test hooks in its cluster (kumo test).
+	Test Action = "test"
 
 	Approve Action = "approve"
 	Reject  Action = "reject"
@@ -91,7 +93,7 @@ const (
 // needs is the role each action takes.
 var needs = map[Action]Role{
 	List: Viewer, Show: Viewer, Logs: Viewer, Status: Viewer, DriftReport: Viewer,
-	Generate: Deployer, Preview: Deployer, Apply: Deployer, Destroy: Deployer, Rollback: Deployer, Refresh: Deployer, Forget: Deployer, Move: Deployer, Cancel: Deployer, DriftCheck: Deployer,
+	Generate: Deployer, Preview: Deployer, Apply: Deployer, Destroy: Deployer, Rollback: Deployer, Refresh: Deployer, Forget: Deployer, Move: Deployer, Cancel: Deployer, DriftCheck: Deployer, Test: Deployer,
 	Approve: Approver, Reject: Approver,
 	Unlock: Admin, Schedule: Admin, Workspace: Admin, Token: Admin, Terminate: Admin, AdminAction: Admin,
 	Work: Worker,

@@ -178,13 +178,51 @@ func (s *Store) sealSpec(spec *engine.Spec, sc sealScope) (*engine.Spec, error) 
 	}
 	c := *spec
 	c.Resources = rs
+	if len(spec.Hooks) > 0 {
+		hs, err := s.sealResources(hookResources(spec.Hooks), sc)
+		if err != nil {
+			return nil, fmt.Errorf("hook %w", err)
+		}
+		c.Hooks = slices.Clone(spec.Hooks)
+		for i := range c.Hooks {
+			c.Hooks[i].Attributes = hs[i].Attributes
+		}
+	}
 	return &c, nil
+}
+
+// hookResources views hooks as the Kubernetes resources they create, so a
+// hook Secret's data is sealed and opened as a resource's is.
+func hookResources(hs []engine.Hook) []engine.Resource {
+	out := make([]engine.Resource, len(hs))
+	for i, h := range hs {
+		out[i] = engine.Resource{ID: "hook " + h.ID, Type: engine.Kubernetes, Attributes: h.Attributes}
+	}
+	return out
+}
+
+// openHooks opens the sealed values of hooks in place.
+func (s *Store) openHooks(hs []engine.Hook, where string, sc sealScope) error {
+	if len(hs) == 0 {
+		return nil
+	}
+	rs := hookResources(hs)
+	if err := s.openResources(rs, where, sc); err != nil {
+		return err
+	}
+	for i := range hs {
+		hs[i].Attributes = rs[i].Attributes
+	}
+	return nil
 }
 
 func (s *Store) openRelease(r *engine.Release, where string) error {
 	sc := releaseScope(r.Project, r.Workspace)
 	if r.Spec != nil {
 		if err := s.openResources(r.Spec.Resources, where, sc); err != nil {
+			return err
+		}
+		if err := s.openHooks(r.Spec.Hooks, where, sc); err != nil {
 			return err
 		}
 	}

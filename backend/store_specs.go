@@ -73,5 +73,8 @@ func (s *Store) GetSpec(ctx context.Context, hash string) (*engine.Spec, error) 
 	if err := s.openResources(spec.Resources, s.d.Where(key), specScope(hash)); err != nil {
 		return nil, fmt.Errorf("spec %s: %w", hash, err)
 	}
+	if err := s.openHooks(spec.Hooks, s.d.Where(key), specScope(hash)); err != nil {
+		return nil, fmt.Errorf("spec %s: %w", hash, err)
+	}
 	return spec, nil
 }

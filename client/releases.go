@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kumoproj/kumo/backend"
 
@@ -95,6 +96,13 @@ func MaskRelease(r *engine.Release) {
 			masked[i].Extensions = r.Spec.Resources[i].Extensions
 		}
 		spec.Resources = masked
+		if len(spec.Hooks) > 0 {
+			// A hook Secret's data is masked as a resource's is.
+			spec.Hooks = slices.Clone(spec.Hooks)
+			for i, h := range spec.Hooks {
+				spec.Hooks[i].Attributes = engine.MaskSensitive(engine.Resource{ID: h.ID, Type: engine.Kubernetes, Attributes: h.Attributes}).Attributes
+			}
+		}
 		r.Spec = spec
 	}
 	if r.State != nil {

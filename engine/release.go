@@ -44,6 +44,9 @@ type Release struct {
 	Error string `json:"error,omitempty"`
 	// Compensation is what was undone after a failed apply, if anything was.
 	Compensation *Compensation `json:"compensation,omitempty"`
+	// Hooks are the hooks its run ran (Spec.Hooks): which, where, and how
+	// each ended. Hooks are recorded here only, never in State.
+	Hooks []HookRun `json:"hooks,omitempty"`
 	// People are who started the run, approved or rejected its plan, or
 	// cancelled it.
 	People

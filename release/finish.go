@@ -21,6 +21,8 @@ type FinishInput struct {
 	// People are who the run recorded as starting, approving, rejecting or
 	// cancelling it (added to the release's).
 	People engine.People
+	// Hooks are the hooks the run ran (RunHooks), in order.
+	Hooks []engine.HookRun
 }
 
 // RunLogRelease is the run-log part Finish writes.
@@ -65,6 +67,7 @@ func (m *Manager) Finish(ctx context.Context, in FinishInput) (int, error) {
 	r.Phase = in.Phase
 	r.Error = in.Error
 	r.Compensation = in.Compensation
+	r.Hooks = in.Hooks
 	r.People = r.People.Merge(in.People)
 	r.ModifyTime = time.Now().UTC()
 	if err := m.backend.UpdateRelease(ctx, r); err != nil {

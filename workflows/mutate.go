@@ -106,7 +106,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 		r.auditAt(ctx, c.Time, c.Name, c.Verified, "cancel", true, c.Reason)
 	}
 	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
-		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation, People: r.people, Audit: r.audits,
+		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation, People: r.people, Audit: r.audits, Hooks: r.hookRuns,
 	}).Get(finishCtx, nil)
 	result := runspec.Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Policies: r.progress.Policies, Error: msg, Compensation: r.compensation}
 	withChanges(&result, changes)
@@ -180,7 +180,22 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	if err := r.refreshStale(ctx, nodeInput); err != nil {
 		return changes, err
 	}
+	// Hooks: the pre hooks before anything changes, the sync hooks with
+	// the wave-ordered objects, the post hooks once all is healthy, and
+	// the SyncFail hooks when any of that failed.
+	hooks := r.newHookSteps(ctx, rel, op)
+	if err := hooks.run(ctx, engine.HookPointPre); err != nil {
+		return changes, hooks.failed(ctx, err)
+	}
+	sync := hooks.start(ctx, engine.HookPointSync)
 	applied, err := r.walkChanges(ctx, changes, nodeInput)
+	if serr := hooks.wait(ctx, sync); err == nil {
+		err = serr
+	}
+	if err == nil {
+		err = hooks.run(ctx, engine.HookPointPost)
+	}
+	err = hooks.failed(ctx, err)
 	if err != nil && r.in.RollbackOnFailure && op != engine.OperationDestroy {
 		r.compensate(ctx, applied, changes, nodeInput)
 	}

@@ -26,4 +26,5 @@ func Register(r interface {
 	r.RegisterWorkflowWithOptions(SourceSync, workflow.RegisterOptions{Name: runspec.SyncWorkflow})
 	r.RegisterWorkflowWithOptions(BackendGC, workflow.RegisterOptions{Name: runspec.GCWorkflow})
 	r.RegisterWorkflowWithOptions(Queue, workflow.RegisterOptions{Name: runspec.QueueWorkflow})
+	r.RegisterWorkflowWithOptions(Test, workflow.RegisterOptions{Name: runspec.TestWorkflow})
 }

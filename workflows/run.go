@@ -71,6 +71,10 @@ type run struct {
 	audits []backend.AuditEntry
 	// events are the run's announcements to its workspace's sinks.
 	events runEvents
+	// planHooks is how many hooks the plan's spec (or the prior release's)
+	// has (activities.PlanPage.Hooks); hookRuns what the run's hooks did.
+	planHooks int
+	hookRuns  []engine.HookRun
 }
 
 func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) {
@@ -124,6 +128,7 @@ func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error 
 			}
 			if r.plan.Nodes == nil {
 				r.plan.Nodes = make([]activities.PlanNode, 0, page.Total)
+				r.planHooks = page.Hooks
 			}
 			r.plan.Nodes = append(r.plan.Nodes, page.Nodes...)
 			if len(page.Nodes) == 0 || len(r.plan.Nodes) >= page.Total {

@@ -219,4 +219,13 @@ const (
 	// before the change).
 	surgeryChange  = "state-surgery"
 	surgeryVersion = workflow.Version(1)
+
+	// hooksChange: a run whose spec (or prior release's spec) has hooks
+	// (activities.PlanPage.Hooks) runs them: RunHooks before the walk
+	// (pre), alongside it (sync), after it (post), and when the run failed
+	// (fail) (newHookSteps, reached only by a run with hooks, in change).
+	// New: apply-hooks-v17-hooks. Old: none (no run had hooks before the
+	// change: a spec with one was refused).
+	hooksChange  = "hooks"
+	hooksVersion = workflow.Version(1)
 )

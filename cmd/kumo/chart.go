@@ -35,10 +35,11 @@ func onlyWithChart(c *cli.Context) error {
 // renderChart renders --chart as helm template would for the cluster of rs
 // (its version and API versions, asked with discovery), in namespace ns, and
 // returns the manifests as one input and what was rendered, for the release.
-// kumo does not run Helm hooks: a chart with install or upgrade hooks is
-// refused unless --no-hooks says to go without them (as helm install
-// --no-hooks does), so that an install that needs its hooks does not quietly
-// half-work; test hooks, which an install never runs, are named.
+// The chart's Helm hooks come along in the manifests (their helm.sh/hook
+// annotations make them the spec's hooks, run around the apply, never
+// managed), unless --no-hooks leaves out the install, upgrade, rollback and
+// delete hooks, as helm install --no-hooks does; test hooks always come
+// along, for kumo test.
 func renderChart(c *cli.Context, rs runspec.RuntimeSettings, ns string, stderr io.Writer) (input.File, *engine.ChartSource, error) {
 	ref := c.String("chart")
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
@@ -59,22 +60,21 @@ func renderChart(c *cli.Context, rs runspec.RuntimeSettings, ns string, stderr i
 		return input.File{}, nil, err
 	}
 	hooks, tests := chart.SplitHooks(r.Hooks)
-	switch {
-	case len(hooks) > 0 && !c.Bool("no-hooks"):
-		return input.File{}, nil, fmt.Errorf("chart %s has Helm hooks, which kumo does not run: %s; pass --no-hooks to apply the chart without them, as helm install --no-hooks does",
-			r.Source.Chart, strings.Join(chart.HookNames(hooks), "; "))
-	case len(hooks) > 0:
+	manifest := r.Manifest
+	if len(hooks) > 0 && c.Bool("no-hooks") {
 		fmt.Fprintf(stderr, "Warning: --no-hooks: chart %s's Helm hooks are left out: %s\n", r.Source.Chart, strings.Join(chart.HookNames(hooks), "; "))
+		hooks = nil
 	}
 	if len(tests) > 0 {
-		fmt.Fprintf(stderr, "Note: chart %s's test hooks are not applied (helm test runs them): %s\n", r.Source.Chart, strings.Join(chart.HookNames(tests), "; "))
+		fmt.Fprintf(stderr, "Note: chart %s's test hooks are kept for kumo test, never applied: %s\n", r.Source.Chart, strings.Join(chart.HookNames(tests), "; "))
 	}
+	manifest = chart.WithHooks(manifest, append(hooks, tests...))
 	name := fmt.Sprintf("chart %s %s (rendered by helm)", r.Source.Chart, r.Source.Version)
-	if int64(len(r.Manifest)) > input.MaxSize() {
-		return input.File{}, nil, input.TooLarge(name, int64(len(r.Manifest)))
+	if int64(len(manifest)) > input.MaxSize() {
+		return input.File{}, nil, input.TooLarge(name, int64(len(manifest)))
 	}
 	if strings.TrimSpace(r.Manifest) == "" {
 		return input.File{}, nil, errors.New(name + ": renders no objects")
 	}
-	return input.File{Name: name, Data: []byte(r.Manifest)}, &r.Source, nil
+	return input.File{Name: name, Data: []byte(manifest)}, &r.Source, nil
 }

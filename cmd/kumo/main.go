@@ -53,7 +53,7 @@ func newApp() *cli.App {
 		Flags:                commonFlags(),
 		EnableBashCompletion: true,
 		Commands: withCommonFlags([]*cli.Command{
-			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), refreshCommand(), resumeCommand(),
+			generateCommand(), previewCommand(), applyCommand(), destroyCommand(), rollbackCommand(), refreshCommand(), testCommand(), resumeCommand(),
 			approveCommand(), rejectCommand(), auditCommand(), rolloutCommand(),
 			releaseCommand(), specCommand(), driftCommand(), statusCommand(), workspaceCommand(), sourceCommand(), syncCommand(), runCommand(), policyCommand(), workerCommand(), apiCommand(), serverCommand(), temporalCommand(), codecCommand(), tokenCommand(), backendCommand(),
 		}),

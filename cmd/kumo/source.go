@@ -195,7 +195,7 @@ func fileFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "values", Usage: "with --chart, a values file (repeatable; later ones win)"},
 		&cli.StringSliceFlag{Name: "set", Usage: "with --chart, a value as helm --set takes it: key=value, a.b=c, list={x,y} (repeatable)"},
 		&cli.StringFlag{Name: "release-name", Usage: "with --chart, the Helm release name (.Release.Name; default: the chart's name)"},
-		&cli.BoolFlag{Name: "no-hooks", Usage: "with --chart, apply a chart that has Helm hooks without them (kumo does not run hooks; without this flag such a chart is refused)"},
+		&cli.BoolFlag{Name: "no-hooks", Usage: "with --chart, leave out the chart's Helm hooks (install, upgrade, rollback and delete; test hooks stay, for kumo test), as helm install --no-hooks does"},
 	}
 }
 

@@ -180,3 +180,19 @@ func HookNames(hooks []*release.Hook) []string {
 	}
 	return out
 }
+
+// WithHooks appends hooks' manifests to manifest, each its own document
+// (with the "# Source:" line helm template prints), in the order Helm
+// sorted them: their helm.sh/hook annotations make them hooks of the spec
+// (engine.ManifestSpec).
+func WithHooks(manifest string, hooks []*release.Hook) string {
+	var b strings.Builder
+	b.WriteString(manifest)
+	for _, h := range hooks {
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", h.Path, strings.TrimSpace(h.Manifest))
+	}
+	return b.String()
+}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/health"
 )
 
 // Runtime applies, reads and deletes the resources of one engine.Type.
@@ -114,4 +115,23 @@ func Permanent(err error) error {
 func IsPermanent(err error) bool {
 	var p *permanentError
 	return errors.As(err, &p)
+}
+
+// HookRunLabel labels each hook object kumo creates with its run and hook
+// (a hash): a retried step finds the object it created instead of creating
+// another.
+const HookRunLabel = "kumoproj.io/hook-run"
+
+// HookRunner is implemented by runtimes that run hooks (engine.Hook:
+// Kubernetes objects created, waited for and deleted, never managed).
+type HookRunner interface {
+	// CreateHook creates hook, labelled HookRunLabel=run, and returns it as
+	// created (its ID naming the object's real name, for generateName);
+	// the object of an earlier attempt with the same run label is returned
+	// instead of creating another. An object of the same name from
+	// elsewhere is a Permanent error naming it.
+	CreateHook(ctx context.Context, hook *engine.Resource, run string) (*engine.Resource, error)
+	// WaitHookDone waits until the created hook completed (a Job complete,
+	// a Pod succeeded, another kind healthy), failing as Waiter does.
+	WaitHookDone(ctx context.Context, hook *engine.Resource, opts WaitOptions) (health.Result, error)
 }

@@ -100,6 +100,7 @@ var workflowTypes = map[string]startRule{
 	runspec.ForgetWorkflow:    {mutating, authz.Forget},
 	runspec.MoveWorkflow:      {mutating, authz.Move},
 	runspec.RemediateWorkflow: {mutating, authz.Apply},
+	runspec.TestWorkflow:      {mutating, authz.Test},
 	runspec.GenerateWorkflow:  {generate, authz.Generate},
 	runspec.PreviewWorkflow:   {preview, authz.Preview},
 	runspec.DriftWorkflow:     {drift, authz.DriftCheck},
