@@ -42,6 +42,33 @@ func MarshalSpec(s *Spec) ([]byte, error) {
 	if s.Context != nil {
 		doc = append(doc, yamlv2.MapItem{Key: "context", Value: yamlTree(Normalize(s.Context))})
 	}
+	if len(s.Hooks) > 0 {
+		hooks := make([]any, len(s.Hooks))
+		for i, h := range s.Hooks {
+			m := yamlv2.MapSlice{{Key: "id", Value: h.ID}}
+			events := make([]string, len(h.Events))
+			for j, e := range h.Events {
+				events[j] = string(e)
+			}
+			m = append(m, yamlv2.MapItem{Key: "events", Value: events})
+			if h.Helm {
+				m = append(m, yamlv2.MapItem{Key: "helm", Value: true})
+			}
+			if h.Weight != 0 {
+				m = append(m, yamlv2.MapItem{Key: "weight", Value: h.Weight})
+			}
+			if len(h.DeletePolicies) > 0 {
+				ps := make([]string, len(h.DeletePolicies))
+				for j, p := range h.DeletePolicies {
+					ps[j] = string(p)
+				}
+				m = append(m, yamlv2.MapItem{Key: "deletePolicies", Value: ps})
+			}
+			m = append(m, yamlv2.MapItem{Key: "attributes", Value: yamlTree(Normalize(h.Attributes))})
+			hooks[i] = m
+		}
+		doc = append(doc, yamlv2.MapItem{Key: "hooks", Value: hooks})
+	}
 	out, err := yamlv2.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("marshal spec: %w", err)

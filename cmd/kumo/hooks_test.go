@@ -114,7 +114,8 @@ func TestApplyArgoHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	conv := e.ok("spec", "convert", "-f", dir).stdout
-	if !strings.Contains(conv, "hooks:") || strings.Contains(conv, "- id: batch/v1:Job:") {
+	resources, hooks, _ := strings.Cut(conv, "\nhooks:\n")
+	if strings.Contains(resources, "batch/v1:Job:") || !strings.Contains(hooks, "- id: batch/v1:Job:"+ns+":migrate\n  events:\n  - PreSync\n") {
 		t.Errorf("spec convert: the Jobs are not hooks, or are resources too:\n%s", conv)
 	}
 

@@ -51,6 +51,7 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 		Resources   []json.RawMessage `json:"resources"`
 		SecretStore any               `json:"secretStore"`
 		Context     map[string]any    `json:"context"`
+		Hooks       []json.RawMessage `json:"hooks"`
 	}
 	if err := decodeStrict(j, &top, specFields); err != nil {
 		return nil, fmt.Errorf("%s: %s", source, jsonErrorText(err))
@@ -76,6 +77,14 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 		r.Extensions = normalizeMap(r.Extensions)
 		s.Resources = append(s.Resources, r)
 	}
+	for i, raw := range top.Hooks {
+		var h engine.Hook
+		if err := decodeStrict(raw, &h, hookFields); err != nil {
+			return nil, fmt.Errorf("%s: hooks[%d]: %s", source, i, jsonErrorText(err))
+		}
+		h.Attributes = normalizeMap(h.Attributes)
+		s.Hooks = append(s.Hooks, h)
+	}
 	// A malformed secret-store reference is an error of the file, named where
 	// the file is read; well-formed ones are resolved by the worker at apply.
 	if errs := s.SecretStoreRefs(); len(errs) > 0 {
@@ -90,8 +99,9 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 // The exact field names of a Spec and a Resource. encoding/json matches names without
 // regard to case, so "dependson" would silently fill DependsOn; decodeStrict refuses it.
 var (
-	specFields     = []string{"resources", "secretStore", "context"}
+	specFields     = []string{"resources", "secretStore", "context", "hooks"}
 	resourceFields = []string{"id", "type", "attributes", "dependsOn", "extensions"}
+	hookFields     = []string{"id", "events", "helm", "weight", "deletePolicies", "attributes"}
 )
 
 // decodeStrict decodes a JSON object into v, refusing fields not spelled exactly as

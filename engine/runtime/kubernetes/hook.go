@@ -31,7 +31,8 @@ func (r *Runtime) CreateHook(ctx context.Context, hook *engine.Resource, run str
 	if err := runtime.Interrupted(ctx, "create hook", hook.ID); err != nil {
 		return nil, err
 	}
-	obj := &unstructured.Unstructured{Object: applyBody(hook.Attributes, "")}
+	given := &unstructured.Unstructured{Object: hook.Attributes}
+	obj := &unstructured.Unstructured{Object: applyBody(hook.Attributes, given.GetNamespace())}
 	named := obj.GetName()
 	if named == "" {
 		// resolve needs a name; the endpoint does not depend on it.
