@@ -227,7 +227,7 @@ func (m *Manager) runHook(ctx context.Context, runner runtime.HookRunner, rt run
 		case err != nil:
 			c.err = err
 			return c
-		case labelOf(live) != label:
+		case live != nil && labelOf(live) != label:
 			if err := rt.Delete(ctx, live); err != nil {
 				c.err = err
 				return c

@@ -105,7 +105,7 @@ func recordHistories(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := &waitingRuntime{&fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true}}}
+	rt := &waitingRuntime{&fakeRuntime{objects: map[string]map[string]any{}, reject: map[string]bool{"v1:ConfigMap:ns:bad": true, "batch/v1:Job:ns:bad-pre": true}}}
 	// The cancelled run is cancelled while its second resource applies, the
 	// way `kumo run cancel` does it: the reason, then Temporal's cancel request.
 	rt.onApply = func(id string) {
@@ -239,6 +239,13 @@ func recordHistories(t *testing.T) {
 		{"surgery-base", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("c")}}, nil, 0},
 		{"forget", runspec.ForgetWorkflow, nil, nil, 0},
 		{"move", runspec.MoveWorkflow, nil, &runspec.ApprovalRequest{Approve: true, By: "recorder"}, 0},
+		// Hooks (v17): an apply with hooks at every point (RunHooks: pre,
+		// sync alongside the walk, post); one whose PreSync hook fails, so
+		// nothing is applied and its SyncFail hook runs; then kumo test of
+		// the first one's release (Test, RunTests).
+		{"apply-hooks", runspec.ApplyWorkflow, hookSpec(), nil, 0},
+		{"apply-hooks-fail", runspec.ApplyWorkflow, failingHookSpec(), nil, 0},
+		{"test", runspec.TestWorkflow, nil, nil, 0},
 	}
 	budget := historyBudget
 	defer func() { historyBudget = budget }()
@@ -278,6 +285,8 @@ func recordHistories(t *testing.T) {
 		case "apply-from-stack":
 			in.Source = source
 			input = in
+		case "test":
+			input = runspec.TestInput{Project: "p", Workspace: "w"}
 		}
 		historyBudget = budget
 		if strings.HasPrefix(run.name, longPrefix) {
@@ -301,7 +310,7 @@ func recordHistories(t *testing.T) {
 		// Some runs fail on purpose (a rejected node, a cancel); every other must succeed.
 		err = wr.Get(ctx, nil)
 		switch run.name {
-		case "apply-create-and-fail", "apply-compensate", "v2-apply-approved", "v2-apply-cancel", "approval-rejected", "approval-stale", "approval-timeout":
+		case "apply-create-and-fail", "apply-compensate", "v2-apply-approved", "v2-apply-cancel", "approval-rejected", "approval-stale", "approval-timeout", "apply-hooks-fail":
 			if err == nil {
 				t.Fatalf("run %s succeeded; it is recorded to fail", run.name)
 			}

@@ -224,8 +224,10 @@ const (
 	// (activities.PlanPage.Hooks) runs them: RunHooks before the walk
 	// (pre), alongside it (sync), after it (post), and when the run failed
 	// (fail) (newHookSteps, reached only by a run with hooks, in change).
-	// New: apply-hooks-v17-hooks. Old: none (no run had hooks before the
-	// change: a spec with one was refused).
+	// New: apply-hooks-v17-hooks, apply-hooks-fail-v17-hooks. Old: none (no
+	// run had hooks before the change: a spec with one was refused). The
+	// Test workflow (kumo test) is new with it and needs no change ID:
+	// test-v17-hooks replays it.
 	hooksChange  = "hooks"
 	hooksVersion = workflow.Version(1)
 )

@@ -21,6 +21,7 @@ import (
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/generate"
+	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -78,6 +79,29 @@ func (f *fakeRuntime) Delete(_ context.Context, r *engine.Resource) error {
 
 func (f *fakeRuntime) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime, error) {
 	return f, nil
+}
+
+// CreateHook keeps the hook as an object (a hook of the same name replaces
+// it: runs delete first as their policy says), and counts it as applied.
+func (f *fakeRuntime) CreateHook(_ context.Context, r *engine.Resource, run string) (*engine.Resource, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := *r
+	out.Attributes = engine.Normalize(r.Attributes).(map[string]any)
+	f.objects[r.ID] = out.Attributes
+	f.applied = append(f.applied, r.ID)
+	return &out, nil
+}
+
+// WaitHookDone: a hook whose ID reject names fails, as a failed Job does.
+func (f *fakeRuntime) WaitHookDone(_ context.Context, r *engine.Resource, _ runtime.WaitOptions) (health.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.reject[r.ID] {
+		h := health.Result{Status: health.Degraded, Message: "job failed: BackoffLimitExceeded"}
+		return h, runtime.Permanent(&runtime.HealthError{ID: r.ID, Health: h})
+	}
+	return health.Result{Status: health.Healthy, Message: "completed"}, nil
 }
 
 var quietLogger = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
