@@ -137,3 +137,37 @@ func TestConformanceSealed(t *testing.T) {
 		return b
 	})
 }
+
+// A hook Secret's data is sealed at rest like a resource's, bound to its
+// place as a hook (the AAD names it a hook), and opened when the spec and a
+// release holding it are read.
+func TestSealedStoreKeepsHookSecretsEncrypted(t *testing.T) {
+	b, _, root := sealedStore(t)
+	res := secretResource(sealedMarker)
+	hook := engine.Hook{ID: res.ID, Events: []engine.HookEvent{engine.HookPreSync}, Attributes: res.Attributes}
+	spec := &engine.Spec{Resources: []engine.Resource{}, Hooks: []engine.Hook{hook}}
+	hash, err := b.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := backendtest.Release("p", "w", 1)
+	r.Spec = spec
+	if err := b.CreateRelease(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	grepTree(t, root, sealedMarker)
+	got, err := b.GetSpec(ctx, hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(engine.Normalize(got.Hooks[0].Attributes), engine.Normalize(hook.Attributes)) {
+		t.Errorf("hook read back %v, want %v", got.Hooks[0].Attributes, hook.Attributes)
+	}
+	rel, err := b.GetRelease(ctx, "p", "w", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rel.Spec == nil || len(rel.Spec.Hooks) != 1 || rel.Spec.Hooks[0].Attributes["stringData"].(map[string]any)["nested"].(map[string]any)["s"] != sealedMarker {
+		t.Errorf("release spec hooks %+v", rel.Spec)
+	}
+}
