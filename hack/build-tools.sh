@@ -17,6 +17,10 @@
 #   - vault (HashiCorp Vault, BUSL-1.1, run as a separate process only), through its
 #     wrapper module, which carries Vault's two replaces; the secret-store tests run
 #     it in dev mode on loopback (internal/vaulttest);
+#   - temporal-server and temporal-sql-tool (go.temporal.io/server's cmd/server and
+#     cmd/tools/sql, at the server version kumo's go.mod requires), through their wrapper
+#     module; internal/temporaltest runs the server's services as separate processes
+#     on PostgreSQL, created and migrated with the SQL tool (not built by default);
 #   - terraform-mirror: a provider filesystem mirror of those two providers next to the
 #     bin directory, and a CLI configuration (terraform.tfrc) that installs providers
 #     from it only, for offline tests (TF_CLI_CONFIG_FILE).
@@ -25,8 +29,9 @@
 # them in sync).
 #
 # Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kwok|versitygw|terraform|
-#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|hydra|vault|tofu]...
-# (default: all but tofu). Prints nothing for a tool already cached.
+#                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|hydra|vault|tofu|
+#                             temporal-server|temporal-sql-tool]...
+# (default: all but tofu and the two temporal tools). Prints nothing for a tool already cached.
 set -euo pipefail
 
 ETCD_VERSION=v3.6.8
@@ -39,6 +44,7 @@ PROVIDER_LOCAL_VERSION=v1.4.0
 PROVIDER_KUMOTEST_VERSION=0.1.0
 HYDRA_VERSION=v2.3.0
 VAULT_VERSION=v1.21.0
+TEMPORAL_VERSION=v1.32.1 # go.temporal.io/server in go.mod and hack/tools/temporal-server/go.mod
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${KUMO_TOOLS_BIN:-$HOME/.cache/kumo/bin}
@@ -125,6 +131,8 @@ for t in "${tools[@]}"; do
     hydra) CGO_ENABLED=1 build hydra "$HYDRA_VERSION" hydra github.com/ory/hydra/v2 \
       "-X github.com/ory/hydra/v2/driver/config.Version=$HYDRA_VERSION" sqlite,sqlite_omit_load_extension ;;
     vault) build vault "$VAULT_VERSION" vault . "" ;;
+    temporal-server) build "$t" "$TEMPORAL_VERSION" temporal-server go.temporal.io/server/cmd/server "" ;;
+    temporal-sql-tool) build "$t" "$TEMPORAL_VERSION" temporal-server go.temporal.io/server/cmd/tools/sql "" ;;
     tofu) build tofu "$TOFU_VERSION" opentofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no" ;;
     *) echo "unknown tool $t (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
