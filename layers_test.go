@@ -194,6 +194,7 @@ var packageLayers = map[string]string{
 	"internal/ocitest":                       "testbed",
 	"internal/s3test":                        "testbed",
 	"internal/vaulttest":                     "testbed",
+	"internal/temporaltest":                  "testbed",
 	"internal/terraformtest":                 "testbed",
 	"internal/tlstest":                       "testbed",
 	"bench":                                  "harness",

@@ -44,6 +44,7 @@ type Server struct {
 	dir  string
 	data string
 	bin  string
+	opts string // the server's options, the same at every (re)start
 	cred *syscall.Credential
 }
 
@@ -82,6 +83,10 @@ func Start(t testing.TB) *Server {
 	t.Cleanup(s.Stop)
 	return s
 }
+
+// New starts a cluster for a caller without a test (a benchmark command),
+// which must Stop it.
+func New() (*Server, error) { return start() }
 
 func start() (s *Server, err error) {
 	bin, err := BinDir()
@@ -124,17 +129,35 @@ func start() (s *Server, err error) {
 	s.Port = ports[0]
 	// Durability settings off: a test cluster is thrown away, and the tests are
 	// about kumo's statements, not the disk's.
-	opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -c unix_socket_directories=%s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
+	s.opts = fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -c unix_socket_directories=%s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
 		s.Port, dir)
-	if out, err := s.run("pg_ctl", "-D", s.data, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "-o", opts, "start"); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		return nil, fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, log)
+	if err := s.pgStart(); err != nil {
+		return nil, err
 	}
 	s.PassFile = filepath.Join(dir, "pgpass")
 	if err := os.WriteFile(s.PassFile, fmt.Appendf(nil, "127.0.0.1:%d:*:%s:%s\n", s.Port, User, s.Password), 0o600); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// pgStart starts the server and waits until it accepts connections.
+func (s *Server) pgStart() error {
+	if out, err := s.run("pg_ctl", "-D", s.data, "-l", filepath.Join(s.dir, "log"), "-w", "-t", "60", "-o", s.opts, "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(s.dir, "log"))
+		return fmt.Errorf("pg_ctl start: %w\n%s\n%s", err, out, log)
+	}
+	return nil
+}
+
+// Restart stops the server at once, as a crash would (immediate mode: no
+// checkpoint, every connection cut), and starts it again on the same port
+// and data, which it recovers from its write-ahead log.
+func (s *Server) Restart() error {
+	if out, err := s.run("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "stop"); err != nil {
+		return fmt.Errorf("pg_ctl stop: %w\n%s", err, out)
+	}
+	return s.pgStart()
 }
 
 // nobody is the account a root test runs the server as.

@@ -31,7 +31,20 @@ type Pair struct{ CertFile, KeyFile string }
 // NewCA writes a new self-signed CA named name.
 func NewCA(t testing.TB, name string) *CA {
 	t.Helper()
-	key := newKey(t)
+	ca, err := NewCAIn(t.TempDir(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ca
+}
+
+// NewCAIn is NewCA for a caller without a test (a benchmark command): the
+// CA's files, and those of the certificates it issues, go in dir.
+func NewCAIn(dir, name string) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
@@ -39,23 +52,33 @@ func NewCA(t testing.TB, name string) *CA {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	dir := t.TempDir()
 	ca := &CA{CertFile: filepath.Join(dir, name+"-ca.pem"), cert: cert, key: key, dir: dir}
-	writePEM(t, ca.CertFile, "CERTIFICATE", der)
-	return ca
+	return ca, writePEM(ca.CertFile, "CERTIFICATE", der)
 }
 
 // Issue writes a certificate for name, valid for both server and client auth
 // on 127.0.0.1 and localhost.
 func (ca *CA) Issue(t testing.TB, name string) Pair {
 	t.Helper()
-	key := newKey(t)
+	p, err := ca.IssueFiles(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// IssueFiles is Issue for a caller without a test.
+func (ca *CA) IssueFiles(name string) (Pair, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return Pair{}, err
+	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: name},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
@@ -65,28 +88,19 @@ func (ca *CA) Issue(t testing.TB, name string) Pair {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
 	if err != nil {
-		t.Fatal(err)
+		return Pair{}, err
 	}
 	keyDER, err := x509.MarshalECPrivateKey(key)
 	if err != nil {
-		t.Fatal(err)
+		return Pair{}, err
 	}
 	p := Pair{CertFile: filepath.Join(ca.dir, name+".pem"), KeyFile: filepath.Join(ca.dir, name+"-key.pem")}
-	writePEM(t, p.CertFile, "CERTIFICATE", der)
-	writePEM(t, p.KeyFile, "EC PRIVATE KEY", keyDER)
-	return p
+	if err := writePEM(p.CertFile, "CERTIFICATE", der); err != nil {
+		return Pair{}, err
+	}
+	return p, writePEM(p.KeyFile, "EC PRIVATE KEY", keyDER)
 }
 
-func newKey(t testing.TB) *ecdsa.PrivateKey {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return key
-}
-
-func writePEM(t testing.TB, path, typ string, der []byte) {
-	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+func writePEM(path, typ string, der []byte) error {
+	return os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600)
 }
