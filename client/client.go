@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
 	"go.temporal.io/sdk/interceptor"
@@ -53,6 +54,10 @@ type Options struct {
 	Connection envconfig.ClientConfigProfile
 	// DialTimeout bounds connecting to TemporalAddress; default DefaultDialTimeout.
 	DialTimeout time.Duration
+	// RegisterNamespace, when not zero, registers Namespace on
+	// TemporalAddress with this retention if it does not exist (kumo
+	// temporal setup); otherwise a missing namespace is an error.
+	RegisterNamespace time.Duration
 	// Logger receives Temporal's logs; nil discards them.
 	Logger *slog.Logger
 	// UIBaseURL is the Temporal Web UI's address, for links to runs; empty
@@ -196,7 +201,7 @@ func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
 	if c.opts.TemporalAddress != "" {
 		p := c.opts.Connection
 		p.Address, p.Namespace = address, c.opts.Namespace
-		tc, err = Dial(ctx, p, base, DialOptions{Timeout: c.opts.DialTimeout})
+		tc, err = Dial(ctx, p, base, DialOptions{Timeout: c.opts.DialTimeout, RegisterRetention: c.opts.RegisterNamespace})
 	} else if tc, err = sdkclient.DialContext(ctx, base); err != nil {
 		err = fmt.Errorf("connect to Temporal at %s: %w", address, err)
 	}
@@ -243,10 +248,19 @@ func (c *Client) disconnect() {
 // ErrBusy is returned when a project+workspace already has a run in progress.
 var ErrBusy = errors.New("another run is in progress")
 
-// SetupTemporal registers kumo's search attributes in the namespace of an
-// existing Temporal cluster, so its runs are filterable in the Web UI. The
-// embedded server does this by itself.
-func (c *Client) SetupTemporal(ctx context.Context) ([]runspec.SearchAttribute, error) {
+// TemporalSetup is what SetupTemporal left in place.
+type TemporalSetup struct {
+	Namespace  string
+	Retention  time.Duration // of closed workflows in Namespace
+	Attributes []runspec.SearchAttribute
+}
+
+// SetupTemporal prepares the namespace of an existing Temporal cluster for
+// kumo: registers it when Options.RegisterNamespace is set and it does not
+// exist, and registers kumo's search attributes in it, so its runs are
+// filterable in the Web UI. It is idempotent. The embedded server does this
+// by itself.
+func (c *Client) SetupTemporal(ctx context.Context) (*TemporalSetup, error) {
 	if c.opts.TemporalAddress == "" {
 		return nil, errors.New("kumo temporal setup is for an existing Temporal cluster: pass --temporal-address (the embedded server sets itself up)")
 	}
@@ -257,5 +271,12 @@ func (c *Client) SetupTemporal(ctx context.Context) ([]runspec.SearchAttribute, 
 	if err := embedded.RegisterSearchAttributes(ctx, tc, c.opts.Namespace); err != nil {
 		return nil, fmt.Errorf("register search attributes in namespace %s: %w", c.opts.Namespace, err)
 	}
-	return runspec.SearchAttributes, nil
+	ns, err := tc.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: c.opts.Namespace})
+	if err != nil {
+		return nil, fmt.Errorf("describe namespace %s: %w", c.opts.Namespace, err)
+	}
+	return &TemporalSetup{
+		Namespace: c.opts.Namespace, Retention: ns.GetConfig().GetWorkflowExecutionRetentionTtl().AsDuration(),
+		Attributes: runspec.SearchAttributes,
+	}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/contrib/envconfig"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/kumoproj/kumo/server/embedded"
 )
@@ -82,6 +83,10 @@ type DialOptions struct {
 	// Timeout bounds the connection and the namespace check; default
 	// DefaultDialTimeout.
 	Timeout time.Duration
+	// RegisterRetention, when not zero, registers p's namespace with this
+	// retention of closed workflows if it does not exist, instead of
+	// failing (kumo temporal setup).
+	RegisterRetention time.Duration
 }
 
 // Dial connects to an existing Temporal cluster with the connection p (see
@@ -110,11 +115,40 @@ func Dial(ctx context.Context, p envconfig.ClientConfigProfile, base sdkclient.O
 		return nil, dialError(p, do.Timeout, err)
 	}
 	_, err = tc.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: p.Namespace})
+	var nf *serviceerror.NamespaceNotFound
+	if errors.As(err, &nf) && do.RegisterRetention > 0 {
+		err = registerNamespace(ctx, tc.WorkflowService(), p.Namespace, do.RegisterRetention)
+	}
 	if err != nil {
 		tc.Close()
 		return nil, dialError(p, do.Timeout, err)
 	}
 	return tc, nil
+}
+
+// registerNamespace registers namespace and waits until the frontend
+// describes it. One registered meanwhile by someone else is left as it is.
+func registerNamespace(ctx context.Context, ws workflowservice.WorkflowServiceClient, namespace string, retention time.Duration) error {
+	_, err := ws.RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+		Namespace: namespace, WorkflowExecutionRetentionPeriod: durationpb.New(retention),
+		Description: "kumo runs (registered by kumo temporal setup)",
+	})
+	var exists *serviceerror.NamespaceAlreadyExists
+	if err != nil && !errors.As(err, &exists) {
+		return fmt.Errorf("register namespace %q: %w", namespace, err)
+	}
+	for {
+		_, err := ws.DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
+		var nf *serviceerror.NamespaceNotFound
+		if !errors.As(err, &nf) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("namespace %q registered but not yet described: %w", namespace, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // dialError turns the SDK's and gRPC's error into one line that says what is wrong.

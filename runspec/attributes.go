@@ -58,3 +58,11 @@ func LookupSearchAttribute(name string) (SearchAttribute, bool) {
 	}
 	return SearchAttribute{}, false
 }
+
+// SQLVisibilityColumns is how many custom search attributes of each type one
+// namespace can hold on Temporal's SQL visibility (the PostgreSQL, MySQL and
+// SQLite schemas preallocate columns Keyword01..Keyword10, Int01..Int03,
+// Bool01..Bool03, and three of each other type), the store a production
+// cluster without Elasticsearch runs. SearchAttributes must fit within it;
+// what kumo leaves free is the operator's.
+var SQLVisibilityColumns = map[AttributeType]int{Keyword: 10, Int: 3, Bool: 3}
