@@ -6,7 +6,7 @@ KUMO_HOME ?= $(HOME)/.kumo
 export KUMO_HOME
 KUBECONFIG_LOCAL := $(KUMO_HOME)/cluster/kubeconfig
 
-.PHONY: bench-platform build image release-binaries example quickstart cluster-up cluster-down test test-short fuzz bench bench-go chaos tools vet vulncheck clean
+.PHONY: bench-platform test-production-temporal build image release-binaries example quickstart cluster-up cluster-down test test-short fuzz bench bench-go chaos tools vet vulncheck clean
 
 build:
 	go build -o bin/kumo ./cmd/kumo
@@ -100,6 +100,18 @@ bench: tools
 # flags (e.g. -duration 2h for a longer run).
 bench-platform: tools
 	go run ./bench/platform -out bench/platform.md $(PLATFORM_ARGS)
+
+# kumo on Temporal as production runs it (deploy/temporal-production.md):
+# temporal-server's four services as processes on PostgreSQL with TLS, two kumo
+# workers with releases in S3; an apply, then KUMO_PRODUCTION_TRIALS chaos trials
+# (SIGKILL of history, matching or a worker, or a PostgreSQL restart, mid-apply),
+# each checked with the chaos suite's invariants. Not part of make test: the
+# first run builds temporal-server (minutes).
+KUMO_PRODUCTION_TRIALS ?= 30
+test-production-temporal: tools
+	hack/build-tools.sh temporal-server temporal-sql-tool
+	KUMO_PRODUCTION_TEMPORAL=1 KUMO_PRODUCTION_TRIALS=$(KUMO_PRODUCTION_TRIALS) go test -count=1 -timeout 90m -v \
+		-run '^(TestClusterSurvivesKills|TestProductionTemporalApply|TestProductionTemporalChaos)$$' ./internal/temporaltest ./cmd/kumo
 
 # The crash suite (chaos/, not part of make test): CHAOS_TRIALS runs (default 100)
 # SIGKILLed at random moments, each checked for a final release, gap-free
