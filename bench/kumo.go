@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	sdkclient "go.temporal.io/sdk/client"
@@ -30,11 +31,12 @@ import (
 // client on it: what `kumo server` runs. Server start is timed apart (a
 // one-shot CLI pays it once per command).
 type kumo struct {
-	srv     *embedded.Server
+	srv     *embedded.Server // nil on the production cluster
 	tc      sdkclient.Client
 	c       *client.Client
 	w       sdkworker.Worker
 	db      *sql.DB // a reader on the server's database, for its size
+	pg      *pgx.Conn
 	started time.Duration
 }
 
@@ -47,6 +49,9 @@ func (n nullRuntimes) For(engine.Type, runspec.RuntimeSettings) (runtime.Runtime
 }
 
 func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
+	if production != nil {
+		return startProductionKumo(ctx, home, null)
+	}
 	began := time.Now()
 	srv, err := embedded.Start(ctx, embedded.Options{Dir: home + "/temporal"})
 	if err != nil {
@@ -73,6 +78,12 @@ func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
 		k.close()
 		return nil, err
 	}
+	return k, k.startWorker(null)
+}
+
+// startWorker starts the worker in this process: kumo's, or with the
+// in-memory runtime (null).
+func (k *kumo) startWorker(null bool) error {
 	if null {
 		k.w = sdkworker.New(k.tc, runspec.TaskQueue, sdkworker.Options{MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle,
 			Interceptors: []interceptor.WorkerInterceptor{workflows.Interceptor}})
@@ -83,9 +94,9 @@ func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
 	}
 	if err := k.w.Start(); err != nil {
 		k.close()
-		return nil, err
+		return err
 	}
-	return k, nil
+	return nil
 }
 
 func (k *kumo) close() {
@@ -101,12 +112,22 @@ func (k *kumo) close() {
 	if k.db != nil {
 		_ = k.db.Close()
 	}
-	_ = k.srv.Stop()
+	if k.pg != nil {
+		_ = k.pg.Close(context.Background())
+	}
+	if k.srv != nil {
+		_ = k.srv.Stop()
+	}
 }
 
 // usage is what the database and backend hold or have written so far.
 func (k *kumo) usage(ctx context.Context) (db, written int64, err error) {
-	if db, err = dbUsed(ctx, k.db); err != nil {
+	if k.pg != nil {
+		db, err = pgUsed(ctx, k.pg)
+	} else {
+		db, err = dbUsed(ctx, k.db)
+	}
+	if err != nil {
 		return 0, 0, err
 	}
 	written, err = bytesWritten(k.c.Backend())

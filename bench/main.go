@@ -62,10 +62,15 @@ func main() {
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
 	memprofile := flag.String("memprofile", "", "keep in this file the heap profile of the moment the live heap was highest during the last row's kumo runs (floor and null runtime excluded)")
+	temporal := flag.String("temporal", "embedded", "the Temporal kumo runs on: embedded (a server in the bench process per row, as kumo server runs) or production (temporal-server's four services as processes on PostgreSQL with TLS, started once; needs PostgreSQL and builds temporal-server the first time)")
 	flag.IntVar(&smallCount, "count", 3, "runs of each row of up to 200 resources, of which the median is reported (larger rows run once)")
 	flag.Parse()
 	memlimit.Set() // as the kumo binary does: the bench process is the kumo process it measures
-	if err := run(*out, selectRows(*only), *parallel, *cpuprofile, *memprofile, *skipNull); err != nil {
+	if *temporal != "embedded" && *temporal != "production" {
+		fmt.Fprintf(os.Stderr, "bench: -temporal %q: want embedded or production\n", *temporal)
+		os.Exit(2)
+	}
+	if err := run(*out, selectRows(*only), *parallel, *cpuprofile, *memprofile, *skipNull, *temporal == "production"); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -92,7 +97,7 @@ func selectRows(only string) []row {
 	return rows
 }
 
-func run(out string, rows []row, parallel int, cpuprofile, memprofile string, skipNull bool) error {
+func run(out string, rows []row, parallel int, cpuprofile, memprofile string, skipNull, prod bool) error {
 	ctx := context.Background()
 	tmp, err := os.MkdirTemp("", "kumo-bench-")
 	if err != nil {
@@ -108,6 +113,13 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 	if err != nil {
 		return err
 	}
+	if prod {
+		fmt.Fprintln(os.Stderr, "starting the production-shaped Temporal")
+		if production, err = startProduction(ctx, tmp+"/temporal"); err != nil {
+			return err
+		}
+		defer production.Close()
+	}
 	var prof *os.File
 	if cpuprofile != "" {
 		if prof, err = os.Create(cpuprofile); err != nil {
@@ -116,7 +128,7 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		defer prof.Close()
 	}
 
-	rep := &report{parallel: parallel, started: time.Now()}
+	rep := &report{parallel: parallel, started: time.Now(), production: prod}
 	var drifts []row
 	rows = slices.DeleteFunc(rows, func(r row) bool {
 		if r.drift {

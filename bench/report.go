@@ -58,6 +58,9 @@ type report struct {
 	load     string
 	results  []result
 	drift    []driftResult
+	// production: kumo ran on temporal-server's services on PostgreSQL
+	// (-temporal production), not on an embedded server per row.
+	production bool
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.2f", d.Seconds()) }
@@ -121,6 +124,9 @@ func (rep *report) markdown() string {
 	fmt.Fprintf(&b, "# kumo against the floor\n\n")
 	fmt.Fprintf(&b, "Written by `make bench` (bench/) on %s. Machine: %s. Load average after the run: %s. Parallelism %d for kumo and the floor.\n\n",
 		rep.started.UTC().Format("2006-01-02 15:04 UTC"), benchstat.Machine(), rep.load, rep.parallel)
+	if rep.production {
+		fmt.Fprintf(&b, "Temporal: production-shaped (`-temporal production`): temporal-server's frontend, history, matching and worker services as separate processes, PostgreSQL persistence and SQL visibility, TLS on the frontend (deploy/temporal-production.md); the worker in the bench process. Server start is not timed; database growth is PostgreSQL's on-disk size of both databases.\n\n")
+	}
 	if len(rep.results) > 0 {
 		rep.timesTable(&b)
 		rep.usageTable(&b)
