@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/api/workflowservice/v1"
 	sdkclient "go.temporal.io/sdk/client"
@@ -108,6 +109,7 @@ func Dial(ctx context.Context, p envconfig.ClientConfigProfile, base sdkclient.O
 	if do.Timeout <= 0 {
 		do.Timeout = DefaultDialTimeout
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, do.Timeout)
 	defer cancel()
 	tc, err := sdkclient.DialContext(ctx, opts)
@@ -117,7 +119,11 @@ func Dial(ctx context.Context, p envconfig.ClientConfigProfile, base sdkclient.O
 	_, err = tc.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: p.Namespace})
 	var nf *serviceerror.NamespaceNotFound
 	if errors.As(err, &nf) && do.RegisterRetention > 0 {
-		err = registerNamespace(ctx, tc.WorkflowService(), p.Namespace, do.RegisterRetention)
+		// Not within do.Timeout: the frontend takes up to its namespace
+		// cache's refresh interval (10 s by default) to serve a new one.
+		rctx, rcancel := context.WithTimeout(parent, registerWait)
+		err = registerNamespace(rctx, tc, p.Namespace, do.RegisterRetention)
+		rcancel()
 	}
 	if err != nil {
 		tc.Close()
@@ -126,10 +132,16 @@ func Dial(ctx context.Context, p envconfig.ClientConfigProfile, base sdkclient.O
 	return tc, nil
 }
 
-// registerNamespace registers namespace and waits until the frontend
-// describes it. One registered meanwhile by someone else is left as it is.
-func registerNamespace(ctx context.Context, ws workflowservice.WorkflowServiceClient, namespace string, retention time.Duration) error {
-	_, err := ws.RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
+// registerWait bounds registering a namespace and waiting until it is served.
+const registerWait = time.Minute
+
+// registerNamespace registers namespace and waits until the frontend serves
+// it: its namespace cache refreshes every few seconds, and until then calls
+// naming the namespace (other than DescribeNamespace, which reads the
+// database) fail with NamespaceNotFound. One registered meanwhile by someone
+// else is left as it is.
+func registerNamespace(ctx context.Context, tc sdkclient.Client, namespace string, retention time.Duration) error {
+	_, err := tc.WorkflowService().RegisterNamespace(ctx, &workflowservice.RegisterNamespaceRequest{
 		Namespace: namespace, WorkflowExecutionRetentionPeriod: durationpb.New(retention),
 		Description: "kumo runs (registered by kumo temporal setup)",
 	})
@@ -138,14 +150,15 @@ func registerNamespace(ctx context.Context, ws workflowservice.WorkflowServiceCl
 		return fmt.Errorf("register namespace %q: %w", namespace, err)
 	}
 	for {
-		_, err := ws.DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: namespace})
+		_, err := tc.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
 		var nf *serviceerror.NamespaceNotFound
-		if !errors.As(err, &nf) {
+		var nf2 *serviceerror.NotFound
+		if !errors.As(err, &nf) && !errors.As(err, &nf2) {
 			return err
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("namespace %q registered but not yet described: %w", namespace, ctx.Err())
+			return fmt.Errorf("namespace %q registered but not yet served by the frontend: %w", namespace, ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

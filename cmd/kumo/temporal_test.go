@@ -43,8 +43,20 @@ func TestTemporalSetupRegistersSearchAttributes(t *testing.T) {
 	if r := run(append(ts.flags(), "--temporal-namespace", "team-a", "worker")...); r.code == 0 || !strings.Contains(r.stderr, "kumo temporal setup --temporal-address "+address+" --temporal-namespace team-a") {
 		t.Errorf("worker on a namespace without kumo's search attributes: %s", r)
 	}
-	if r := run(append(ts.flags(), "--temporal-namespace", "team-a", "temporal", "setup")...); r.code != 0 || !strings.Contains(r.stdout, "KumoProject") {
+	// An existing namespace keeps its retention, whatever --retention says.
+	if r := run(append(ts.flags(), "--temporal-namespace", "team-a", "temporal", "setup", "--retention", "48h")...); r.code != 0 || !strings.Contains(r.stdout, "KumoProject") ||
+		!strings.Contains(r.stdout, "namespace team-a keeps closed runs for 24h0m0s") {
 		t.Fatalf("setup: %s", r)
+	}
+	// A missing one is registered with it; a second setup changes nothing.
+	for range 2 {
+		if r := run(append(ts.flags(), "--temporal-namespace", "team-b", "temporal", "setup", "--retention", "48h")...); r.code != 0 ||
+			!strings.Contains(r.stdout, "namespace team-b keeps closed runs for 48h0m0s") || !strings.Contains(r.stdout, "KumoRevision (Int) is registered in namespace team-b") {
+			t.Fatalf("setup of a namespace that does not exist: %s", r)
+		}
+	}
+	if r := run(append(ts.flags(), "--temporal-namespace", "team-c", "temporal", "setup", "--retention", "10m")...); r.code == 0 || !strings.Contains(r.stderr, "--retention 10m0s") {
+		t.Errorf("setup with a retention below Temporal's minimum: %s", r)
 	}
 	resp, err := tc.OperatorService().ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: "team-a"})
 	if err != nil {
