@@ -204,14 +204,14 @@ func configMapsAfter(ns string, n int, version string, after func(int) bool) str
 		if i > 0 && after(i) {
 			deps += fmt.Sprintf(", v1:ConfigMap:%s:cm-%04d", ns, i-1)
 		}
-		fmt.Fprintf(&b, `  - id: v1:ConfigMap:%[1]s:cm-%04[2]d
-    type: Kubernetes
-    dependsOn: [%[4]s]
-    attributes:
-      apiVersion: v1
-      kind: ConfigMap
-      metadata: {name: cm-%04[2]d, namespace: %[1]s}
-      data: {version: "%[3]s"}
+		fmt.Fprintf(&b, `- id: v1:ConfigMap:%[1]s:cm-%04[2]d
+  type: Kubernetes
+  dependsOn: [%[4]s]
+  attributes:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: cm-%04[2]d, namespace: %[1]s}
+    data: {version: "%[3]s"}
 `, ns, i, version, deps)
 	}
 	return b.String()
