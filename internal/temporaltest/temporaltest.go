@@ -54,12 +54,15 @@ const Version = "v1.32.1"
 // Services are the server's services, each run as its own process.
 var Services = []string{"frontend", "history", "matching", "worker"}
 
-// healthName is the gRPC health service each service reports as SERVING
-// once it serves (the worker service has none: its membership port).
+// healthName is the gRPC health service each service reports as SERVING on
+// its gRPC port once it has started (the worker service only after it has
+// set up the system namespace, which a PostgreSQL restart must not
+// interrupt).
 var healthName = map[string]string{
 	"frontend": "temporal.api.workflowservice.v1.WorkflowService",
 	"history":  "temporal.api.workflowservice.v1.HistoryService",
 	"matching": "temporal.api.workflowservice.v1.MatchingService",
+	"worker":   "temporal.api.workflowservice.v1.WorkerService",
 }
 
 // Cluster is a running production-shaped Temporal.
@@ -462,8 +465,7 @@ func (c *Cluster) TLSConfig() (*tls.Config, error) {
 }
 
 // waitReady waits until service s reports itself serving through gRPC
-// health (the frontend over mutual TLS); the worker service, which has
-// none, until its membership port accepts connections.
+// health (the frontend over mutual TLS).
 func (c *Cluster) waitReady(s string, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var last error
@@ -485,14 +487,7 @@ func (c *Cluster) waitReady(s string, timeout time.Duration) error {
 func (c *Cluster) check(s string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	name, ok := healthName[s]
-	if !ok {
-		conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(c.ports[s][1])))
-		if err != nil {
-			return err
-		}
-		return conn.Close()
-	}
+	name := healthName[s]
 	creds := insecure.NewCredentials()
 	if s == "frontend" {
 		cfg, err := c.TLSConfig()
