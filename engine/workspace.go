@@ -48,6 +48,9 @@ type Workspace struct {
 	// read at apply time (Kusion's secretStore, plus the secrets specs may
 	// read); credentials stay the worker's.
 	SecretStore *WorkspaceSecretStore `json:"secretStore,omitempty"`
+	// Sources are this workspace's git source settings: its default source
+	// and the signed-commit requirement.
+	Sources WorkspaceSources `json:"sources,omitzero"`
 }
 
 // TemporalSettings are a workspace's Temporal settings.

@@ -47,6 +47,9 @@ func ParseWorkspace(data []byte, source, name string) (*engine.Workspace, error)
 	if err := ws.SecretStore.Validate("secretStore"); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
+	if err := ws.Sources.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
 	if err := ws.Runtimes.Kubernetes.CheckKubeconfigs(); err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}

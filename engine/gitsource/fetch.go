@@ -62,6 +62,9 @@ func (g *Git) Fetch(ctx context.Context, s *Source, commit string) (string, erro
 	if err := g.fetch(ctx, s, gitDir, commit); err != nil {
 		return "", err
 	}
+	if err := g.keepCommitObject(ctx, s, gitDir, commit); err != nil {
+		return "", err
+	}
 	tree, err := os.MkdirTemp(repoDir, ".tree-")
 	if err != nil {
 		return "", err

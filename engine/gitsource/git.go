@@ -129,10 +129,16 @@ const maxStderr = 2048
 // run runs git in dir with s's environment; its error carries git's last
 // words (git never prints the credentials: they are in a header or a file).
 func (g *Git) run(ctx context.Context, s *Source, dir string, stdout io.Writer, args ...string) error {
+	return g.runWith(ctx, s, dir, nil, stdout, nil, args...)
+}
+
+// runWith is run with standard input and more environment (for verify).
+func (g *Git) runWith(ctx context.Context, s *Source, dir string, stdin io.Reader, stdout io.Writer, extra []string, args ...string) error {
 	e, err := env(s)
 	if err != nil {
 		return err
 	}
+	e = append(e, extra...)
 	ctx, cancel := context.WithTimeout(ctx, g.limits().Timeout)
 	defer cancel()
 	bin := g.Binary
@@ -140,7 +146,7 @@ func (g *Git) run(ctx context.Context, s *Source, dir string, stdout io.Writer, 
 		bin = "git"
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir, cmd.Env, cmd.Stdout = dir, e, stdout
+	cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout = dir, e, stdin, stdout
 	var stderr bytes.Buffer
 	cmd.Stderr = &limitedBuffer{buf: &stderr, max: maxStderr}
 	if err := cmd.Run(); err != nil {

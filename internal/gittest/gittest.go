@@ -89,6 +89,15 @@ func (s *Server) Repo(name string) *Repo {
 // Commit writes files (path -> content; "" content removes the file) in the
 // work tree, commits them and pushes main; it returns the commit ID.
 func (r *Repo) Commit(msg string, files map[string]string) string {
+	r.write(files)
+	git(r.t, r.work, "-c", "user.name=kumo test", "-c", "user.email=test@kumo.invalid", "commit", "--quiet", "--allow-empty", "-m", msg)
+	id := strings.TrimSpace(git(r.t, r.work, "rev-parse", "HEAD"))
+	r.Push(id)
+	return id
+}
+
+// write writes files into the work tree and stages them.
+func (r *Repo) write(files map[string]string) {
 	for p, content := range files {
 		full := filepath.Join(r.work, p)
 		if content == "" {
@@ -103,10 +112,6 @@ func (r *Repo) Commit(msg string, files map[string]string) string {
 		}
 	}
 	git(r.t, r.work, "add", "--all")
-	git(r.t, r.work, "-c", "user.name=kumo test", "-c", "user.email=test@kumo.invalid", "commit", "--quiet", "--allow-empty", "-m", msg)
-	id := strings.TrimSpace(git(r.t, r.work, "rev-parse", "HEAD"))
-	r.Push(id)
-	return id
 }
 
 // Symlink adds a symlink to the work tree (committed by the next Commit).
@@ -135,9 +140,14 @@ func (r *Repo) Tag(name, commit string) {
 
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
+	return gitEnv(t, dir, nil, args...)
+}
+
+func gitEnv(t testing.TB, dir string, env []string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	cmd.Env = append(append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"), env...)
 	var out, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &stderr
 	if err := cmd.Run(); err != nil {
