@@ -30,7 +30,9 @@ type RunRequest struct {
 	Stack    string `json:"stack,omitempty"`
 	StackDir string `json:"stackDir,omitempty"`
 	// Source is a git source (kumo source add) to generate from, at the
-	// commit its ref is at when the run starts, or at Commit.
+	// commit its ref is at when the run starts, or at Commit. A preview or
+	// apply naming no source, stackDir or spec uses the workspace's default
+	// source (sources.default).
 	Source string `json:"source,omitempty"`
 	Commit string `json:"commit,omitempty"`
 	// Spec is the resource Spec: a JSON object, or a string holding the
@@ -139,10 +141,10 @@ func parseRunRequest(body []byte) (*runOptions, error) {
 	switch {
 	case r.Operation == "generate" && r.StackDir == "":
 		return nil, errors.New("stackDir: a generate run needs the stack directory to generate from")
-	case (r.Operation == "preview" || r.Operation == "apply") && btoi(r.StackDir != "")+btoi(len(r.Spec) > 0)+btoi(r.Source != "") != 1:
-		return nil, fmt.Errorf("spec, stackDir, source: a %s run needs exactly one of them (a Spec, a stack directory on the server, or a git source to generate one from)", r.Operation)
-	case r.Commit != "" && r.Source == "":
-		return nil, errors.New("commit: pins the commit of a git source; give source too")
+	case (r.Operation == "preview" || r.Operation == "apply") && btoi(r.StackDir != "")+btoi(len(r.Spec) > 0)+btoi(r.Source != "") > 1:
+		return nil, fmt.Errorf("spec, stackDir, source: a %s run takes one of them (a Spec, a stack directory on the server, or a git source to generate one from; none: the workspace's default source)", r.Operation)
+	case r.Commit != "" && (r.StackDir != "" || len(r.Spec) > 0):
+		return nil, errors.New("commit: pins the commit of a git source (source, or the workspace's default source); a spec or stackDir has none")
 	case r.Parallelism < 0:
 		return nil, fmt.Errorf("parallelism %d: want 1 or more", r.Parallelism)
 	case r.Revision < 0:

@@ -12,6 +12,8 @@ import (
 	sdkclient "go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/gitsource"
 	"github.com/kumoproj/kumo/engine/rollout"
 	"github.com/kumoproj/kumo/internal/gitrev"
 	"github.com/kumoproj/kumo/runspec"
@@ -21,9 +23,12 @@ import (
 // RolloutRequest describes a rollout of one stack across workspaces.
 type RolloutRequest struct {
 	Project string
-	// StackDir is the stack every workspace's apply generates from. (A git
-	// source, once kumo has them, would be named here instead.)
-	StackDir string
+	// StackDir is the stack every workspace's apply generates from, or
+	// GitSource names a git source whose commit they generate from: the
+	// commit its ref is at when the rollout starts, or GitCommit.
+	StackDir  string
+	GitSource string
+	GitCommit string
 	// Spec holds the waves, as written; StartRollout resolves them against
 	// the workspaces that exist.
 	Spec             rollout.Spec
@@ -45,6 +50,9 @@ type Rollout struct {
 	Name       string
 	WorkflowID string
 	RunID      string
+	// Git is the source and commit every apply deploys (a rollout from a
+	// git source, as started).
+	Git *engine.GitOrigin
 }
 
 // StartRollout resolves req's waves against the workspaces, checks the
@@ -58,6 +66,12 @@ func (c *Client) StartRollout(ctx context.Context, req RolloutRequest) (*Rollout
 	plan, err := rollout.Resolve(req.Spec, names)
 	if err != nil {
 		return nil, nil, fmt.Errorf("rollout %s: %w", req.Spec.Name, err)
+	}
+	var git *engine.GitOrigin
+	if req.GitSource != "" {
+		if git, err = c.rolloutCommit(ctx, &req); err != nil {
+			return nil, nil, fmt.Errorf("rollout %s: %w", plan.Name, err)
+		}
 	}
 	in := runspec.RolloutInput{
 		Project: req.Project, Plan: plan, Settings: map[string]runspec.RuntimeSettings{},
@@ -73,6 +87,9 @@ func (c *Client) StartRollout(ctx context.Context, req RolloutRequest) (*Rollout
 			return nil, nil, fmt.Errorf("workspace %s: %w", ws, err)
 		}
 		in.Settings[ws] = s
+		if git != nil {
+			continue
+		}
 		one := Request{Project: req.Project, Workspace: ws, StackDir: req.StackDir, GeneratorTimeout: req.GeneratorTimeout}
 		src, err := c.source(ctx, &one)
 		if err != nil {
@@ -80,7 +97,12 @@ func (c *Client) StartRollout(ctx context.Context, req RolloutRequest) (*Rollout
 		}
 		in.Stack, in.Source = one.Stack, runspec.RolloutSource{StackDir: src.StackDir, GeneratorTimeout: src.GeneratorTimeout}
 	}
-	in.SourceCommit, _ = gitrev.Head(req.StackDir)
+	if git != nil {
+		src, _ := c.Source(ctx, git.Source)
+		in.Stack, in.Source, in.SourceCommit = src.Stack, runspec.RolloutSource{Git: git, GeneratorTimeout: req.GeneratorTimeout}, git.Commit
+	} else {
+		in.SourceCommit, _ = gitrev.Head(req.StackDir)
+	}
 	tc, err := c.connect(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -108,13 +130,44 @@ func (c *Client) StartRollout(ctx context.Context, req RolloutRequest) (*Rollout
 	if err != nil {
 		return nil, nil, fmt.Errorf("start rollout %s: %w", plan.Name, err)
 	}
-	return &Rollout{c: c, Project: req.Project, Name: plan.Name, WorkflowID: id, RunID: wr.GetRunID()}, &plan, nil
+	return &Rollout{c: c, Project: req.Project, Name: plan.Name, WorkflowID: id, RunID: wr.GetRunID(), Git: git}, &plan, nil
+}
+
+// rolloutCommit resolves a rollout's git source once, to the commit its ref
+// is at now (or req.GitCommit): every apply of the rollout deploys that
+// commit, whatever is pushed while it runs. The rollout is of the source's
+// project.
+func (c *Client) rolloutCommit(ctx context.Context, req *RolloutRequest) (*engine.GitOrigin, error) {
+	if req.StackDir != "" {
+		return nil, errors.New("give a stack directory or a git source, not both")
+	}
+	src, err := c.Source(ctx, req.GitSource)
+	if err != nil {
+		return nil, err
+	}
+	if req.Project != "" && req.Project != src.Project {
+		return nil, fmt.Errorf("source %s deploys project %s, not %s", src.Name, src.Project, req.Project)
+	}
+	req.Project = src.Project
+	commit := req.GitCommit
+	if commit == "" {
+		if commit, err = (&gitsource.Git{}).Resolve(ctx, src); err != nil {
+			return nil, err
+		}
+	} else if err := gitsource.CheckCommit(commit); err != nil {
+		return nil, err
+	}
+	return &engine.GitOrigin{Source: src.Name, URL: src.URL, Ref: src.Ref, Commit: commit, Path: src.Path}, nil
 }
 
 // rolloutDetails is the Web UI's static details of a rollout: its waves.
 func rolloutDetails(req RolloutRequest, in runspec.RolloutInput) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**kumo rollout** `%s` of project `%s`, stack `%s` from `%s`", in.Plan.Name, req.Project, in.Stack, in.Source.StackDir)
+	from := in.Source.StackDir
+	if g := in.Source.Git; g != nil {
+		from = fmt.Sprintf("git source %s: %s@%s, commit %s, path %s", g.Source, g.URL, g.Ref, g.Commit, g.Path)
+	}
+	fmt.Fprintf(&b, "**kumo rollout** `%s` of project `%s`, stack `%s` from `%s`", in.Plan.Name, req.Project, in.Stack, from)
 	if in.Plan.UndoOnFailure {
 		b.WriteString(", undone on failure")
 	}

@@ -196,6 +196,16 @@ func (c *Client) start(ctx context.Context, workflowType, id string, req Request
 			return nil, err
 		}
 		in.SpecHash = hash
+	case req.specHash == "" && req.StackDir == "" && req.GitSource == "" && (workflowType == runspec.PreviewWorkflow || workflowType == runspec.ApplyWorkflow):
+		// Nothing named: the workspace's default source.
+		name, err := c.DefaultSource(ctx, req.Workspace)
+		if err != nil {
+			return nil, err
+		}
+		req.GitSource = name
+		if err := c.gitSource(ctx, &req, &in); err != nil {
+			return nil, err
+		}
 	case req.specHash == "" && req.GitSource != "" && workflowType != runspec.DestroyWorkflow:
 		if err := c.gitSource(ctx, &req, &in); err != nil {
 			return nil, err

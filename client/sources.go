@@ -147,3 +147,30 @@ func (c *Client) gitSource(ctx context.Context, req *Request, in *runspec.RunInp
 	in.Source = &runspec.GenerateInput{Project: req.Project, Workspace: req.Workspace, GeneratorTimeout: req.GeneratorTimeout, Git: o}
 	return nil
 }
+
+// ErrNoDefaultSource: a run names no stack, spec or source, and its
+// workspace has no default source.
+var ErrNoDefaultSource = errors.New("no default source")
+
+// DefaultSource is the git source workspace's sources.default names.
+func (c *Client) DefaultSource(ctx context.Context, workspace string) (string, error) {
+	ws, err := c.Workspace(ctx, workspace)
+	if err != nil {
+		return "", err
+	}
+	if ws.Sources.Default == "" {
+		return "", fmt.Errorf("workspace %s has %w (sources.default): name a git source (--source NAME), a stack directory (--stack DIR) or a spec (-f FILE)", workspace, ErrNoDefaultSource)
+	}
+	return ws.Sources.Default, nil
+}
+
+// checkWorkspaceSources refuses a workspace whose default source does not
+// exist (a later run would fail on it instead).
+func (c *Client) checkWorkspaceSources(ctx context.Context, ws *engine.Workspace) error {
+	if name := ws.Sources.Default; name != "" {
+		if _, err := c.Source(ctx, name); err != nil {
+			return fmt.Errorf("workspace %s: sources.default: %w", ws.Name, err)
+		}
+	}
+	return nil
+}

@@ -63,6 +63,9 @@ func (c *Client) createWorkspace(ctx context.Context, ws *engine.Workspace) erro
 	if ws.Name == engine.DefaultWorkspace {
 		return errors.New("workspace default always exists: change it with `kumo workspace update default --file FILE`")
 	}
+	if err := c.checkWorkspaceSources(ctx, ws); err != nil {
+		return err
+	}
 	err := c.backend.CreateWorkspace(ctx, ws)
 	if errors.Is(err, backend.ErrExists) {
 		return fmt.Errorf("workspace %s already exists: change it with `kumo workspace update %s --file FILE`", ws.Name, ws.Name)
@@ -82,6 +85,9 @@ func (c *Client) updateWorkspace(ctx context.Context, ws *engine.Workspace) erro
 		} else if err != nil {
 			return err
 		}
+	}
+	if err := c.checkWorkspaceSources(ctx, ws); err != nil {
+		return err
 	}
 	return c.backend.PutWorkspace(ctx, ws)
 }

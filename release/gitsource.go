@@ -2,6 +2,7 @@ package release
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -36,6 +37,9 @@ func (m *Manager) loadGitStack(ctx context.Context, in runspec.GenerateInput, lo
 		return nil, kindErr(ErrGenerate, fmt.Errorf("source %s: this worker has no git source cache (it reads no git source)", src.Name))
 	}
 	g := gitsource.Git{Cache: m.generation.SourceCache}
+	if err := m.verifyCommit(ctx, &g, src, o.Commit, in.Workspace); err != nil {
+		return nil, err
+	}
 	checkout, err := g.Fetch(ctx, src, o.Commit)
 	if err != nil {
 		return nil, err
@@ -59,4 +63,26 @@ func (m *Manager) loadGitStack(ctx context.Context, in runspec.GenerateInput, lo
 		}
 	}
 	return stack, nil
+}
+
+// verifyCommit refuses, when the workspace requires signed commits, a commit
+// not signed by one of the keys its administrators allowed: before the
+// stack is even read, so nothing of it is generated or applied.
+func (m *Manager) verifyCommit(ctx context.Context, g *gitsource.Git, src *gitsource.Source, commit, workspace string) error {
+	ws, err := LoadWorkspace(ctx, m.backend, workspace)
+	if err != nil {
+		return kindErr(ErrGenerate, err)
+	}
+	req := ws.Sources
+	if !req.RequireSignedCommits {
+		return nil
+	}
+	err = g.Verify(ctx, src, commit, gitsource.SigningKeys{AllowedSignersFile: req.AllowedSignersFile, GPGKeyringFile: req.GPGKeyringFile})
+	if errors.Is(err, gitsource.ErrUnsigned) {
+		return kindErr(ErrGenerate, fmt.Errorf("workspace %s requires signed commits (sources.requireSignedCommits): source %s (%s@%s): %w", workspace, src.Name, src.URL, src.Ref, err))
+	}
+	if err != nil {
+		return fmt.Errorf("workspace %s: checking the signature of commit %s of source %s: %w", workspace, commit, src.Name, err)
+	}
+	return nil
 }

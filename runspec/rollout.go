@@ -59,7 +59,7 @@ type RolloutInput struct {
 	Stack   string       `json:"stack"`
 	Plan    rollout.Plan `json:"plan"`
 	// Source is the stack every child generates its spec from, for its own
-	// workspace (a --source NAME would name a git source here instead).
+	// workspace: a directory or a git source's commit.
 	Source RolloutSource `json:"source"`
 	// Settings are each workspace's runtime settings, by workspace.
 	Settings map[string]RuntimeSettings `json:"settings"`
@@ -76,11 +76,16 @@ type RolloutInput struct {
 	SourceCommit string `json:"sourceCommit,omitempty"`
 }
 
-// RolloutSource is where the children's stack comes from.
+// RolloutSource is where the children's stack comes from: a directory, or
+// one commit of a git source, resolved once when the rollout starts so that
+// every child deploys the same commit.
 type RolloutSource struct {
 	// StackDir is the absolute stack directory the worker reads.
-	StackDir         string        `json:"stackDir,omitempty"`
-	GeneratorTimeout time.Duration `json:"generatorTimeout,omitempty"`
+	StackDir string `json:"stackDir,omitempty"`
+	// Git is the git source and commit every child generates from (the
+	// worker reads the source's record from its backend by name).
+	Git              *engine.GitOrigin `json:"git,omitempty"`
+	GeneratorTimeout time.Duration     `json:"generatorTimeout,omitempty"`
 }
 
 // RolloutControl is the argument of RolloutControlUpdate and
@@ -147,6 +152,8 @@ type RolloutStatus struct {
 	StartedBy engine.Actor    `json:"startedBy"`
 	Actions   []RolloutAction `json:"actions,omitempty"`
 	Undo      bool            `json:"undoOnFailure,omitempty"`
+	// Git is the git source and commit every apply of the rollout deploys.
+	Git *engine.GitOrigin `json:"git,omitempty"`
 }
 
 // RolloutWave is one wave's status.

@@ -91,7 +91,7 @@ func newRollout(ctx workflow.Context, in runspec.RolloutInput) (*rolloutRun, err
 		r.scope = sig.startScope
 	}
 	r.st = runspec.RolloutStatus{Project: in.Project, Name: in.Plan.Name, Stack: in.Stack, State: runspec.RolloutRunning,
-		StartedBy: r.starter.Actor(workflow.GetInfo(ctx).WorkflowStartTime, ""), Undo: in.Plan.UndoOnFailure}
+		StartedBy: r.starter.Actor(workflow.GetInfo(ctx).WorkflowStartTime, ""), Undo: in.Plan.UndoOnFailure, Git: in.Source.Git}
 	for _, w := range in.Plan.Waves {
 		wave := runspec.RolloutWave{Name: w.Name, State: runspec.RolloutPending, Approval: w.Approval, Bake: w.Bake, Threshold: w.FailureThreshold.String()}
 		for _, ws := range w.Workspaces {
@@ -289,7 +289,8 @@ func (r *rolloutRun) applyOne(ctx workflow.Context, i, j int) {
 	wave := r.in.Plan.Waves[i].Name
 	rin := runspec.RunInput{
 		Project: r.in.Project, Workspace: ws, Stack: r.in.Stack,
-		Source:      &runspec.GenerateInput{StackDir: r.in.Source.StackDir, Project: r.in.Project, Workspace: ws, GeneratorTimeout: r.in.Source.GeneratorTimeout},
+		Source:      &runspec.GenerateInput{StackDir: r.in.Source.StackDir, Git: r.in.Source.Git, Project: r.in.Project, Workspace: ws, GeneratorTimeout: r.in.Source.GeneratorTimeout},
+		Git:         r.in.Source.Git,
 		Reason:      fmt.Sprintf("rollout %s, wave %s", r.in.Plan.Name, wave),
 		Label:       engine.ReleaseLabel{SourceCommit: r.in.SourceCommit},
 		Parallelism: r.in.Parallelism, AutoApprove: r.in.AutoApprove, ApprovalTimeout: r.in.ApprovalTimeout,

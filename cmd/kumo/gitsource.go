@@ -1,14 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/kumoproj/kumo/client"
+	"github.com/kumoproj/kumo/engine/generate"
 	"github.com/kumoproj/kumo/engine/gitsource"
 )
 
@@ -23,6 +26,18 @@ func gitSourceFlags() []cli.Flag {
 // sourceProject makes a run from a git source one of the source's project:
 // a --project naming another is an error.
 func sourceProject(c *cli.Context, kc *client.Client, req *client.Request) error {
+	if req.GitSource == "" && req.StackDir == "" && req.Spec == nil {
+		// No stack here and none named: the workspace's default source.
+		name, err := kc.DefaultSource(c.Context, req.Workspace)
+		if errors.Is(err, client.ErrNoDefaultSource) {
+			dir, _ := stackDir(c)
+			return fmt.Errorf("nothing to %s: %s is not a stack directory (no %s) and %w", c.Command.Name, dir, generate.StackFile, err)
+		}
+		if err != nil {
+			return err
+		}
+		req.GitSource, req.GitCommit = name, c.String("commit")
+	}
 	if req.GitSource == "" {
 		return nil
 	}
@@ -128,4 +143,14 @@ func sourceAction(fn func(c *cli.Context, kc *client.Client, name string) error)
 		}
 		return withOpen(c, func(kc *client.Client) error { return fn(c, kc, args[0]) })
 	}
+}
+
+// hasFlag reports whether the command defines flag name.
+func hasFlag(c *cli.Context, name string) bool {
+	for _, f := range c.Command.Flags {
+		if slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
 }

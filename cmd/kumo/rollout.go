@@ -39,6 +39,8 @@ func rolloutCreateCommand() *cli.Command {
 		ArgsUsage: "NAME",
 		Flags: append([]cli.Flag{
 			stackFlag(), generatorTimeoutFlag(),
+			&cli.StringFlag{Name: "source", Usage: "apply the stack of git source `NAME` (kumo source add) instead of --stack: every workspace gets the commit its ref is at when the rollout starts"},
+			&cli.StringFlag{Name: "commit", Usage: "with --source: deploy this commit ID instead of the ref's"},
 			&cli.StringFlag{Name: "waves", Usage: `ordered waves "NAME=PATTERN[,PATTERN]; ...", e.g. "canary=dev-eu1; 25%=prod-eu*; rest=prod-*" (see README, Roll out across clusters)`},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "a rollout.yaml instead of --waves"},
 			&cli.IntFlag{Name: "max-parallel", Usage: "at most this many workspaces of a wave apply at once (default: the whole wave)"},
@@ -53,13 +55,16 @@ func rolloutCreateCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			dir, err := stackDir(c)
-			if err != nil {
-				return err
-			}
-			project, err := projectName(c)
-			if err != nil {
-				return err
+			var dir, project string
+			if spec.Source != "" {
+				project = global(c, "project") // else the source's
+			} else {
+				if dir, err = stackDir(c); err != nil {
+					return err
+				}
+				if project, err = projectName(c); err != nil {
+					return err
+				}
 			}
 			kc, err := open(c)
 			if err != nil {
@@ -77,14 +82,17 @@ func rolloutCreateCommand() *cli.Command {
 				return err
 			}
 			ro, plan, err := kc.StartRollout(c.Context, client.RolloutRequest{
-				Project: project, StackDir: dir, Spec: spec, GeneratorTimeout: c.Duration("generator-timeout"),
+				Project: project, StackDir: dir, GitSource: spec.Source, GitCommit: spec.Commit, Spec: spec, GeneratorTimeout: c.Duration("generator-timeout"),
 				Parallelism: c.Int("parallelism"), AutoApprove: one.AutoApprove, ApprovalTimeout: one.ApprovalTimeout,
 				Wait: one.Wait, Timeout: one.Timeout,
 			})
 			if err != nil {
 				return err
 			}
-			fmt.Printf("Started rollout %s of %s: %d waves, %d workspaces (workflow %s).\n", ro.Name, project, len(plan.Waves), len(plan.Workspaces()), ro.WorkflowID)
+			fmt.Printf("Started rollout %s of %s: %d waves, %d workspaces (workflow %s).\n", ro.Name, ro.Project, len(plan.Waves), len(plan.Workspaces()), ro.WorkflowID)
+			if g := ro.Git; g != nil {
+				fmt.Printf("Every apply deploys commit %s of source %s (%s@%s).\n", g.Commit, g.Source, g.URL, g.Ref)
+			}
 			if c.Bool("detach") {
 				if srv := kc.Server(); srv != nil {
 					if u := srv.RunURL(ro.WorkflowID, ro.RunID); u != "" {
@@ -142,6 +150,23 @@ func rolloutSpec(c *cli.Context) (rollout.Spec, error) {
 	}
 	if c.Bool("undo-on-failure") {
 		spec.UndoOnFailure = true
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"source", &spec.Source}, {"commit", &spec.Commit}} {
+		if v := c.String(f.name); v != "" {
+			if *f.dst != "" && *f.dst != v {
+				return spec, fmt.Errorf("--%s %s: %s says %s: %s", f.name, v, c.String("file"), f.name, *f.dst)
+			}
+			*f.dst = v
+		}
+	}
+	switch {
+	case spec.Commit != "" && spec.Source == "":
+		return spec, errors.New("--commit (commit:) pins the commit of a git source: give --source NAME (source:) too")
+	case spec.Source != "" && c.IsSet("stack"):
+		return spec, errors.New("give --stack DIR or a git source (--source, source:), not both")
 	}
 	if c.IsSet("max-parallel") {
 		spec.Defaults.MaxParallel = c.Int("max-parallel")
@@ -217,6 +242,9 @@ func rolloutLine(st runspec.RolloutStatus) string {
 // printRollout prints waves × workspaces with state and revision.
 func printRollout(out io.Writer, st runspec.RolloutStatus) {
 	fmt.Fprintf(out, "Rollout %s of %s (stack %s): %s\n", st.Name, st.Project, st.Stack, st.State)
+	if g := st.Git; g != nil {
+		fmt.Fprintf(out, "  from source %s: %s@%s, commit %s, path %q\n", g.Source, g.URL, g.Ref, g.Commit, g.Path)
+	}
 	if st.Message != "" {
 		fmt.Fprintf(out, "  %s\n", st.Message)
 	}

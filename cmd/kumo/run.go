@@ -38,8 +38,8 @@ func setSource(c *cli.Context, req *client.Request) error {
 		req.GitSource, req.GitCommit, req.GeneratorTimeout = name, c.String("commit"), c.Duration("generator-timeout")
 		return nil
 	}
-	if c.IsSet("commit") {
-		return errors.New("--commit pins the commit of a git source: give it with --source NAME")
+	if c.IsSet("commit") && (inputGiven(c) || c.IsSet("stack")) {
+		return errors.New("--commit pins the commit of a git source: give it with --source NAME (or alone, for the workspace's default source)")
 	}
 	if inputGiven(c) {
 		if c.IsSet("stack") {
@@ -60,8 +60,15 @@ func setSource(c *cli.Context, req *client.Request) error {
 		return err
 	}
 	if _, err := os.Stat(filepath.Join(dir, generate.StackFile)); errors.Is(err, os.ErrNotExist) && !c.IsSet("stack") {
+		if hasFlag(c, "source") {
+			req.GeneratorTimeout = c.Duration("generator-timeout")
+			return nil // the workspace's default source (sourceProject)
+		}
 		return fmt.Errorf("nothing to %s: %s is not a stack directory (no %s); run kumo in a stack directory, or pass --stack DIR or --spec-file FILE",
 			c.Command.Name, dir, generate.StackFile)
+	}
+	if c.IsSet("commit") {
+		return fmt.Errorf("--commit pins the commit of a git source, but %s is a stack directory: give --source NAME (or run outside it for the workspace's default source)", dir)
 	}
 	// The client reads the stack (and reports a bad file) before starting the run.
 	req.StackDir, req.GeneratorTimeout = dir, c.Duration("generator-timeout")

@@ -12,7 +12,7 @@ import (
 )
 
 func syncCommand() *cli.Command {
-	sourceFlag := &cli.StringFlag{Name: "source", Usage: "the git source (kumo source list); required"}
+	sourceFlag := &cli.StringFlag{Name: "source", Usage: "the git source (kumo source list); default: the workspace's sources.default"}
 	return &cli.Command{
 		Name:  "sync",
 		Usage: "keep a workspace at what a git source's ref is at",
@@ -109,15 +109,26 @@ func syncCommand() *cli.Command {
 	}
 }
 
-// syncAction runs fn with a client and the project of --source, after
-// checking --source and --workspace are given.
+// syncAction runs fn with a client and the project of --source (else of
+// the workspace's default source), after checking --workspace is given.
 func syncAction(fn func(c *cli.Context, kc *client.Client, project string) error) cli.ActionFunc {
 	return func(c *cli.Context) error {
-		if c.String("source") == "" || global(c, "workspace") == "" {
-			return fmt.Errorf("want the source and workspace: kumo sync schedule %s --source NAME --workspace NAME", c.Command.Name)
+		if global(c, "workspace") == "" {
+			return fmt.Errorf("want the workspace: kumo sync schedule %s --workspace NAME [--source NAME]", c.Command.Name)
 		}
 		return withOpen(c, func(kc *client.Client) error {
-			src, err := kc.Source(c.Context, c.String("source"))
+			name := c.String("source")
+			if name == "" {
+				// The workspace's default source (sources.default).
+				var err error
+				if name, err = kc.DefaultSource(c.Context, global(c, "workspace")); err != nil {
+					return err
+				}
+				if err := c.Set("source", name); err != nil {
+					return err
+				}
+			}
+			src, err := kc.Source(c.Context, name)
 			if err != nil {
 				return err
 			}

@@ -32,6 +32,27 @@ func (g *Git) commitObjectFile(s *Source, commit string) string {
 	return filepath.Join(g.Cache, RepoKey(s.URL), commit+".commit")
 }
 
+// fetchObject fetches commit into a scratch repository only to keep its
+// object (a tree cached before objects were kept is left as it is).
+func (g *Git) fetchObject(ctx context.Context, s *Source, commit string) error {
+	repoDir := filepath.Join(g.Cache, RepoKey(s.URL))
+	if err := os.MkdirAll(repoDir, 0o700); err != nil {
+		return err
+	}
+	gitDir, err := os.MkdirTemp(repoDir, ".fetch-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(gitDir)
+	if err := g.run(ctx, s, gitDir, io.Discard, "init", "--bare", "--quiet", "."); err != nil {
+		return err
+	}
+	if err := g.fetch(ctx, s, gitDir, commit); err != nil {
+		return err
+	}
+	return g.keepCommitObject(ctx, s, gitDir, commit)
+}
+
 // keepCommitObject writes the fetched commit object (header, signature,
 // message) into the cache.
 func (g *Git) keepCommitObject(ctx context.Context, s *Source, gitDir, commit string) error {
@@ -64,10 +85,7 @@ func writeAtomic(path string, data []byte) error {
 func (g *Git) commitObject(ctx context.Context, s *Source, commit string) ([]byte, error) {
 	raw, err := os.ReadFile(g.commitObjectFile(s, commit))
 	if errors.Is(err, os.ErrNotExist) {
-		if err := os.RemoveAll(filepath.Join(g.Cache, RepoKey(s.URL), commit)); err != nil {
-			return nil, err
-		}
-		if _, err := g.Fetch(ctx, s, commit); err != nil {
+		if err := g.fetchObject(ctx, s, commit); err != nil {
 			return nil, err
 		}
 		raw, err = os.ReadFile(g.commitObjectFile(s, commit))

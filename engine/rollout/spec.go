@@ -26,6 +26,11 @@ type Spec struct {
 	UndoOnFailure bool `yaml:"undoOnFailure" json:"undoOnFailure"`
 	// Defaults apply to every wave that does not set its own.
 	Defaults WaveOptions `yaml:"defaults" json:"defaults"`
+	// Source names a git source (kumo source add) every apply generates
+	// from, at one commit: Commit, or the one its ref is at when the
+	// rollout starts. Empty: the stack directory (--stack).
+	Source string `yaml:"source,omitempty" json:"source,omitempty"`
+	Commit string `yaml:"commit,omitempty" json:"commit,omitempty"`
 }
 
 // WaveSpec is one wave as written.
