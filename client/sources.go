@@ -51,10 +51,12 @@ func (c *Client) addSource(ctx context.Context, src *gitsource.Source) error {
 	if err != nil {
 		return err
 	}
-	dir, err := g.Fetch(ctx, src, commit)
+	lease, err := g.Checkout(ctx, src, commit)
 	if err != nil {
 		return err
 	}
+	defer lease.Release()
+	dir := lease.Dir
 	stack, err := generate.Load(filepath.Join(dir, filepath.FromSlash(src.Path)))
 	if err != nil {
 		return fmt.Errorf("source %s at %.12s: %w", src.Name, commit, err)

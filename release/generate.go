@@ -42,7 +42,9 @@ func (m *Manager) generate(ctx context.Context, in runspec.GenerateInput, log *b
 	var src *generate.Source
 	var err error
 	if in.Git != nil {
-		src, err = m.loadGitStack(ctx, in, log)
+		var done func()
+		src, done, err = m.loadGitStack(ctx, in, log)
+		defer done() // the checkout is held until the spec is generated from it
 	} else {
 		src, err = m.generation.Load(in.StackDir)
 	}
