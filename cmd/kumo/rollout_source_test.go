@@ -3,8 +3,14 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kumoproj/kumo/internal/gittest"
 	"github.com/kumoproj/kumo/runspec"
@@ -14,7 +20,8 @@ import (
 // commit once, when it starts: a commit pushed while wave two waits for
 // its approval is not what wave two deploys; every release records the
 // rollout's commit and source, and rollout status names it. A rollout.yaml
-// with source: and commit: pins an older commit for every workspace.
+// with source: and commit: pins an older commit for every workspace. The
+// Web UI lists the rollout's applies as its children.
 func TestRolloutFromGitSource(t *testing.T) {
 	t.Parallel()
 	f := &fleet{env: newEnv(t)}
@@ -29,7 +36,7 @@ func TestRolloutFromGitSource(t *testing.T) {
 	f.fails([]string{"rollout", "create", "bad", "--waves", "one=ws-a", "--commit", c1}, "give --source NAME (source:) too")
 	f.fails([]string{"rollout", "create", "bad", "--waves", "one=ws-a", "--source", "shop", "--commit", "main"}, "want a full git commit ID")
 
-	f.startServer()
+	ks := f.startServer()
 	r := f.ok("rollout", "create", "first", "--detach", "--source", "shop", "--waves", "one=ws-a; two=ws-b", "--yes", "--approve-waves", "two")
 	if !strings.Contains(r.stdout, "Every apply deploys commit "+c1) {
 		t.Errorf("rollout create does not name the commit:\n%s", r.stdout)
@@ -46,6 +53,43 @@ func TestRolloutFromGitSource(t *testing.T) {
 	if out := f.ok("rollout", "status", "first").stdout; !strings.Contains(out, "from source shop") || !strings.Contains(out, c1) {
 		t.Errorf("rollout status does not show the source commit:\n%s", out)
 	}
+	// The Web UI lists the rollout's applies (and its health checks) as its
+	// children (the UI server's API, as its pages call it, logged in as the
+	// owner).
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := &http.Client{Jar: jar}
+	if resp, err := owner.Get(ks.info.LoginURL); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	parent := runspec.RolloutWorkflowID(f.project, "first")
+	var children []string
+	waitFor(t, "the rollout's children in the Web UI", 30*time.Second, func() bool {
+		var page struct {
+			Executions []struct {
+				Execution       struct{ WorkflowID string }
+				Type            struct{ Name string }
+				ParentExecution *struct{ WorkflowID string }
+			}
+		}
+		getJSONWith(t, owner, ks.info.UIURL+"/api/v1/namespaces/default/workflows?query="+url.QueryEscape(`ParentWorkflowId="`+parent+`"`), &page)
+		children = children[:0]
+		for _, x := range page.Executions {
+			if x.Type.Name == runspec.ApplyWorkflow && x.ParentExecution != nil && x.ParentExecution.WorkflowID == parent {
+				children = append(children, x.Execution.WorkflowID)
+			}
+		}
+		sort.Strings(children)
+		return len(children) == 2
+	})
+	if want := []string{runspec.MutatingWorkflowID(f.project, "ws-a"), runspec.MutatingWorkflowID(f.project, "ws-b")}; !slices.Equal(children, want) {
+		t.Errorf("the Web UI's children of %s: %v, want %v", parent, children, want)
+	}
+
 	for _, ws := range []string{"ws-a", "ws-b"} {
 		rows := f.gitReleasesIn(ws)
 		if len(rows) != 1 || rows[0].Git == nil || rows[0].Git.Commit != c1 || rows[0].Git.Source != "shop" {
