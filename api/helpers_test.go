@@ -93,11 +93,15 @@ func TestParseRunRequest(t *testing.T) {
 	if o3.fingerprint() == o.fingerprint() {
 		t.Error("another workspace has the same fingerprint")
 	}
+	// Naming no spec, stack or source: the workspace's default source.
+	if o, err := parseRunRequest([]byte(`{"operation":"preview","project":"p","workspace":"w","commit":"` + strings.Repeat("a", 40) + `"}`)); err != nil || o.Source != "" {
+		t.Errorf("a preview of the workspace's default source: %+v, %v", o, err)
+	}
 	for body, want := range map[string]string{
 		`{"operation":"deploy","project":"p","workspace":"w"}`:                                              "operation \"deploy\"",
 		`{"operation":"destroy","workspace":"w"}`:                                                           "project: required",
 		`{"operation":"destroy","project":"p","workspace":"w","spec":{}}`:                                   "spec: a destroy run does not take it",
-		`{"operation":"preview","project":"p","workspace":"w"}`:                                             "spec, stackDir",
+		`{"operation":"preview","project":"p","workspace":"w","stackDir":"/s","commit":"x"}`:                "commit: pins the commit of a git source",
 		`{"operation":"preview","project":"p","workspace":"w","spec":"x","stackDir":"/s"}`:                  "spec, stackDir",
 		`{"operation":"generate","project":"p","workspace":"w"}`:                                            "stackDir",
 		`{"operation":"destroy","project":"p","workspace":"w","approval":"maybe"}`:                          "approval \"maybe\"",
