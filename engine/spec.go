@@ -10,6 +10,9 @@ type Spec struct {
 	// Hooks are the Argo CD and Helm hooks of a manifest set (a kumo
 	// extension of the format): run around a run, never managed (see Hook).
 	Hooks []Hook `json:"hooks,omitempty"`
+	// Moved are resources recorded under another ID before (a kumo
+	// extension, from stack.yaml's moved:, see moved.go).
+	Moved []Moved `json:"moved,omitempty"`
 }
 
 // Resource is one node of a Spec or a State.

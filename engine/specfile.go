@@ -69,6 +69,13 @@ func MarshalSpec(s *Spec) ([]byte, error) {
 		}
 		doc = append(doc, yamlv2.MapItem{Key: "hooks", Value: hooks})
 	}
+	if len(s.Moved) > 0 {
+		moved := make([]any, len(s.Moved))
+		for i, m := range s.Moved {
+			moved[i] = yamlv2.MapSlice{{Key: "from", Value: m.From}, {Key: "to", Value: m.To}}
+		}
+		doc = append(doc, yamlv2.MapItem{Key: "moved", Value: moved})
+	}
 	out, err := yamlv2.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("marshal spec: %w", err)

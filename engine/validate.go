@@ -64,6 +64,7 @@ func (s *Spec) Validate() error {
 	errs = append(errs, s.CheckNoSealed()...)
 	errs = append(errs, s.sameObjects()...)
 	errs = append(errs, s.validateHooks()...)
+	errs = append(errs, s.validateMoves()...)
 	g, graphErrs := s.buildGraph()
 	errs = append(errs, graphErrs...)
 	if _, err := g.TopoSort(); err != nil {

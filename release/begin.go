@@ -117,7 +117,15 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 		}
 		prior := 0
 		if latest != nil {
-			if latest.WorkflowID == in.WorkflowID && latest.RunID == in.RunID {
+			ours := latest.WorkflowID == in.WorkflowID && latest.RunID == in.RunID
+			if ours && latest.Operation == engine.OperationMove && in.Operation == engine.OperationApply && latest.Surgery != nil {
+				// A move this apply recorded before a crash: finish it and go on.
+				if err := m.finishMove(ctx, latest); err != nil {
+					return Info{}, err
+				}
+				ours = false
+			}
+			if ours {
 				info := infoOf(latest)
 				if latest.Surgery != nil {
 					plan, err := m.planSurgery(ctx, in.Project, in.Workspace, info.PriorRevision, *latest.Surgery)
@@ -134,6 +142,18 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 				}
 			}
 			prior = latest.Revision
+		}
+		if in.Operation == engine.OperationApply && in.SpecHash != "" && prior > 0 {
+			moved, err := m.recordMove(ctx, in, prior)
+			if errors.Is(err, backend.ErrRevisionExists) {
+				continue // another creator won this revision; look again
+			}
+			if err != nil {
+				return Info{}, err
+			}
+			if moved {
+				continue // the move is the latest release now: the next may apply to it
+			}
 		}
 		if err := m.versionFree(ctx, in.Project, in.Workspace, in.Label.Version); err != nil {
 			return Info{}, err

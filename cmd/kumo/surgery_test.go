@@ -202,3 +202,46 @@ func TestReleaseMoveTerraform(t *testing.T) {
 		t.Errorf("after the apply %s has id %q, want %q (re-created)", newID, got, created)
 	}
 }
+
+// TestMovedInTheSpec: a spec whose moved: says the HPA recorded under
+// autoscaling/v1 is now autoscaling/v2 applies with no Delete or Create: the
+// apply records the move as revision 2 (operation move) and applies from it
+// as revision 3, and the HPA keeps its UID. Applied again, the entry has
+// nothing left to move. An entry whose From the spec still declares is
+// refused before anything runs.
+func TestMovedInTheSpec(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := context.Background()
+	v1, v2 := "autoscaling/v1:HorizontalPodAutoscaler:"+e.ns+":web", "autoscaling/v2:HorizontalPodAutoscaler:"+e.ns+":web"
+	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", hpaSpec(e.ns, "autoscaling/v1")))
+	before, err := e.kube.AutoscalingV2().HorizontalPodAutoscalers(e.ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := e.writeSpec("v2.yaml", hpaSpec(e.ns, "autoscaling/v2")+fmt.Sprintf("moved:\n- {from: %q, to: %q}\n", v1, v2))
+	applied := e.ok("apply", "--yes", "-f", moved)
+	if strings.Contains(applied.stdout, "Delete") || strings.Contains(applied.stdout, "Create") {
+		t.Errorf("the apply with moved: deletes or creates:\n%s", applied.stdout)
+	}
+	rows := e.releaseInfos()
+	if len(rows) != 3 || rows[1].Operation != "move" || rows[1].Phase != "succeeded" || rows[2].Operation != "apply" || rows[2].Phase != "succeeded" {
+		t.Fatalf("releases = %+v, want apply, a succeeded move, apply", rows)
+	}
+	if ids := e.recordedIDs(3); !ids[v2] || ids[v1] {
+		t.Errorf("revision 3 records %v, want %s instead of %s", ids, v2, v1)
+	}
+	after, err := e.kube.AutoscalingV2().HorizontalPodAutoscalers(e.ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.UID != before.UID {
+		t.Errorf("the HPA was re-created: uid %s, was %s", after.UID, before.UID)
+	}
+	e.ok("apply", "--yes", "-f", moved)
+	if rows := e.releaseInfos(); len(rows) != 4 || rows[3].Operation != "apply" {
+		t.Errorf("applied again: releases %+v, want one more apply and no move", rows)
+	}
+	both := e.writeSpec("both.yaml", hpaSpec(e.ns, "autoscaling/v2")+fmt.Sprintf("moved:\n- {from: %q, to: %q}\n", v2, v1))
+	e.fails([]string{"apply", "--yes", "-f", both}, "moved[0] (from "+v2+" to "+v1+"): the spec still declares "+v2)
+}

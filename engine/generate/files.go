@@ -43,6 +43,9 @@ type Project struct {
 type Stack struct {
 	Name        string `json:"name"`
 	Description string `json:"description,omitempty"`
+	// Moved are resources an earlier apply recorded under another ID
+	// (Terraform's moved {}): the generated spec carries them.
+	Moved []engine.Moved `json:"moved,omitempty"`
 	// Dir is the absolute stack directory.
 	Dir string `json:"-"`
 	// Apps is app.yaml's apps, by name.

@@ -88,7 +88,7 @@ func Generate(ctx context.Context, in Input) (*engine.Spec, error) {
 	if err := g.runCalls(ctx); err != nil {
 		return nil, err
 	}
-	spec := &engine.Spec{Resources: make([]engine.Resource, 0, len(g.resources))}
+	spec := &engine.Spec{Resources: make([]engine.Resource, 0, len(g.resources)), Moved: s.Moved}
 	for _, id := range sortedKeys(g.resources) {
 		spec.Resources = append(spec.Resources, g.resources[id])
 	}

@@ -52,6 +52,7 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 		SecretStore any               `json:"secretStore"`
 		Context     map[string]any    `json:"context"`
 		Hooks       []json.RawMessage `json:"hooks"`
+		Moved       []json.RawMessage `json:"moved"`
 	}
 	if err := decodeStrict(j, &top, specFields); err != nil {
 		return nil, fmt.Errorf("%s: %s", source, jsonErrorText(err))
@@ -85,6 +86,13 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 		h.Attributes = normalizeMap(h.Attributes)
 		s.Hooks = append(s.Hooks, h)
 	}
+	for i, raw := range top.Moved {
+		var m engine.Moved
+		if err := decodeStrict(raw, &m, movedFields); err != nil {
+			return nil, fmt.Errorf("%s: moved[%d]: %s", source, i, jsonErrorText(err))
+		}
+		s.Moved = append(s.Moved, m)
+	}
 	// A malformed secret-store reference is an error of the file, named where
 	// the file is read; well-formed ones are resolved by the worker at apply.
 	if errs := s.SecretStoreRefs(); len(errs) > 0 {
@@ -99,9 +107,10 @@ func parseSpecJSON(j []byte, source string) (*engine.Spec, error) {
 // The exact field names of a Spec and a Resource. encoding/json matches names without
 // regard to case, so "dependson" would silently fill DependsOn; decodeStrict refuses it.
 var (
-	specFields     = []string{"resources", "secretStore", "context", "hooks"}
+	specFields     = []string{"resources", "secretStore", "context", "hooks", "moved"}
 	resourceFields = []string{"id", "type", "attributes", "dependsOn", "extensions"}
 	hookFields     = []string{"id", "events", "helm", "weight", "deletePolicies", "attributes"}
+	movedFields    = []string{"from", "to"}
 )
 
 // decodeStrict decodes a JSON object into v, refusing fields not spelled exactly as
