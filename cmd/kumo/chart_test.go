@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,10 +31,12 @@ func releaseChart(t *testing.T, rel map[string]any) map[string]any {
 }
 
 // TestApplyChart: kumo apply --chart renders a chart for the cluster (its
-// version and API versions), applies it with its CRD and subchart, records
-// the chart on the release; an upgrade with new values updates the objects in
-// place (same UIDs); rollback restores the first values and records the
-// first release's chart; destroy removes everything.
+// version and API versions), applies it with its CRD, subchart and
+// pre-install hook, records the chart and the hook on the release; an upgrade
+// with new values runs the pre-upgrade hook and updates the objects in place
+// (same UIDs); rollback restores the first values and records the first
+// release's chart; destroy removes everything; the same chart from an OCI
+// registry installs again.
 func TestApplyChart(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -62,15 +65,22 @@ func TestApplyChart(t *testing.T) {
 
 	// The chart has a pre-install hook: --no-hooks leaves it out (and says
 	// so), as helm install --no-hooks does (hooks: TestChartHooks).
-	r := e.ok("apply", "--yes", "--chart", testChart, "-n", ns, "--no-hooks")
+	r := e.ok("preview", "--chart", testChart, "-n", ns, "--no-hooks")
 	for _, want := range []string{"Warning: --no-hooks: chart web's Helm hooks are left out: Job/web-migrate (pre-install, pre-upgrade)",
 		"Note: chart web's test hooks are kept for kumo test, never applied: Pod/web-test-connection (test)"} {
 		if !strings.Contains(r.stderr, want) {
-			t.Errorf("apply --no-hooks: stderr lacks %q:\n%s", want, r.stderr)
+			t.Errorf("preview --no-hooks: stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
+	// Installed with its hook: the pre-install Job runs to completion before
+	// the chart's objects and is deleted once it succeeded (hook-succeeded).
+	migrate := "batch/v1:Job:" + ns + ":web-migrate"
+	e.ok("apply", "--yes", "--chart", testChart, "-n", ns)
+	if got := releaseHooks(t, e.release(1)); !slices.Equal(got, []string{"pre pre-install " + migrate + " succeeded deleted"}) {
+		t.Errorf("release 1 hooks: %q, want the pre-install Job, succeeded and deleted", got)
+	}
 	if _, err := e.kube.BatchV1().Jobs(ns).Get(ctx, "web-migrate", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		t.Errorf("the hook Job was applied: %v", err)
+		t.Errorf("the hook Job is still there after it succeeded: %v", err)
 	}
 	cm, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
 	if err != nil {
@@ -99,9 +109,13 @@ func TestApplyChart(t *testing.T) {
 		t.Errorf("release 1 chart = %v", first)
 	}
 
-	// An upgrade with new values: updates, not re-creates.
+	// An upgrade with new values: updates, not re-creates; the pre-upgrade
+	// hook runs again.
 	prod := filepath.Join("..", "..", "engine", "chart", "testdata", "web-prod-values.yaml")
-	e.ok("apply", "--yes", "--chart", testChart, "-n", ns, "--no-hooks", "--values", prod, "--set", "image=example.com/web:v2")
+	e.ok("apply", "--yes", "--chart", testChart, "-n", ns, "--values", prod, "--set", "image=example.com/web:v2")
+	if got := releaseHooks(t, e.release(2)); !slices.Equal(got, []string{"pre pre-upgrade " + migrate + " succeeded deleted"}) {
+		t.Errorf("release 2 hooks: %q, want the pre-upgrade Job, succeeded and deleted", got)
+	}
 	cm2, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +167,7 @@ func TestApplyChart(t *testing.T) {
 	e.environ = append(e.environ, "HELM_REGISTRY_CONFIG="+filepath.Join(t.TempDir(), "none.json"), "DOCKER_CONFIG="+t.TempDir())
 	e.fails([]string{"apply", "--yes", "--chart", ref, "-n", ns, "--no-hooks"}, "chart "+ref, "basic credential not found")
 	e.environ = append(e.environ, "DOCKER_CONFIG="+reg.DockerConfig)
-	e.ok("apply", "--yes", "--chart", ref, "-n", ns, "--no-hooks", "--set", "message=from-oci")
+	e.ok("apply", "--yes", "--chart", ref, "-n", ns, "--set", "message=from-oci")
 	cm5, err := e.kube.CoreV1().ConfigMaps(ns).Get(ctx, "web-settings", metav1.GetOptions{})
 	if err != nil || cm5.Data["message"] != "from-oci" {
 		t.Errorf("apply from OCI: %v %v", cm5.Data, err)
