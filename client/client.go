@@ -271,6 +271,9 @@ func (c *Client) SetupTemporal(ctx context.Context) (*TemporalSetup, error) {
 	if err := embedded.RegisterSearchAttributes(ctx, tc, c.opts.Namespace); err != nil {
 		return nil, fmt.Errorf("register search attributes in namespace %s: %w", c.opts.Namespace, err)
 	}
+	if err := waitAttributesServed(ctx, tc, c.opts.Namespace); err != nil {
+		return nil, err
+	}
 	ns, err := tc.WorkflowService().DescribeNamespace(ctx, &workflowservice.DescribeNamespaceRequest{Namespace: c.opts.Namespace})
 	if err != nil {
 		return nil, fmt.Errorf("describe namespace %s: %w", c.opts.Namespace, err)
