@@ -77,7 +77,9 @@ func TestHydra(t *testing.T) {
 	})
 	t.Run("expired", func(t *testing.T) {
 		short := idp.NewClient(t)
-		idp.SetIDTokenLifespan(t, short, time.Second)
+		// Long enough for the login and the first check on a loaded machine
+		// (a one-second token expired before it was checked).
+		idp.SetIDTokenLifespan(t, short, 5*time.Second)
 		v, err := New(ctx, Config{Issuer: idp.Issuer, ClientID: short.ID})
 		if err != nil {
 			t.Fatal(err)
@@ -86,7 +88,7 @@ func TestHydra(t *testing.T) {
 		if _, err := v.Verify(ctx, tok.IDToken); err != nil {
 			t.Fatalf("before expiry: %v", err)
 		}
-		time.Sleep(2100 * time.Millisecond)
+		time.Sleep(time.Until(time.Unix(expiry(t, tok.IDToken), 0).Add(1100 * time.Millisecond)))
 		_, err = v.Verify(ctx, tok.IDToken)
 		refused(t, err, Expired)
 	})
@@ -96,4 +98,25 @@ func TestHydra(t *testing.T) {
 			t.Fatalf("a token signed by the rotated key: %v", err)
 		}
 	})
+}
+
+// expiry is the exp claim (Unix seconds) of the JWT token, read without
+// verifying it.
+func expiry(t *testing.T, token string) int64 {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWT: %d parts", len(parts))
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims struct {
+		Exp int64 `json:"exp"`
+	}
+	if err := json.Unmarshal(payload, &claims); err != nil || claims.Exp == 0 {
+		t.Fatalf("the token's exp claim: %v", err)
+	}
+	return claims.Exp
 }
