@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kumoproj/kumo/internal/terraformtest"
 )
@@ -93,6 +94,24 @@ func TestReleaseForget(t *testing.T) {
 	}
 }
 
+// applyHPA applies hpaSpec in autoscaling/v1 and returns the HPA's IDs in
+// autoscaling/v1 and v2.
+func (e *env) applyHPA() (v1, v2 string) {
+	e.t.Helper()
+	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", hpaSpec(e.ns, "autoscaling/v1")))
+	return "autoscaling/v1:HorizontalPodAutoscaler:" + e.ns + ":web", "autoscaling/v2:HorizontalPodAutoscaler:" + e.ns + ":web"
+}
+
+// hpaUID is the live HPA's UID.
+func (e *env) hpaUID() types.UID {
+	e.t.Helper()
+	hpa, err := e.kube.AutoscalingV2().HorizontalPodAutoscalers(e.ns).Get(context.Background(), "web", metav1.GetOptions{})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return hpa.UID
+}
+
 // hpaSpec is a Namespace and a HorizontalPodAutoscaler web in apiVersion av
 // (done once applied: no Deployment for it to scale).
 func hpaSpec(ns, av string) string {
@@ -118,13 +137,8 @@ func hpaSpec(ns, av string) string {
 func TestReleaseMove(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ctx := context.Background()
-	v1, v2 := "autoscaling/v1:HorizontalPodAutoscaler:"+e.ns+":web", "autoscaling/v2:HorizontalPodAutoscaler:"+e.ns+":web"
-	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", hpaSpec(e.ns, "autoscaling/v1")))
-	before, err := e.kube.AutoscalingV2().HorizontalPodAutoscalers(e.ns).Get(ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v1, v2 := e.applyHPA()
+	before := e.hpaUID()
 	spec2 := e.writeSpec("v2.yaml", hpaSpec(e.ns, "autoscaling/v2"))
 	if c := e.preview(spec2)[v1]; c.Action != "Delete" {
 		t.Fatalf("without a move the plan for %s is %+v; want the Delete the move avoids", v1, c)
@@ -148,12 +162,8 @@ func TestReleaseMove(t *testing.T) {
 		}
 	}
 	e.ok("apply", "--yes", "-f", spec2)
-	after, err := e.kube.AutoscalingV2().HorizontalPodAutoscalers(e.ns).Get(ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.UID != before.UID {
-		t.Errorf("the HPA was re-created: uid %s, was %s", after.UID, before.UID)
+	if after := e.hpaUID(); after != before {
+		t.Errorf("the HPA was re-created: uid %s, was %s", after, before)
 	}
 	e.fails([]string{"release", "mv", "--yes", v2, v2}, "the two IDs are the same")
 }
@@ -212,13 +222,8 @@ func TestReleaseMoveTerraform(t *testing.T) {
 func TestMovedInTheSpec(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	ctx := context.Background()
-	v1, v2 := "autoscaling/v1:HorizontalPodAutoscaler:"+e.ns+":web", "autoscaling/v2:HorizontalPodAutoscaler:"+e.ns+":web"
-	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", hpaSpec(e.ns, "autoscaling/v1")))
-	before, err := e.kube.AutoscalingV2().HorizontalPodAutoscalers(e.ns).Get(ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v1, v2 := e.applyHPA()
+	before := e.hpaUID()
 	moved := e.writeSpec("v2.yaml", hpaSpec(e.ns, "autoscaling/v2")+fmt.Sprintf("moved:\n- {from: %q, to: %q}\n", v1, v2))
 	applied := e.ok("apply", "--yes", "-f", moved)
 	if strings.Contains(applied.stdout, "Delete") || strings.Contains(applied.stdout, "Create") {
@@ -231,12 +236,8 @@ func TestMovedInTheSpec(t *testing.T) {
 	if ids := e.recordedIDs(3); !ids[v2] || ids[v1] {
 		t.Errorf("revision 3 records %v, want %s instead of %s", ids, v2, v1)
 	}
-	after, err := e.kube.AutoscalingV2().HorizontalPodAutoscalers(e.ns).Get(ctx, "web", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if after.UID != before.UID {
-		t.Errorf("the HPA was re-created: uid %s, was %s", after.UID, before.UID)
+	if after := e.hpaUID(); after != before {
+		t.Errorf("the HPA was re-created: uid %s, was %s", after, before)
 	}
 	e.ok("apply", "--yes", "-f", moved)
 	if rows := e.releaseInfos(); len(rows) != 4 || rows[3].Operation != "apply" {
