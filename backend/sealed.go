@@ -117,6 +117,16 @@ func (s *Store) sealResources(rs []engine.Resource, sc sealScope) ([]engine.Reso
 	return out, nil
 }
 
+// hasSensitive says whether r holds values a sealer seals.
+func hasSensitive(r engine.Resource) bool {
+	found := false
+	_, _ = mapSealed(r, func(_ string, v any) (any, error) {
+		found = true
+		return v, nil
+	})
+	return found
+}
+
 // openResource decrypts the sealed values of r (stored for sc) in place; where
 // names the file or object read. A value sealed before values were bound to
 // their place opens as such (it is resealed bound when the record is next

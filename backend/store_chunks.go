@@ -35,9 +35,18 @@ import (
 // chunk are bound to the release's project and workspace like those of any
 // release (sealed.go).
 
-// recordFormat is the release file's format; a file without it (plain YAML or
-// JSON, the spec and state inline) is format 1 and reads as it always did.
-const recordFormat = 2
+// recordFormat is the format a release file is written in; a file without
+// one (plain YAML or JSON, the spec and state inline) is format 1 and reads
+// as it always did. Format 2 chunks hold the state's resources whole; format
+// 3 chunks hold them against the spec, their identities apart
+// (state_delta.go). A kumo that reads only format 2 refuses a format 3 file
+// rather than misread its chunks.
+const (
+	recordFormat      = 3
+	recordFormatWhole = 2
+)
+
+func knownRecordFormat(f int) bool { return f == recordFormat || f == recordFormatWhole }
 
 // releaseRecord is a release file of format 2.
 type releaseRecord struct {
@@ -60,6 +69,17 @@ type recordParts struct {
 	// (kept so that a release reads back as it was written).
 	NilResources bool       `json:"nilResources,omitempty"`
 	State        []chunkRef `json:"state,omitempty"`
+	// Identity (format 3) are the chunks of the state's identity entries.
+	Identity []chunkRef `json:"identity,omitempty"`
+	// StateDigest (format 3) is the hex sha256 of the state's resources'
+	// JSON, which the state rebuilt when read must match; with a sealer it is
+	// sealed, as chunk digests are.
+	StateDigest string `json:"stateDigest,omitempty"`
+}
+
+// chunks are all the chunks the record references.
+func (p *recordParts) chunks() []chunkRef {
+	return append(slices.Clip(p.State), p.Identity...)
 }
 
 // chunkRef names one chunk of a state.
@@ -96,30 +116,21 @@ func chunkBoundary(id string) bool {
 	return h.Sum32()%chunkAverage == 0
 }
 
-// splitChunks cuts rs into chunks; each chunk's clear JSON is returned with it.
-func splitChunks(rs []engine.Resource) (chunks [][]engine.Resource, clear [][]byte, err error) {
+// splitChunks cuts a list of items (each's ID and JSON) into chunks, and
+// returns where each chunk ends.
+func splitChunks(ids []string, parts [][]byte) (ends []int) {
 	start, size := 0, 0
-	var parts [][]byte
-	flush := func(end int) {
-		if end > start {
-			chunks = append(chunks, rs[start:end])
-			clear = append(clear, joinJSON(parts))
-		}
-		start, size, parts = end, 0, nil
-	}
-	for i := range rs {
-		b, err := json.Marshal(rs[i])
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: encode: %w", rs[i].ID, err)
-		}
-		parts = append(parts, b)
-		size += len(b)
-		if chunkBoundary(rs[i].ID) || i+1-start >= chunkMaxResources || size >= chunkMaxBytes {
-			flush(i + 1)
+	for i := range ids {
+		size += len(parts[i])
+		if chunkBoundary(ids[i]) || i+1-start >= chunkMaxResources || size >= chunkMaxBytes {
+			ends = append(ends, i+1)
+			start, size = i+1, 0
 		}
 	}
-	flush(len(rs))
-	return chunks, clear, nil
+	if start < len(ids) {
+		ends = append(ends, len(ids))
+	}
+	return ends
 }
 
 // joinJSON makes a JSON array of encoded values.
@@ -170,7 +181,7 @@ func (s *Store) addReusable(out reusable, project, workspace, keyID string, part
 	if parts == nil {
 		return
 	}
-	for _, c := range parts.State {
+	for _, c := range parts.chunks() {
 		d := c.Digest
 		if s.sealer == nil {
 			if keyring.IsSealed(d) {
@@ -258,11 +269,9 @@ func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, 
 		rec.Parts.HasState = true
 		rec.Parts.StateResources = len(r.State.Resources)
 		rec.Parts.NilResources = r.State.Resources == nil
-		refs, err := s.putChunks(ctx, key, r.State.Resources, prior, found)
-		if err != nil {
+		if err := s.putState(ctx, key, r.Spec, r.State.Resources, rec.Parts, prior, found); err != nil {
 			return fail(err)
 		}
-		rec.Parts.State = refs
 	}
 	text, err := json.Marshal(rec)
 	if err != nil {
@@ -275,30 +284,73 @@ func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, 
 	return key, data, found, nil
 }
 
-// putChunks stores the chunks of rs that the prior revisions do not already
-// reference, and returns the chunks rs is made of.
-func (s *Store) putChunks(ctx context.Context, key ReleaseKey, rs []engine.Resource, prior []int, found *reused) ([]chunkRef, error) {
-	chunks, clear, err := splitChunks(rs)
+// putState stores the chunks of the state rs (against spec) that the prior
+// revisions do not already reference, and records them in parts.
+func (s *Store) putState(ctx context.Context, key ReleaseKey, spec *engine.Spec, rs []engine.Resource, parts *recordParts, prior []int, found *reused) error {
+	sc := releaseScope(key.Project, key.Workspace)
+	var sensitive func(engine.Resource) bool
+	var seal func(engine.Resource) (engine.Resource, error)
+	if s.sealer != nil {
+		sensitive = hasSensitive
+		seal = func(r engine.Resource) (engine.Resource, error) { return s.sealResource(r, sc) }
+	}
+	enc, err := encodeState(spec, rs, sensitive, seal)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	keyID, err := s.sealerKeyID(key.Project, key.Workspace)
 	if err != nil {
-		return nil, fmt.Errorf("seal: %w", err)
+		return fmt.Errorf("seal: %w", err)
 	}
 	old, err := s.priorChunks(ctx, key, keyID, prior...)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	refs := make([]chunkRef, len(chunks))
-	err = forEach(ctx, len(chunks), func(ctx context.Context, i int) error {
-		sum := sha256.Sum256(clear[i])
+	if parts.State, err = s.putChunks(ctx, key, enc.entryIDs, enc.entries, enc.storedEntries, old, found); err != nil {
+		return err
+	}
+	if parts.Identity, err = s.putChunks(ctx, key, enc.identityIDs, enc.identities, nil, old, found); err != nil {
+		return err
+	}
+	parts.StateDigest = enc.digest
+	if s.sealer != nil {
+		if parts.StateDigest, err = s.sealer.Seal([]byte(enc.digest), digestScope(key.Project, key.Workspace)); err != nil {
+			return fmt.Errorf("seal state digest: %w", err)
+		}
+	}
+	return nil
+}
+
+// putChunks stores the chunks of a list of items (their IDs, clear JSON and,
+// where it differs, stored JSON) that old does not already hold, and returns
+// the chunks the list is made of.
+func (s *Store) putChunks(ctx context.Context, key ReleaseKey, ids []string, clear, stored [][]byte, old reusable, found *reused) ([]chunkRef, error) {
+	ends := splitChunks(ids, clear)
+	refs := make([]chunkRef, len(ends))
+	err := forEach(ctx, len(ends), func(ctx context.Context, i int) error {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		text := joinJSON(clear[start:ends[i]])
+		sum := sha256.Sum256(text)
 		digest := hex.EncodeToString(sum[:])
-		if c, ok := old[digest]; ok && c.Resources == len(chunks[i]) {
+		if c, ok := old[digest]; ok && c.Resources == ends[i]-start {
 			refs[i] = c
 			return nil
 		}
-		c, data, there, err := s.putChunk(ctx, key, chunks[i], clear[i], digest)
+		if stored != nil && slices.ContainsFunc(stored[start:ends[i]], func(b []byte) bool { return b != nil }) {
+			parts := make([][]byte, 0, ends[i]-start)
+			for k := start; k < ends[i]; k++ {
+				if stored[k] != nil {
+					parts = append(parts, stored[k])
+				} else {
+					parts = append(parts, clear[k])
+				}
+			}
+			text = joinJSON(parts)
+		}
+		c, data, there, err := s.putChunk(ctx, key, ids[start], ends[i]-start, text, digest)
 		refs[i] = c
 		if there {
 			found.addChunk(chunkKey(key.Project, key.Workspace, c.Key), data)
@@ -311,18 +363,12 @@ func (s *Store) putChunks(ctx context.Context, key ReleaseKey, rs []engine.Resou
 	return refs, nil
 }
 
-// putChunk writes one chunk (rs, whose clear JSON is clear) and returns it
-// with its stored bytes; found says it was there already.
-func (s *Store) putChunk(ctx context.Context, key ReleaseKey, rs []engine.Resource, clear []byte, digest string) (chunkRef, []byte, bool, error) {
-	text := clear
+// putChunk writes one chunk of n items, the first of them first (text, as
+// stored; digest, of its clear content) and returns it with its stored
+// bytes; found says it was there already.
+func (s *Store) putChunk(ctx context.Context, key ReleaseKey, first string, n int, text []byte, digest string) (chunkRef, []byte, bool, error) {
 	if s.sealer != nil {
-		sealed, err := s.sealResources(rs, releaseScope(key.Project, key.Workspace))
-		if err != nil {
-			return chunkRef{}, nil, false, err
-		}
-		if text, err = json.Marshal(sealed); err != nil {
-			return chunkRef{}, nil, false, fmt.Errorf("encode: %w", err)
-		}
+		var err error
 		if digest, err = s.sealer.Seal([]byte(digest), digestScope(key.Project, key.Workspace)); err != nil {
 			return chunkRef{}, nil, false, fmt.Errorf("seal chunk digest: %w", err)
 		}
@@ -333,14 +379,14 @@ func (s *Store) putChunk(ctx context.Context, key ReleaseKey, rs []engine.Resour
 	}
 	sum := sha256.Sum256(data)
 	name := hex.EncodeToString(sum[:])
-	ref := chunkRef{Key: name, Resources: len(rs), Bytes: int64(len(data)), Digest: digest}
+	ref := chunkRef{Key: name, Resources: n, Bytes: int64(len(data)), Digest: digest}
 	// Named by its bytes: one already there holds the same.
 	_, err = s.write(ctx, chunkKey(key.Project, key.Workspace, name), data, Condition{CreateOnly: true})
 	if errors.Is(err, ErrExists) {
 		return ref, data, true, nil
 	}
 	if err != nil {
-		return chunkRef{}, nil, false, fmt.Errorf("state chunk %s (%s, ...): %w", name, rs[0].ID, err)
+		return chunkRef{}, nil, false, fmt.Errorf("state chunk %s (%s, ...): %w", name, first, err)
 	}
 	return ref, data, false, nil
 }
@@ -364,7 +410,7 @@ func (s *Store) decodeRecord(ctx context.Context, key ReleaseKey, where string, 
 		r.Spec = spec
 	}
 	if rec.Parts.HasState {
-		rs, err := s.readChunks(ctx, key, rec.Parts.State)
+		rs, err := s.readState(ctx, key, r.Spec, rec.Parts)
 		if err != nil {
 			return nil, fmt.Errorf("release %s (%s): %w", key, where, err)
 		}
@@ -386,12 +432,15 @@ func checkRecord(key ReleaseKey, where string, rec *releaseRecord) error {
 	if err := checkReleaseKey(key, where, KeyOf(&rec.Release)); err != nil {
 		return err
 	}
-	if rec.Parts == nil || rec.Parts.Format != recordFormat {
+	if rec.Parts == nil || !knownRecordFormat(rec.Parts.Format) {
 		f := 0
 		if rec.Parts != nil {
 			f = rec.Parts.Format
 		}
-		return fmt.Errorf("release %s: %s is of record format %d; this kumo reads formats 1 and %d", key, where, f, recordFormat)
+		return fmt.Errorf("release %s: %s is of record format %d; this kumo reads formats 1 to %d", key, where, f, recordFormat)
+	}
+	if rec.Parts.Format == recordFormatWhole && (rec.Parts.Identity != nil || rec.Parts.StateDigest != "") {
+		return fmt.Errorf("release %s: %s is of record format %d and names identity chunks or a state digest, which only format %d has", key, where, recordFormatWhole, recordFormat)
 	}
 	if rec.Spec != nil || rec.State != nil {
 		return fmt.Errorf("release %s: %s holds its spec or state inline, which record format %d never does", key, where, recordFormat)
@@ -399,14 +448,78 @@ func checkRecord(key ReleaseKey, where string, rec *releaseRecord) error {
 	return nil
 }
 
-// readChunks reads the state chunks refs, a bounded number at a time, and
-// returns their resources in order, opened.
-func (s *Store) readChunks(ctx context.Context, key ReleaseKey, refs []chunkRef) ([]engine.Resource, error) {
-	parts := make([][]engine.Resource, len(refs))
+// readState reads the state a record's parts name; spec is its spec.
+func (s *Store) readState(ctx context.Context, key ReleaseKey, spec *engine.Spec, parts *recordParts) ([]engine.Resource, error) {
+	sc := releaseScope(key.Project, key.Workspace)
+	if parts.Format == recordFormatWhole {
+		return readChunks(ctx, s, key, parts.State, func(where string, rs []engine.Resource) error {
+			normalizeResources(rs)
+			return s.openResources(rs, where, sc)
+		})
+	}
+	entries, err := readChunks(ctx, s, key, parts.State, func(where string, es []stateEntry) error {
+		for i := range es {
+			if es[i].Whole == nil {
+				continue
+			}
+			normalizeResource(es[i].Whole)
+			if err := s.openResource(es[i].Whole, where, sc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	identities, err := readChunks(ctx, s, key, parts.Identity, func(string, []identityEntry) error { return nil })
+	if err != nil {
+		return nil, err
+	}
+	digest := parts.StateDigest
+	if keyring.IsSealed(digest) {
+		if s.sealer == nil {
+			id, _, _ := keyring.SplitSealed(digest)
+			return nil, fmt.Errorf("its state digest is encrypted with codec key %s, and this kumo has no codec key (KUMO_CODEC_KEY_FILE, --codec-key-file)", id)
+		}
+		clear, err := s.sealer.Open(digest, digestScope(key.Project, key.Workspace))
+		if err != nil {
+			return nil, fmt.Errorf("open state digest: %w", err)
+		}
+		digest = string(clear)
+	}
+	if entries == nil && parts.NilResources {
+		return nil, nil
+	}
+	rs, err := decodeState(spec, entries, identities, digest)
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	if rs == nil {
+		rs = []engine.Resource{}
+	}
+	return rs, nil
+}
+
+// readChunks reads the chunks refs, a bounded number at a time, decodes each
+// as a list of T and hands it to open with where it was read; it returns
+// their items in order.
+func readChunks[T any](ctx context.Context, s *Store, key ReleaseKey, refs []chunkRef, open func(where string, items []T) error) ([]T, error) {
+	parts := make([][]T, len(refs))
 	err := forEach(ctx, len(refs), func(ctx context.Context, i int) error {
-		rs, err := s.readChunk(ctx, key, refs[i])
-		parts[i] = rs
-		return err
+		text, where, err := s.readChunk(ctx, key, refs[i])
+		if err != nil {
+			return err
+		}
+		var items []T
+		if err := decodeJSON(text, &items); err != nil {
+			return fmt.Errorf("state chunk %s: decode %s: %w", refs[i].Key, where, err)
+		}
+		if len(items) != refs[i].Resources {
+			return fmt.Errorf("state chunk %s: %s holds %d entries, the release names %d", refs[i].Key, where, len(items), refs[i].Resources)
+		}
+		parts[i] = items
+		return open(where, items)
 	})
 	if err != nil {
 		return nil, err
@@ -414,33 +527,24 @@ func (s *Store) readChunks(ctx context.Context, key ReleaseKey, refs []chunkRef)
 	return slices.Concat(parts...), nil
 }
 
-func (s *Store) readChunk(ctx context.Context, key ReleaseKey, ref chunkRef) ([]engine.Resource, error) {
+// readChunk reads one chunk, checks it against its name, and returns its
+// clear text and where it was read.
+func (s *Store) readChunk(ctx context.Context, key ReleaseKey, ref chunkRef) ([]byte, string, error) {
 	if !validHash(ref.Key) {
-		return nil, fmt.Errorf("state chunk %q: not a hex sha256", ref.Key)
+		return nil, "", fmt.Errorf("state chunk %q: not a hex sha256", ref.Key)
 	}
 	objKey := chunkKey(key.Project, key.Workspace, ref.Key)
 	where := s.d.Where(objKey)
 	data, _, err := s.read(ctx, objKey, "state chunk "+ref.Key)
 	if err != nil {
-		return nil, err
+		return nil, where, err
 	}
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != ref.Key {
-		return nil, fmt.Errorf("state chunk %s: %s does not hold what was written there (its sha256 differs)", ref.Key, where)
+		return nil, where, fmt.Errorf("state chunk %s: %s does not hold what was written there (its sha256 differs)", ref.Key, where)
 	}
 	text, err := decompress(data)
 	if err != nil {
-		return nil, fmt.Errorf("state chunk %s: %s: %w", ref.Key, where, err)
+		return nil, where, fmt.Errorf("state chunk %s: %s: %w", ref.Key, where, err)
 	}
-	var rs []engine.Resource
-	if err := decodeJSON(text, &rs); err != nil {
-		return nil, fmt.Errorf("state chunk %s: decode %s: %w", ref.Key, where, err)
-	}
-	if len(rs) != ref.Resources {
-		return nil, fmt.Errorf("state chunk %s: %s holds %d resources, the release names %d", ref.Key, where, len(rs), ref.Resources)
-	}
-	normalizeResources(rs)
-	if err := s.openResources(rs, where, releaseScope(key.Project, key.Workspace)); err != nil {
-		return nil, err
-	}
-	return rs, nil
+	return text, where, nil
 }

@@ -227,15 +227,15 @@ func releaseNames(data []byte) (spec, specRef string, chunks []string, phase eng
 		if err := decodeJSON(text, &rec); err != nil {
 			return "", "", nil, "", fmt.Errorf("decode: %w", err)
 		}
-		if rec.Parts == nil || rec.Parts.Format != recordFormat {
-			return "", "", nil, "", fmt.Errorf("not a release record of format %d", recordFormat)
+		if rec.Parts == nil || !knownRecordFormat(rec.Parts.Format) {
+			return "", "", nil, "", fmt.Errorf("not a release record of format %d or %d", recordFormatWhole, recordFormat)
 		}
 	} else if err := decodeYAML(data, &rec); err != nil {
 		return "", "", nil, "", fmt.Errorf("decode: %w", err)
 	}
 	if rec.Parts != nil {
 		specRef = rec.Parts.SpecRef
-		for _, c := range rec.Parts.State {
+		for _, c := range rec.Parts.chunks() {
 			if !validHash(c.Key) {
 				return "", "", nil, "", fmt.Errorf("state chunk %q: not a hex sha256", c.Key)
 			}

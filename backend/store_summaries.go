@@ -83,7 +83,7 @@ func (s *Store) summarize(key ReleaseKey, where string, data []byte) (ReleaseSum
 		r := rec.Release
 		sum := ReleaseSummary{Release: &r, SpecResources: rec.Parts.SpecResources, StateResources: rec.Parts.StateResources,
 			HasState: rec.Parts.HasState, SpecRef: rec.Parts.SpecRef, Stored: int64(len(data))}
-		for _, c := range rec.Parts.State {
+		for _, c := range rec.Parts.chunks() {
 			sum.Stored += c.Bytes
 		}
 		return sum, nil

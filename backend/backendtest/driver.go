@@ -32,6 +32,8 @@ func RunDriver(t *testing.T, newDriver func(t *testing.T) backend.Driver) {
 		{"OldFormatsRead", testOldFormatsRead},
 		{"NoOpRevisionIsSmall", testNoOpRevisionIsSmall},
 		{"AlteredChunkRefused", testAlteredChunkRefused},
+		{"Format2Reads", testFormat2Reads},
+		{"IdentitySharedAcrossUpdates", testIdentitySharedAcrossUpdates},
 		{"SummariesReadReleaseFilesOnly", testSummariesReadReleaseFilesOnly},
 		{"Collect", testCollect},
 	}

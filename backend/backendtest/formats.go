@@ -2,12 +2,17 @@ package backendtest
 
 import (
 	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/backend"
@@ -235,4 +240,126 @@ func testSummariesReadReleaseFilesOnly(t *testing.T, d *recorder, b backend.Back
 		want.Spec, want.State = nil, nil
 		requireSameRelease(t, fmt.Sprintf("summary of revision %d", i+1), sum.Release, &want)
 	}
+}
+
+// testFormat2Reads: a release as record format 2 wrote it (its state's
+// resources whole in one chunk) still reads, and a revision written after
+// it reads too.
+func testFormat2Reads(t *testing.T, d *recorder, b backend.Backend) {
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Close()
+	r := Release("p", "w", 1)
+	hash, err := b.PutSpec(ctx, r.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.State = &engine.State{Resources: stateOf(3, 1)}
+	clear, err := json.Marshal(r.State.Resources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunk := enc.EncodeAll(clear, nil)
+	name, digest := sha256.Sum256(chunk), sha256.Sum256(clear)
+	if _, err := d.Write(ctx, "releases/p/w/chunks/"+hex.EncodeToString(name[:]), chunk, backend.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	head := *r
+	head.Spec, head.State = nil, nil
+	text, err := json.Marshal(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var record map[string]any
+	if err := json.Unmarshal(text, &record); err != nil {
+		t.Fatal(err)
+	}
+	record["kumoRecord"] = map[string]any{"format": 2, "specRef": hash, "specResources": 1, "hasState": true, "stateResources": 3,
+		"state": []any{map[string]any{"key": hex.EncodeToString(name[:]), "resources": 3, "bytes": len(chunk), "digest": hex.EncodeToString(digest[:])}}}
+	if text, err = json.Marshal(record); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Write(ctx, "releases/p/w/1.yaml", enc.EncodeAll(text, nil), backend.Condition{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.GetRelease(ctx, "p", "w", 1)
+	if err != nil {
+		t.Fatalf("a release of format 2: %v", err)
+	}
+	requireSameRelease(t, "GetRelease of format 2", got, r)
+	next := Release("p", "w", 2)
+	next.State = &engine.State{Resources: stateOf(3, 1)}
+	if err := b.CreateRelease(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = b.GetRelease(ctx, "p", "w", 2); err != nil {
+		t.Fatal(err)
+	}
+	requireSameRelease(t, "the revision after one of format 2", got, next)
+}
+
+// testIdentitySharedAcrossUpdates: a state is kept against its spec and the
+// objects' identities apart, so a revision that changes every object but
+// keeps their uids writes far less than the first.
+func testIdentitySharedAcrossUpdates(t *testing.T, d *recorder, b backend.Backend) {
+	s, ok := b.(*backend.Store)
+	if !ok {
+		t.Skip("not a backend.Store")
+	}
+	const n = 300
+	uids := make([]string, n)
+	for i := range uids {
+		var u [16]byte
+		if _, err := rand.Read(u[:]); err != nil {
+			t.Fatal(err)
+		}
+		uids[i] = hex.EncodeToString(u[:])
+	}
+	specOf := func(gen int) *engine.Spec {
+		spec := &engine.Spec{}
+		for i := range n {
+			spec.Resources = append(spec.Resources, engine.Resource{ID: fmt.Sprintf("v1:ConfigMap:demo:cm-%04d", i), Type: engine.Kubernetes,
+				Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+					"metadata": map[string]any{"name": fmt.Sprintf("cm-%04d", i), "namespace": "demo"},
+					"data":     map[string]any{"value": fmt.Sprintf("%d-%d", i, gen)}}})
+		}
+		return spec
+	}
+	put := func(rev, gen int) int64 {
+		t.Helper()
+		spec := specOf(gen)
+		r := Release("p", "w", rev)
+		r.Spec, r.SpecHash = spec, engine.HashSpec(spec)
+		r.State = &engine.State{}
+		for i, res := range spec.Resources {
+			attrs := maps.Clone(res.Attributes)
+			md := maps.Clone(attrs["metadata"].(map[string]any))
+			md["uid"], md["resourceVersion"], md["creationTimestamp"] = uids[i], fmt.Sprint(1000*rev+i), "2026-11-26T01:00:00Z"
+			attrs["metadata"] = md
+			res.Attributes = attrs
+			r.State.Resources = append(r.State.Resources, res)
+		}
+		if _, err := b.PutSpec(ctx, spec); err != nil {
+			t.Fatal(err)
+		}
+		before := s.BytesWritten()
+		if err := b.CreateRelease(ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		written := s.BytesWritten() - before
+		got, err := b.GetRelease(ctx, "p", "w", rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		requireSameRelease(t, fmt.Sprintf("revision %d", rev), got, r)
+		return written
+	}
+	first := put(1, 1)
+	update := put(2, 2)
+	if update*3 > first {
+		t.Errorf("an update of every object (same uids) wrote %d bytes, the first revision %d; want under a third", update, first)
+	}
+	t.Logf("%d objects: first revision %d bytes, update of every object %d", n, first, update)
 }

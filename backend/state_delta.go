@@ -1,0 +1,349 @@
+package backend
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// How record format 3 keeps a state (the release's spec is its base):
+//
+// What an apiserver returns for an object is mostly what kumo sent, the spec's
+// resource of the same ID, plus a few fields it set. So each resource of the
+// state is a stateEntry holding a JSON merge patch (RFC 7386) from the spec's
+// resource to the state's, and the fields that name one object for its whole
+// life (metadata.uid and creationTimestamp: random and never compressible) go
+// to identity entries in chunks of their own. An update of every object then
+// rewrites the entries (a resourceVersion each) but references the identity
+// chunks of the previous revision again.
+//
+// A resource the spec has no base for, one a merge patch cannot express (a
+// null value in it), and, with a sealer, one holding sensitive values (sealed
+// whole, as any state resource) is an entry holding the resource whole, less
+// its identity. The encoder checks that every entry rebuilds its resource,
+// and the record carries the digest of the whole state's JSON, which the
+// decoder checks what it rebuilt against.
+
+// stateEntry is one resource of a state in record format 3.
+type stateEntry struct {
+	ID string `json:"id"`
+	// Patch makes the spec's resource of this ID into this resource (nil:
+	// they are equal, identity aside).
+	Patch map[string]any `json:"patch,omitempty"`
+	// Whole is the resource itself, less its identity.
+	Whole *engine.Resource `json:"whole,omitempty"`
+}
+
+// identityEntry is what names one live object for its whole life.
+type identityEntry struct {
+	ID      string `json:"id"`
+	UID     string `json:"uid,omitempty"`
+	Created string `json:"created,omitempty"`
+}
+
+// encodedState is a state as the chunks of record format 3 hold it: for each
+// resource its entry's JSON in clear and as stored (sealed; nil when the same
+// as clear), and the identity entries' JSON.
+type encodedState struct {
+	entryIDs      []string
+	entries       [][]byte
+	storedEntries [][]byte
+	identityIDs   []string
+	identities    [][]byte
+	// digest is the hex sha256 of the state's resources' JSON (stateDigest).
+	digest string
+}
+
+// baseOf maps each resource ID of spec to its JSON object (objectOf); the
+// first resource of an ID wins, on both sides.
+func baseOf(spec *engine.Spec) (map[string]map[string]any, error) {
+	out := map[string]map[string]any{}
+	if spec == nil {
+		return out, nil
+	}
+	data, err := json.Marshal(spec.Resources)
+	if err != nil {
+		return nil, fmt.Errorf("encode spec: %w", err)
+	}
+	var ms []map[string]any
+	if err := decodeJSON(data, &ms); err != nil {
+		return nil, fmt.Errorf("decode spec: %w", err)
+	}
+	for _, m := range ms {
+		id, _ := m["id"].(string)
+		if _, ok := out[id]; !ok {
+			out[id] = engine.NormalizeDecoded(m).(map[string]any)
+		}
+	}
+	return out, nil
+}
+
+// objectOf is r's JSON as an object, its numbers as a chunk's decoder
+// normalizes them (integral ones as int64), so that encoding it again gives
+// the JSON a resource read back from a chunk encodes to.
+func objectOf(r engine.Resource) (map[string]any, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
+	}
+	var m map[string]any
+	if err := decodeJSON(data, &m); err != nil {
+		return nil, fmt.Errorf("%s: decode: %w", r.ID, err)
+	}
+	return engine.NormalizeDecoded(m).(map[string]any), nil
+}
+
+// resourceOf decodes a JSON object back into a resource as a chunk would.
+func resourceOf(m map[string]any) (engine.Resource, error) {
+	data, err := json.Marshal(m)
+	if err != nil {
+		return engine.Resource{}, err
+	}
+	var r engine.Resource
+	if err := decodeJSON(data, &r); err != nil {
+		return engine.Resource{}, err
+	}
+	normalizeResource(&r)
+	return r, nil
+}
+
+// takeIdentity removes r's identity fields from its object m and returns them.
+func takeIdentity(id string, m map[string]any) (identityEntry, bool) {
+	e := identityEntry{ID: id}
+	attrs, _ := m["attributes"].(map[string]any)
+	md, _ := attrs["metadata"].(map[string]any)
+	if md == nil {
+		return e, false
+	}
+	md = cloneObject(md)
+	if uid, ok := md["uid"].(string); ok && uid != "" {
+		e.UID = uid
+		delete(md, "uid")
+	}
+	if c, ok := md["creationTimestamp"].(string); ok && c != "" {
+		e.Created = c
+		delete(md, "creationTimestamp")
+	}
+	if e.UID == "" && e.Created == "" {
+		return e, false
+	}
+	attrs = cloneObject(attrs)
+	attrs["metadata"] = md
+	m["attributes"] = attrs
+	return e, true
+}
+
+// putIdentity puts e back into the object m.
+func putIdentity(m map[string]any, e identityEntry) error {
+	attrs, _ := m["attributes"].(map[string]any)
+	md, _ := attrs["metadata"].(map[string]any)
+	if md == nil {
+		return fmt.Errorf("%s: the state records an identity for a resource without metadata", e.ID)
+	}
+	md, attrs = cloneObject(md), cloneObject(attrs)
+	if e.UID != "" {
+		md["uid"] = e.UID
+	}
+	if e.Created != "" {
+		md["creationTimestamp"] = e.Created
+	}
+	attrs["metadata"] = md
+	m["attributes"] = attrs
+	return nil
+}
+
+func cloneObject(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+2)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// mergeDiff returns the JSON merge patch that makes a into b.
+func mergeDiff(a, b map[string]any) map[string]any {
+	p := map[string]any{}
+	for k, bv := range b {
+		av, ok := a[k]
+		if !ok {
+			p[k] = bv
+			continue
+		}
+		am, aObj := av.(map[string]any)
+		bm, bObj := bv.(map[string]any)
+		switch {
+		case aObj && bObj:
+			if sub := mergeDiff(am, bm); len(sub) > 0 {
+				p[k] = sub
+			}
+		case !reflect.DeepEqual(av, bv):
+			p[k] = bv
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			p[k] = nil
+		}
+	}
+	return p
+}
+
+// mergeApply returns target with the merge patch p applied (RFC 7386);
+// target is not changed, and subtrees p does not touch are shared.
+func mergeApply(target any, p map[string]any) map[string]any {
+	t, _ := target.(map[string]any)
+	out := cloneObject(t)
+	for k, pv := range p {
+		switch v := pv.(type) {
+		case nil:
+			delete(out, k)
+		case map[string]any:
+			out[k] = mergeApply(out[k], v)
+		default:
+			out[k] = pv
+		}
+	}
+	return out
+}
+
+// encodeState encodes the state rs against spec; sensitive says whether a
+// resource holds values to seal, and seal seals one (both nil without a
+// sealer).
+func encodeState(spec *engine.Spec, rs []engine.Resource, sensitive func(engine.Resource) bool, seal func(engine.Resource) (engine.Resource, error)) (*encodedState, error) {
+	base, err := baseOf(spec)
+	if err != nil {
+		return nil, err
+	}
+	out := &encodedState{}
+	h := sha256.New()
+	for i, r := range rs {
+		if i > 0 {
+			h.Write([]byte{','})
+		}
+		m, err := objectOf(r)
+		if err != nil {
+			return nil, err
+		}
+		whole, err := json.Marshal(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
+		}
+		h.Write(whole)
+		ident, hasIdent := takeIdentity(r.ID, m)
+		if hasIdent {
+			b, err := json.Marshal(ident)
+			if err != nil {
+				return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
+			}
+			out.identityIDs, out.identities = append(out.identityIDs, r.ID), append(out.identities, b)
+		}
+		e := stateEntry{ID: r.ID}
+		b, ok := base[r.ID]
+		if ok && (sensitive == nil || !sensitive(r)) {
+			e.Patch = mergeDiff(b, m)
+			if !reflect.DeepEqual(mergeApply(b, e.Patch), m) {
+				ok = false // a null in the resource: merge patches cannot carry one
+			}
+		} else {
+			ok = false
+		}
+		var stored []byte
+		if !ok {
+			w, err := resourceOf(m)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", r.ID, err)
+			}
+			e.Patch, e.Whole = nil, &w
+			if sensitive != nil && sensitive(w) {
+				sealed, err := seal(w)
+				if err != nil {
+					return nil, fmt.Errorf("%s: encrypt sensitive values: %w", r.ID, err)
+				}
+				if stored, err = json.Marshal(stateEntry{ID: r.ID, Whole: &sealed}); err != nil {
+					return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
+				}
+			}
+		}
+		clear, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
+		}
+		out.entryIDs, out.entries, out.storedEntries = append(out.entryIDs, r.ID), append(out.entries, clear), append(out.storedEntries, stored)
+	}
+	out.digest = hex.EncodeToString(h.Sum(nil))
+	return out, nil
+}
+
+// decodeState rebuilds a state from its entries (sealed values already
+// opened) and identities against spec, and checks it against digest.
+func decodeState(spec *engine.Spec, entries []stateEntry, identities []identityEntry, digest string) ([]engine.Resource, error) {
+	base, err := baseOf(spec)
+	if err != nil {
+		return nil, err
+	}
+	ids := make(map[string]identityEntry, len(identities))
+	for _, e := range identities {
+		if _, dup := ids[e.ID]; dup {
+			return nil, fmt.Errorf("%s: two identities recorded", e.ID)
+		}
+		ids[e.ID] = e
+	}
+	var rs []engine.Resource
+	if entries != nil {
+		rs = make([]engine.Resource, 0, len(entries))
+	}
+	h := sha256.New()
+	used := 0
+	for i, e := range entries {
+		var m map[string]any
+		switch {
+		case e.Whole != nil && e.Patch != nil:
+			return nil, fmt.Errorf("%s: the state entry holds both a patch and the whole resource", e.ID)
+		case e.Whole != nil:
+			if m, err = objectOf(*e.Whole); err != nil {
+				return nil, err
+			}
+		default:
+			b, ok := base[e.ID]
+			if !ok {
+				return nil, fmt.Errorf("%s: the state entry patches the spec's resource of that ID, and the spec has none", e.ID)
+			}
+			m = mergeApply(b, e.Patch)
+		}
+		if ident, ok := ids[e.ID]; ok {
+			if err := putIdentity(m, ident); err != nil {
+				return nil, err
+			}
+			used++
+		}
+		data, err := json.Marshal(m)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode: %w", e.ID, err)
+		}
+		if i > 0 {
+			h.Write([]byte{','})
+		}
+		h.Write(data)
+		var r engine.Resource
+		if err := decodeJSON(data, &r); err != nil {
+			return nil, fmt.Errorf("%s: decode: %w", e.ID, err)
+		}
+		if r.ID != e.ID {
+			return nil, fmt.Errorf("%s: the state entry rebuilds a resource of ID %q", e.ID, r.ID)
+		}
+		normalizeResource(&r)
+		rs = append(rs, r)
+	}
+	if used != len(ids) {
+		return nil, fmt.Errorf("the state records %d identities, and %d of them name none of its resources", len(ids), len(ids)-used)
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); !bytes.Equal([]byte(got), []byte(digest)) {
+		return nil, fmt.Errorf("the state rebuilt from its entries and spec differs from the one written (sha256 %s, recorded %s)", got, digest)
+	}
+	return rs, nil
+}
