@@ -322,10 +322,17 @@ func (g *gcPass) candidate(key, sig string, keep time.Duration) bool {
 // Collect removes, from the backend s keeps its records in, what policy p says
 // has expired or is unreferenced (gc.go), as of now; with dryRun it removes
 // nothing and writes nothing, and reports what it would remove. Releases are
-// never removed. Two collections running at once: one fails, naming the other.
-func Collect(ctx context.Context, s *Store, p GCPolicy, now time.Time, dryRun bool) (GCReport, error) {
+// never removed, nor the specs they name or keepSpecs names (the specs of
+// runs waiting in a queue, which no release names yet). Two collections
+// running at once: one fails, naming the other.
+func Collect(ctx context.Context, s *Store, p GCPolicy, now time.Time, dryRun bool, keepSpecs ...string) (GCReport, error) {
 	if err := p.Validate(); err != nil {
 		return GCReport{}, fmt.Errorf("gc policy: %w", err)
+	}
+	for _, h := range keepSpecs {
+		if !validHash(h) {
+			return GCReport{}, fmt.Errorf("gc: spec %q to keep: not a spec hash", h)
+		}
 	}
 	marks, version, err := s.readMarks(ctx)
 	if err != nil {
@@ -337,6 +344,9 @@ func Collect(ctx context.Context, s *Store, p GCPolicy, now time.Time, dryRun bo
 		return GCReport{}, err
 	}
 	g.report.Releases = refs.releases
+	for _, h := range keepSpecs {
+		refs.specs[h] = true
+	}
 	if err := g.findUnreferenced(ctx, refs); err != nil {
 		return GCReport{}, err
 	}

@@ -39,8 +39,10 @@ func GCInputOf(p backend.GCPolicy, dryRun bool) runspec.GCInput {
 
 // CollectBackend collects the records of the backend opts name under policy
 // p, as of now (time.Now() but in tests), in this process (`kumo backend
-// gc`): no Temporal is needed, and the backend is opened as `kumo backend
-// migrate` opens it, without codec keys (nothing is decoded).
+// gc`). The backend is opened as `kumo backend migrate` opens it, without
+// codec keys (nothing is decoded); Temporal (the kumo server this home is
+// attached to, or the embedded one) is asked which specs the runs waiting in
+// run queues need, and a collection that cannot ask removes nothing.
 func CollectBackend(ctx context.Context, opts Options, p backend.GCPolicy, now time.Time, dryRun bool) (backend.GCReport, error) {
 	if err := p.Validate(); err != nil {
 		return backend.GCReport{}, fmt.Errorf("backend gc: %w", err)
@@ -49,7 +51,16 @@ func CollectBackend(ctx context.Context, opts Options, p backend.GCPolicy, now t
 	if err != nil {
 		return backend.GCReport{}, fmt.Errorf("backend gc: %w", err)
 	}
-	rep, err := backend.Collect(ctx, s, p, now, dryRun)
+	c, err := OpenContext(ctx, opts)
+	if err != nil {
+		return backend.GCReport{}, fmt.Errorf("backend gc: %w", err)
+	}
+	defer c.Close()
+	queued, err := lazyRunChecker{c}.QueuedSpecs(ctx)
+	if err != nil {
+		return backend.GCReport{}, fmt.Errorf("backend gc: the specs of queued runs, which it must keep: %w", err)
+	}
+	rep, err := backend.Collect(ctx, s, p, now, dryRun, queued...)
 	if err != nil {
 		return rep, fmt.Errorf("backend gc: %w", err)
 	}

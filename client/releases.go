@@ -85,6 +85,18 @@ func (l lazyRunChecker) Running(ctx context.Context, workflowID, runID string) (
 	return worker.RunChecker(tc).Running(ctx, workflowID, runID)
 }
 
+func (l lazyRunChecker) QueuedSpecs(ctx context.Context) ([]string, error) {
+	tc, err := l.c.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The embedded server's queues are answered by this process.
+	if err := l.c.answerQueries(); err != nil {
+		return nil, err
+	}
+	return worker.RunChecker(tc).QueuedSpecs(ctx)
+}
+
 // MaskRelease shows r's sensitive values (Secret data, sensitive Terraform
 // attributes) as engine.Masked, in its spec and its state.
 func MaskRelease(r *engine.Release) {

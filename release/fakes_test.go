@@ -57,6 +57,9 @@ func (r *runs) Running(_ context.Context, _, runID string) (bool, error) {
 	return r.alive[runID], nil
 }
 
+// QueuedSpecs: no run queue here.
+func (r *runs) QueuedSpecs(context.Context) ([]string, error) { return nil, nil }
+
 func (r *runs) setUnknown(runID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

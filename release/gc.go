@@ -30,7 +30,11 @@ func (m *Manager) CollectGarbage(ctx context.Context, in runspec.GCInput, now ti
 	if !ok {
 		return backend.GCReport{}, fmt.Errorf("collect garbage: backend %T keeps no records kumo can collect", m.backend)
 	}
-	rep, err := backend.Collect(ctx, rs.RecordStore(), GCPolicy(in), now, in.DryRun)
+	queued, err := m.runs.QueuedSpecs(ctx)
+	if err != nil {
+		return backend.GCReport{}, fmt.Errorf("collect garbage: the specs of queued runs, which it must keep: %w", err)
+	}
+	rep, err := backend.Collect(ctx, rs.RecordStore(), GCPolicy(in), now, in.DryRun, queued...)
 	if err != nil {
 		return rep, fmt.Errorf("collect garbage: %w", err)
 	}

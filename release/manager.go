@@ -24,6 +24,9 @@ type Runtimes interface {
 // know is neither: Running then returns an error wrapping ErrRunUnknown.
 type RunChecker interface {
 	Running(ctx context.Context, workflowID, runID string) (bool, error)
+	// QueuedSpecs are the specs of the runs waiting in the stacks' run
+	// queues: stored, and needed, though no release names them yet.
+	QueuedSpecs(ctx context.Context) ([]string, error)
 }
 
 // Manager runs release steps against one backend. It caches parsed specs and

@@ -92,13 +92,16 @@ const (
 
 // QueuedRun is one entry as the queue reports it.
 type QueuedRun struct {
-	ID        string       `json:"id"`
-	Operation string       `json:"operation"`
-	Stack     string       `json:"stack,omitempty"`
-	State     QueueState   `json:"state"`
-	Position  int          `json:"position,omitempty"` // 1: next to start
-	QueuedBy  engine.Actor `json:"queuedBy"`
-	QueuedAt  time.Time    `json:"queuedAt"`
+	ID        string `json:"id"`
+	Operation string `json:"operation"`
+	Stack     string `json:"stack,omitempty"`
+	// SpecHash is the spec the run will apply (none for a destroy): kept in
+	// the backend while the run waits, though no release names it yet.
+	SpecHash string       `json:"specHash,omitempty"`
+	State    QueueState   `json:"state"`
+	Position int          `json:"position,omitempty"` // 1: next to start
+	QueuedBy engine.Actor `json:"queuedBy"`
+	QueuedAt time.Time    `json:"queuedAt"`
 	// WorkflowID and RunID are the run's once it started.
 	WorkflowID string        `json:"workflowID,omitempty"`
 	RunID      string        `json:"runID,omitempty"`

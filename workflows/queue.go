@@ -79,11 +79,13 @@ func (q *runQueue) status() runspec.QueueStatus {
 	st := q.st
 	st.Waiting = make([]runspec.QueuedRun, 0, len(q.waiting)+1)
 	if q.head != nil {
-		st.Waiting = append(st.Waiting, q.head.status)
+		s := q.head.status
+		s.SpecHash = q.head.entry.Input.SpecHash
+		st.Waiting = append(st.Waiting, s)
 	}
 	for i, e := range q.waiting {
 		s := e.status
-		s.Position = i + 1
+		s.Position, s.SpecHash = i+1, e.entry.Input.SpecHash
 		st.Waiting = append(st.Waiting, s)
 	}
 	return st

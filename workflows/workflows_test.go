@@ -117,6 +117,8 @@ type notRunning struct{}
 
 func (notRunning) Running(context.Context, string, string) (bool, error) { return false, nil }
 
+func (notRunning) QueuedSpecs(context.Context) ([]string, error) { return nil, nil }
+
 type harness struct {
 	testsuite.WorkflowTestSuite
 	t       *testing.T

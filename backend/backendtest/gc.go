@@ -159,6 +159,17 @@ func testCollect(t *testing.T, d *recorder, b backend.Backend) {
 	if rep := collect(t0.Add(policy.Grace/2), policy, false); rep.Specs+rep.Chunks != 0 {
 		t.Errorf("within the grace: removed %v", rep.Removed)
 	}
+	// A spec a queued run names is kept though no release names it.
+	keep, err := backend.Collect(ctx, s, policy, t0.Add(policy.Grace+time.Minute), true, previewHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(keep.Removed, "specs/"+previewHash+".yaml") || !slices.Contains(keep.Removed, "specs/"+engine.HashSpec(lostSpec)+".yaml") {
+		t.Errorf("after the grace, keeping the preview's spec: would remove %v", keep.Removed)
+	}
+	if _, err := backend.Collect(ctx, s, policy, t0, true, "../specs/x"); err == nil || !strings.Contains(err.Error(), "not a spec hash") {
+		t.Errorf("a spec to keep that is no hash: %v", err)
+	}
 	second := collect(t0.Add(policy.Grace+time.Minute), policy, false)
 	wantSpecs := []string{"specs/" + engine.HashSpec(lostSpec) + ".yaml", "specs/" + previewHash + ".yaml"}
 	slices.Sort(wantSpecs)

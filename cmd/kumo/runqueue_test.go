@@ -75,6 +75,16 @@ func TestRunQueue(t *testing.T) {
 	if rows := e.releases(); len(rows) != 1 {
 		t.Fatalf("a queued run started before its turn: %+v", rows)
 	}
+	// No release names the queued run's spec yet: a collection long past the
+	// grace keeps it because the queue says a run waits for it, and removes
+	// the cancelled run's.
+	gcCandidates(t, e.home, 2*time.Hour)
+	if r := e.ok("backend", "gc"); !strings.Contains(r.stdout, "Removed specs/") {
+		t.Errorf("gc while a run waits in the queue:\n%s", r.stdout)
+	}
+	if specs := specFiles(t, e.home); len(specs) != 2 {
+		t.Fatalf("specs after gc %v, want the awaiting apply's and the queued run's", specs)
+	}
 
 	fmt.Fprintln(w, "yes")
 	w.Close()
