@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"reflect"
 
 	"github.com/kumoproj/kumo/engine"
@@ -26,8 +27,8 @@ import (
 // null value in it), and, with a sealer, one holding sensitive values (sealed
 // whole, as any state resource) is an entry holding the resource whole, less
 // its identity. The encoder checks that every entry rebuilds its resource,
-// and the record carries the digest of the whole state's JSON, which the
-// decoder checks what it rebuilt against.
+// and the record carries the digest of the JSON of the resources rebuilt
+// from patches, which the decoder checks what it rebuilt against.
 
 // stateEntry is one resource of a state in record format 3.
 type stateEntry struct {
@@ -55,7 +56,7 @@ type encodedState struct {
 	storedEntries [][]byte
 	identityIDs   []string
 	identities    [][]byte
-	// digest is the hex sha256 of the state's resources' JSON (stateDigest).
+	// digest is the hex sha256 of the rebuilt resources' JSON (digestEntry).
 	digest string
 }
 
@@ -222,9 +223,6 @@ func encodeState(spec *engine.Spec, rs []engine.Resource, sensitive func(engine.
 	out := &encodedState{}
 	h := sha256.New()
 	for i, r := range rs {
-		if i > 0 {
-			h.Write([]byte{','})
-		}
 		m, err := objectOf(r)
 		if err != nil {
 			return nil, err
@@ -233,7 +231,6 @@ func encodeState(spec *engine.Spec, rs []engine.Resource, sensitive func(engine.
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
 		}
-		h.Write(whole)
 		ident, hasIdent := takeIdentity(r.ID, m)
 		if hasIdent {
 			b, err := json.Marshal(ident)
@@ -252,6 +249,7 @@ func encodeState(spec *engine.Spec, rs []engine.Resource, sensitive func(engine.
 		} else {
 			ok = false
 		}
+		digestEntry(h, i, ok, whole)
 		var stored []byte
 		if !ok {
 			w, err := resourceOf(m)
@@ -277,6 +275,21 @@ func encodeState(spec *engine.Spec, rs []engine.Resource, sensitive func(engine.
 	}
 	out.digest = hex.EncodeToString(h.Sum(nil))
 	return out, nil
+}
+
+// digestEntry adds the i-th resource of a state to its digest: its JSON when
+// it is rebuilt from a patch, a placeholder when its entry holds it whole
+// (nothing is rebuilt; and with a sealer those are the resources holding
+// secrets, which a digest kept in clear must not cover).
+func digestEntry(h hash.Hash, i int, patched bool, data []byte) {
+	if i > 0 {
+		h.Write([]byte{','})
+	}
+	if patched {
+		h.Write(data)
+	} else {
+		h.Write([]byte("null"))
+	}
 }
 
 // decodeState rebuilds a state from its entries (sealed values already
@@ -325,10 +338,7 @@ func decodeState(spec *engine.Spec, entries []stateEntry, identities []identityE
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode: %w", e.ID, err)
 		}
-		if i > 0 {
-			h.Write([]byte{','})
-		}
-		h.Write(data)
+		digestEntry(h, i, e.Whole == nil, data)
 		var r engine.Resource
 		if err := decodeJSON(data, &r); err != nil {
 			return nil, fmt.Errorf("%s: decode: %w", e.ID, err)

@@ -71,9 +71,11 @@ type recordParts struct {
 	State        []chunkRef `json:"state,omitempty"`
 	// Identity (format 3) are the chunks of the state's identity entries.
 	Identity []chunkRef `json:"identity,omitempty"`
-	// StateDigest (format 3) is the hex sha256 of the state's resources'
-	// JSON, which the state rebuilt when read must match; with a sealer it is
-	// sealed, as chunk digests are.
+	// StateDigest (format 3) is the hex sha256 of the JSON of the state's
+	// resources rebuilt from patches (state_delta.go), which the state
+	// rebuilt when read must match. It covers no resource holding sealed
+	// values, so it is kept in clear: a state without secrets reads with
+	// any codec key, or none.
 	StateDigest string `json:"stateDigest,omitempty"`
 }
 
@@ -313,11 +315,6 @@ func (s *Store) putState(ctx context.Context, key ReleaseKey, spec *engine.Spec,
 		return err
 	}
 	parts.StateDigest = enc.digest
-	if s.sealer != nil {
-		if parts.StateDigest, err = s.sealer.Seal([]byte(enc.digest), digestScope(key.Project, key.Workspace)); err != nil {
-			return fmt.Errorf("seal state digest: %w", err)
-		}
-	}
 	return nil
 }
 
@@ -476,22 +473,10 @@ func (s *Store) readState(ctx context.Context, key ReleaseKey, spec *engine.Spec
 	if err != nil {
 		return nil, err
 	}
-	digest := parts.StateDigest
-	if keyring.IsSealed(digest) {
-		if s.sealer == nil {
-			id, _, _ := keyring.SplitSealed(digest)
-			return nil, fmt.Errorf("its state digest is encrypted with codec key %s, and this kumo has no codec key (KUMO_CODEC_KEY_FILE, --codec-key-file)", id)
-		}
-		clear, err := s.sealer.Open(digest, digestScope(key.Project, key.Workspace))
-		if err != nil {
-			return nil, fmt.Errorf("open state digest: %w", err)
-		}
-		digest = string(clear)
-	}
 	if entries == nil && parts.NilResources {
 		return nil, nil
 	}
-	rs, err := decodeState(spec, entries, identities, digest)
+	rs, err := decodeState(spec, entries, identities, parts.StateDigest)
 	if err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}

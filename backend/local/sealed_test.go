@@ -171,3 +171,34 @@ func TestSealedStoreKeepsHookSecretsEncrypted(t *testing.T) {
 		t.Errorf("release spec hooks %+v", rel.Spec)
 	}
 }
+
+// A state without secrets, written with a codec key, reads without it (as
+// another machine with its own key reads a shared bucket): only sealed
+// values need the key, not the record's own bookkeeping.
+func TestStateWithoutSecretsReadsWithoutTheKey(t *testing.T) {
+	b, _, root := sealedStore(t)
+	r := backendtest.Release("p", "w", 1)
+	cm := engine.Resource{ID: "v1:ConfigMap:demo:web", Type: engine.Kubernetes, Attributes: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "web", "namespace": "demo"},
+		"data": map[string]any{"k": "v"}}}
+	r.Spec = &engine.Spec{Resources: []engine.Resource{cm}}
+	live := cm
+	live.Attributes = map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "web", "namespace": "demo", "uid": "6f1c", "resourceVersion": "12"},
+		"data":     map[string]any{"k": "v"}}
+	r.State = &engine.State{Resources: []engine.Resource{live}}
+	if err := b.CreateRelease(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	plain, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := plain.GetRelease(ctx, "p", "w", 1)
+	if err != nil {
+		t.Fatalf("reading a state without secrets without the key: %v", err)
+	}
+	if !reflect.DeepEqual(got.State.Resources, r.State.Resources) {
+		t.Errorf("state read back as %v, want %v", got.State.Resources, r.State.Resources)
+	}
+}
