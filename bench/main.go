@@ -63,6 +63,7 @@ func main() {
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
 	memprofile := flag.String("memprofile", "", "keep in this file the heap profile of the moment the live heap was highest during the last row's kumo runs (floor and null runtime excluded)")
 	temporal := flag.String("temporal", "embedded", "the Temporal kumo runs on: embedded (a server in the bench process per row, as kumo server runs) or production (temporal-server's four services as processes on PostgreSQL with TLS, started once; needs PostgreSQL and builds temporal-server the first time)")
+	flag.StringVar(&timelineDir, "timeline", "", "write each kumo run's history as a timeline (event times, gaps, activities) to this directory, one file per row run and operation")
 	flag.IntVar(&smallCount, "count", 3, "runs of each row of up to 200 resources, of which the median is reported (larger rows run once)")
 	flag.Parse()
 	memlimit.Set() // as the kumo binary does: the bench process is the kumo process it measures
@@ -207,7 +208,7 @@ func timeFloor(ctx context.Context, fl *floor, spec *engine.Spec, chain bool) (t
 	}
 	t.reapply = time.Since(start)
 	start = time.Now()
-	fin, err := fl.destroy(ctx, spec)
+	fin, err := fl.destroy(ctx, spec, chain)
 	t.destroy, t.nsFinalize = time.Since(start), fin
 	return t, err
 }
@@ -301,6 +302,9 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 			}
 		}
 		if t.hist[i], err = k.history(ctx, run); err != nil {
+			return t, err
+		}
+		if err := k.writeTimeline(ctx, project+"-"+[]string{"apply", "re-apply", "destroy"}[i], run, took); err != nil {
 			return t, err
 		}
 	}
