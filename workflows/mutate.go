@@ -73,7 +73,8 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	in = r.in
 	info := workflow.GetInfo(ctx)
 	var rel activities.ReleaseInfo
-	err = workflow.ExecuteActivity(step(work, "create release"), acts.CreateRelease, activities.CreateReleaseInput{
+	r.release = newReleaseSteps(work)
+	err = r.release.start(work, shortOptions("create release"), acts.CreateRelease, activities.CreateReleaseInput{
 		Project: in.Project, Workspace: in.Workspace, Stack: in.Stack, Operation: op, SpecHash: in.SpecHash,
 		RollbackOf: in.RollbackOf, Reason: in.Reason, Label: in.Label, WorkflowID: info.WorkflowExecution.ID, RunID: info.WorkflowExecution.RunID,
 		StartedBy: r.people.StartedBy, Chart: in.Chart, Surgery: in.Surgery, Target: in.Targeting(), Git: in.Git,
@@ -105,7 +106,7 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	if c := r.people.CancelledBy; c != nil {
 		r.auditAt(ctx, c.Time, c.Name, c.Verified, "cancel", true, c.Reason)
 	}
-	err = workflow.ExecuteActivity(finishStep(finishCtx), acts.FinishRelease, activities.FinishInput{
+	err = r.release.finish(len(r.plan.Nodes)).start(finishCtx, finishOptions(), acts.FinishRelease, activities.FinishInput{
 		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation, People: r.people, Audit: r.audits, Hooks: r.hookRuns,
 	}).Get(finishCtx, nil)
 	result := runspec.Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Policies: r.progress.Policies, Error: msg, Compensation: r.compensation}
@@ -174,7 +175,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		phase, stage = engine.PhaseDestroying, runspec.StageDestroying
 	}
 	r.setStage(stage, len(r.plan.Nodes))
-	if err := workflow.ExecuteActivity(step(ctx, string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase, People: r.people, Audit: r.audits}).Get(ctx, nil); err != nil {
+	if err := r.release.start(ctx, shortOptions(string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase, People: r.people, Audit: r.audits}).Get(ctx, nil); err != nil {
 		return changes, err
 	}
 	if err := r.refreshStale(ctx, nodeInput); err != nil {

@@ -79,18 +79,20 @@ func runtimeStep(ctx workflow.Context, o workflow.ActivityOptions) workflow.Cont
 	return workflow.WithActivityOptions(ctx, o)
 }
 
-// finishStep is for FinishRelease, which must not give up: it is the only way
+// finishOptions are FinishRelease's, which must not give up: it is the only way
 // out of a non-final phase. It reads every state entry and rewrites the release,
 // so it gets more time than one node, and it retries until the backend answers.
 // It heartbeats: a worker killed while finishing is retried within seconds,
 // not after the whole StartToClose (the crash suite stalled 5 minutes there).
-func finishStep(ctx workflow.Context) workflow.Context {
-	return workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+// As a local step (releaseSteps) it is the workflow task that times out
+// instead, after the same 10 s, and the next worker finishes.
+func finishOptions() workflow.ActivityOptions {
+	return workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		HeartbeatTimeout:    deleteHeartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
 		Summary:             "finish release",
-	})
+	}
 }
 
 // applyStep is the step that applies (or undoes) one resource of type typ.

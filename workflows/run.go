@@ -75,6 +75,8 @@ type run struct {
 	// has (activities.PlanPage.Hooks); hookRuns what the run's hooks did.
 	planHooks int
 	hookRuns  []engine.HookRun
+	// release: how the release lifecycle's steps run (newReleaseSteps).
+	release releaseSteps
 }
 
 func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) {
@@ -118,11 +120,16 @@ func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error 
 	} else {
 		o := shortOptions("plan")
 		o.StartToCloseTimeout, o.HeartbeatTimeout = planTimeout, shortCallTimeout
-		pctx := workflow.WithActivityOptions(ctx, o)
 		r.plan = activities.Plan{}
+		// Only the first page may be a local step: a page is up to 1 MiB,
+		// and a workflow task records its local steps' results in one write,
+		// which the server bounds (4 MB); a plan of more pages takes the rest
+		// as ordinary activities, one write each.
+		steps := r.release
 		for {
 			var page activities.PlanPage
-			err := workflow.ExecuteActivity(pctx, acts.PlanPage, activities.PlanPageInput{PlanInput: in, Offset: len(r.plan.Nodes)}).Get(ctx, &page)
+			err := steps.start(ctx, o, acts.PlanPage, activities.PlanPageInput{PlanInput: in, Offset: len(r.plan.Nodes)}).Get(ctx, &page)
+			steps = releaseSteps{}
 			if err != nil {
 				return err
 			}

@@ -230,4 +230,13 @@ const (
 	// test-v17-hooks replays it.
 	hooksChange  = "hooks"
 	hooksVersion = workflow.Version(1)
+
+	// localReleaseChange: Apply, Destroy and Rollback run their release
+	// steps (CreateRelease, the plan's first PlanPage, SetReleasePhase before
+	// the walk, and FinishRelease of a plan of up to localFinishMax
+	// resources) as local activities (newReleaseSteps, in mutate right before
+	// CreateRelease). New: apply-batches-v18-fixedcost,
+	// destroy-v18-fixedcost. Old: every history of those runs recorded before.
+	localReleaseChange  = "local-release-steps"
+	localReleaseVersion = workflow.Version(1)
 )

@@ -15,8 +15,19 @@ import (
 )
 
 // activityTypes returns the activity types a worker's metrics count as
-// executed (none while it does not answer yet).
+// executed as ordinary activities (none while it does not answer yet).
 func activityTypes(t *testing.T, metricsAddr string) map[string]bool {
+	return executedTypes(t, metricsAddr, `temporal_activity_execution_latency`)
+}
+
+// stepTypes is activityTypes with the local activities too (the release's
+// steps, a chain's nodes), which have metrics of their own: every step the
+// worker ran itself.
+func stepTypes(t *testing.T, metricsAddr string) map[string]bool {
+	return executedTypes(t, metricsAddr, `temporal_(?:local_)?activity_execution_latency`)
+}
+
+func executedTypes(t *testing.T, metricsAddr, metric string) map[string]bool {
 	t.Helper()
 	types := map[string]bool{}
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Get("http://" + metricsAddr + "/metrics")
@@ -28,7 +39,7 @@ func activityTypes(t *testing.T, metricsAddr string) map[string]bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	re := regexp.MustCompile(`(?m)^temporal_activity_execution_latency\w*_count\{[^}]*activity_type="(\w+)"[^}]*\} [1-9]`)
+	re := regexp.MustCompile(`(?m)^` + metric + `\w*_count\{[^}]*activity_type="(\w+)"[^}]*\} [1-9]`)
 	for _, m := range re.FindAllStringSubmatch(string(body), -1) {
 		types[m[1]] = true
 	}
@@ -99,7 +110,7 @@ func TestWorkspaceTaskQueue(t *testing.T) {
 	}
 
 	runtimeSteps := []string{"PreviewNode", "ApplyResource", "ReadStatus"}
-	edgeRan, mainRan := activityTypes(t, edgeMetrics), activityTypes(t, mainMetrics)
+	edgeRan, mainRan := stepTypes(t, edgeMetrics), stepTypes(t, mainMetrics)
 	for _, typ := range runtimeSteps {
 		if !edgeRan[typ] {
 			t.Errorf("the edge worker ran no %s: it ran %v", typ, edgeRan)

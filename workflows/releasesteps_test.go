@@ -1,0 +1,113 @@
+package workflows
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/runspec"
+)
+
+// releaseActivities are the release lifecycle's steps (releaseSteps).
+var releaseActivities = []string{activities.CreateReleaseActivity, activities.PlanPageActivity,
+	activities.SetReleasePhaseActivity, activities.FinishReleaseActivity}
+
+// TestReleaseStepsAreLocal: an apply and a destroy run their release steps
+// (create, plan, the phase before the walk, finish) as local activities, in
+// that order and summarised as before, none as an ordinary activity, and the
+// releases they record are what ordinary steps recorded. A plan larger than
+// localFinishMax finishes with an ordinary activity, the rest staying local.
+func TestReleaseStepsAreLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	tc := startWorker(t, h.acts)
+
+	ns := nsResource()
+	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", ns.ID)}}
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(workflow, spec string) []*historypb.HistoryEvent {
+		t.Helper()
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, workflow,
+			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: spec, AutoApprove: true, Parallelism: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wr.Get(ctx, nil); err != nil {
+			t.Fatalf("%s: %v", workflow, err)
+		}
+		return history(ctx, t, tc, wr)
+	}
+	check := func(what string, events []*historypb.HistoryEvent, local, ordinary []string) {
+		t.Helper()
+		var steps []string
+		for _, s := range localSummaries(t, events) {
+			switch s {
+			case "create release", "plan", "applying", "destroying", "finish release":
+				steps = append(steps, s)
+			}
+		}
+		if !slices.Equal(steps, local) {
+			t.Errorf("%s: local release steps %v, want %v", what, steps, local)
+		}
+		var started []string
+		for _, a := range startedActivities(events) {
+			if slices.Contains(releaseActivities, a) {
+				started = append(started, a)
+			}
+		}
+		if !slices.Equal(started, ordinary) {
+			t.Errorf("%s: release steps run as ordinary activities %v, want %v", what, started, ordinary)
+		}
+	}
+
+	check("apply", run(runspec.ApplyWorkflow, hash), []string{"create release", "plan", "applying", "finish release"}, nil)
+	check("destroy", run(runspec.DestroyWorkflow, ""), []string{"create release", "plan", "destroying", "finish release"}, nil)
+
+	defer func(max int) { localFinishMax = max }(localFinishMax)
+	localFinishMax = len(spec.Resources) - 1
+	check("apply over localFinishMax", run(runspec.ApplyWorkflow, hash), []string{"create release", "plan", "applying"},
+		[]string{activities.FinishReleaseActivity})
+
+	for rev, want := range map[int]int{1: 3, 2: 0, 3: 3} {
+		rel, err := h.backend.GetRelease(ctx, "p", "w", rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != want {
+			t.Errorf("release %d: %s %s, %d resources, want succeeded with %d", rev, rel.Phase, rel.Error, len(rel.State.Resources), want)
+		}
+	}
+}
+
+// localSummaries are the summaries of every local activity, in the order
+// history recorded them.
+func localSummaries(t *testing.T, events []*historypb.HistoryEvent) []string {
+	t.Helper()
+	var summaries []string
+	for _, e := range events {
+		m := e.GetMarkerRecordedEventAttributes()
+		if m == nil || m.GetMarkerName() != "LocalActivity" {
+			continue
+		}
+		var summary string
+		if err := converter.GetDefaultDataConverter().FromPayload(e.GetUserMetadata().GetSummary(), &summary); err != nil {
+			t.Fatalf("local step without a summary: %v", err)
+		}
+		summaries = append(summaries, summary)
+	}
+	return summaries
+}
