@@ -16,7 +16,7 @@ import (
 // brings the release's record of it up to date without the object being
 // touched.
 func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refresh bool, _ error) {
-	c, e, err := m.preview(ctx, in)
+	c, e, err := m.preview(ctx, in, nil)
 	return c, e != nil, err
 }
 
@@ -24,7 +24,7 @@ func (m *Manager) Preview(ctx context.Context, in Node) (_ engine.Change, refres
 // runs started before refreshes were deferred to their approval preview, kept
 // for them.
 func (m *Manager) PreviewAndRefresh(ctx context.Context, in Node) (engine.Change, error) {
-	c, e, err := m.preview(ctx, in)
+	c, e, err := m.preview(ctx, in, nil)
 	if err == nil && e != nil {
 		err = m.Record(ctx, in.Key, *e)
 	}
@@ -32,7 +32,9 @@ func (m *Manager) PreviewAndRefresh(ctx context.Context, in Node) (engine.Change
 }
 
 // preview is Preview returning the state entry a refresh would record.
-func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refresh *backend.StateEntry, _ error) {
+// listed is the live resource as a list of its kind and namespace just found
+// it (PreviewBatch), read instead of reading it alone; nil: read it here.
+func (m *Manager) preview(ctx context.Context, in Node, listed *engine.Resource) (_ engine.Change, refresh *backend.StateEntry, _ error) {
 	ctx = oneStep(ctx)
 	spec, err := m.spec(ctx, in.SpecHash)
 	if err != nil {
@@ -61,6 +63,10 @@ func (m *Manager) preview(ctx context.Context, in Node) (_ engine.Change, refres
 	var live, planned *engine.Resource
 	var refs []engine.Ref
 	readLive := func() (err error) {
+		if listed != nil {
+			live = listed
+			return nil
+		}
 		live, err = rt.Read(ctx, target)
 		if errors.Is(err, runtime.ErrNotFound) {
 			live, err = nil, nil

@@ -16,9 +16,10 @@ import (
 //   - one that an apply would leave as it is (and that kumo recorded) is
 //     UnChanged, with no call of its own;
 //   - one the spec no longer has (to delete) is what the read found of it;
-//   - any other (an update, an adoption), a resource with references, one
-//     of a runtime that cannot read this way, or one the read failed for is
-//     previewed alone (Preview).
+//   - any other (an update, an adoption) is previewed alone (Preview) from
+//     the object the read found: its dry-run, and no read of its own;
+//   - a resource with references, one of a runtime that cannot read this
+//     way, or one the read failed for is previewed alone, read alone.
 //
 // errs[i] is node i's failure that retrying cannot fix (the user sees every
 // rejected resource at once); any other failure is the call's error.
@@ -75,6 +76,9 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 	for i := range alone {
 		alone[i] = true
 	}
+	// known[i]: node i's live object as the read found it, for the preview
+	// alone of an object that changes: its dry-run needs no read of its own.
+	known := make([]*engine.Resource, len(nodes))
 	for _, i := range listed {
 		alone[i] = false
 	}
@@ -95,7 +99,7 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 			}
 			truncateValues(&changes[i])
 		case l.Resource != nil && (!l.Unchanged || prior == nil):
-			alone[i] = true
+			alone[i], known[i] = true, l.Resource
 		case l.Resource == nil:
 			changes[i] = engine.Diff(in.ID, engine.Kubernetes, desired[k], nil, prior)
 		default:
@@ -118,7 +122,7 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 		if !alone[i] {
 			continue
 		}
-		c, r, err := m.preview(ctx, in)
+		c, r, err := m.preview(ctx, in, known[i])
 		switch {
 		case err == nil:
 			changes[i], refresh[i] = c, r
