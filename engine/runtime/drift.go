@@ -58,6 +58,12 @@ type Live struct {
 	// Unchanged: an apply of the desired resource would leave it as it is.
 	// false when that is not known for sure: ask with a dry-run.
 	Unchanged bool
+	// Planned: when it changes, what an apply of the desired resource that
+	// takes over conflicting fields (ApplyOptions.ForceConflicts) would make
+	// of it, as a dry-run of that apply would return it, computed without
+	// one because the runtime is sure of it; nil when not sure: ask with a
+	// dry-run.
+	Planned *engine.Resource
 	// Err: the resource could not be read this way (read it alone).
 	Err error
 }

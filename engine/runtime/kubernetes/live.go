@@ -34,7 +34,10 @@ const (
 // with a Snapshot, lists shared with the other calls of that snapshot. An
 // object found is Unchanged when a server-side apply of desired as kumo would
 // change nothing, judged from the object and its managedFields
-// (drift.ApplyChangesNothing); when that is not sure it is not Unchanged. An
+// (drift.ApplyChangesNothing); when that is not sure it is not Unchanged. One
+// that changes is Planned when the change is one the apiserver stores as sent
+// (planLocally: new values of a ConfigMap's keys, no admission that may see
+// it), else left to a dry-run. An
 // object of another cluster (the kubeConfig extension), or of a kind the
 // cluster does not serve, is an error: read it alone.
 func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts runtime.ReadLiveOptions) []runtime.Live {
@@ -65,6 +68,8 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 		}
 	}
 	targets, lives, errs := r.readByList(ctx, readable, readLiveParallel, read)
+	// Asked once, and only when an object changes.
+	configMapsAdmitted := sync.OnceValue(func() bool { return r.admissionMayChange(ctx, opts.Snapshot, "", "configmaps") })
 	for i, t := range targets {
 		switch {
 		case readable[i] == nil:
@@ -73,6 +78,11 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 		case lives[i] != nil:
 			body := applyBody(desired[i].Attributes, t.ns)
 			out[i].Unchanged = drift.ApplyChangesNothing(body, lives[i].Object, FieldManager)
+			if !out[i].Unchanged {
+				if planned, ok := planLocally(t, body, lives[i], configMapsAdmitted); ok {
+					out[i].Planned = result(desired[i], &unstructured.Unstructured{Object: planned})
+				}
+			}
 			out[i].Resource = result(desired[i], lives[i])
 		}
 	}
