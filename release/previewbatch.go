@@ -16,6 +16,10 @@ import (
 //   - one that an apply would leave as it is (and that kumo recorded) is
 //     UnChanged, with no call of its own;
 //   - one the spec no longer has (to delete) is what the read found of it;
+//   - one kumo recorded whose change the runtime computed for sure
+//     (runtime.Live.Planned: an apply the apiserver stores as sent) is that
+//     change, with no call of its own, when the apply would send the spec's
+//     object as it is (no secret store reference, no ignore rule selects it);
 //   - any other (an update, an adoption) is previewed alone (Preview) from
 //     the object the read found: its dry-run, and no read of its own;
 //   - a resource with references, one of a runtime that cannot read this
@@ -98,6 +102,18 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 				refresh[i] = refreshEntry(in.ID, nil, nil, l.Resource, prior)
 			}
 			truncateValues(&changes[i])
+		case l.Resource != nil && !l.Unchanged && l.Planned != nil && prior != nil:
+			c, ok, err := m.previewPlanned(ctx, in, desired[k], l.Resource, l.Planned, prior)
+			switch {
+			case err != nil && !permanent(err):
+				return nil, nil, nil, err
+			case err != nil:
+				errs[i] = err
+			case ok:
+				changes[i] = c
+			default:
+				alone[i], known[i] = true, l.Resource
+			}
 		case l.Resource != nil && (!l.Unchanged || prior == nil):
 			alone[i], known[i] = true, l.Resource
 		case l.Resource == nil:
@@ -119,7 +135,7 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 		}
 	}
 	for i, in := range nodes {
-		if !alone[i] {
+		if !alone[i] || errs[i] != nil {
 			continue
 		}
 		c, r, err := m.preview(ctx, in, known[i])
@@ -138,4 +154,33 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 // permanent reports whether err is a node's failure that retrying cannot fix.
 func permanent(err error) bool {
 	return errors.Is(err, ErrResourceFailed) || errors.Is(err, ErrInvalid)
+}
+
+// previewPlanned is Preview's change of in, an object kumo recorded (prior)
+// whose apply the runtime computed (planned, from live as listed) from the
+// spec's resource res: ok is false, with no error, when the apply would not
+// send res as it is (a secret store reference resolved into it, an ignore
+// rule keeping fields as they are live), or when the change is none after
+// all: Preview then asks for a dry-run.
+func (m *Manager) previewPlanned(ctx context.Context, in Node, res, live, planned, prior *engine.Resource) (_ engine.Change, ok bool, _ error) {
+	refs, err := engine.SecretRefsOf(res)
+	if err != nil {
+		return engine.Change{}, false, kindErr(ErrInvalid, err)
+	}
+	if len(refs) > 0 {
+		return engine.Change{}, false, nil
+	}
+	ws, err := m.storedWorkspace(ctx, in.Key.Workspace)
+	if err != nil {
+		return engine.Change{}, false, err
+	}
+	if selected, _ := ws.Drift.Selects(res.ID, string(res.Type)); selected {
+		return engine.Change{}, false, nil
+	}
+	change := engine.Diff(in.ID, res.Type, planned, live, prior)
+	if change.Action != engine.Update {
+		return engine.Change{}, false, nil
+	}
+	truncateValues(&change)
+	return change, true, nil
 }

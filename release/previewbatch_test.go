@@ -24,6 +24,9 @@ type listingRuntime struct {
 	listed  atomic.Int64
 	// reads: resources read alone (Read), not in a ReadLive.
 	reads atomic.Int64
+	// plan: ReadLive gives each object that changes its Planned object (the
+	// in-memory runtime's dry-run, not counted), as a runtime sure of it does.
+	plan bool
 }
 
 func (l *listingRuntime) Read(ctx context.Context, r *engine.Resource) (*engine.Resource, error) {
@@ -54,6 +57,11 @@ func (l *listingRuntime) ReadLive(ctx context.Context, desired []*engine.Resourc
 		default:
 			out[i].Resource = live
 			out[i].Unchanged = reflect.DeepEqual(engine.Normalize(d.Attributes), live.Attributes)
+			if l.plan && !out[i].Unchanged {
+				if out[i].Planned, err = l.Runtime.Apply(ctx, d, runtime.ApplyOptions{DryRun: true}); err != nil {
+					out[i].Err = err
+				}
+			}
 		}
 	}
 	return out
@@ -155,6 +163,63 @@ func TestPreviewBatchSameAsPreview(t *testing.T) {
 		}
 		if atOnce, err := b.ListStateEntries(ctx, info.Key); err != nil || !reflect.DeepEqual(atOnce, refreshed) {
 			t.Errorf("state recorded by PreviewBatchAndRefresh %+v (%v), by Refresh %+v", atOnce, err, refreshed)
+		}
+	})
+}
+
+// TestPreviewBatchTakesPlannedChanges: an object kumo recorded whose change
+// the runtime computed (runtime.Live.Planned) is previewed as Preview does,
+// with no dry-run; one kumo did not record (an adoption) is still dry-run,
+// where its conflicts with other managers are found.
+func TestPreviewBatchTakesPlannedChanges(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		rt := &listingRuntime{Runtime: memory.New(), plan: true}
+		m := release.New(b, rt, &runs{})
+		changed := cm("changed", "1")
+		first := started(t, b, m, changed)
+		n1 := first(changed.ID)
+		if _, err := m.Batch(ctx, []release.Node{n1}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Finish(ctx, release.FinishInput{Key: n1.Key, Phase: engine.PhaseSucceeded}); err != nil {
+			t.Fatal(err)
+		}
+		// Made outside kumo: applying it adopts it.
+		other := cm("other", "1")
+		if _, err := rt.Runtime.Apply(ctx, &other, runtime.ApplyOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		info, err := m.Begin(ctx, begin("p", "w", "run-2", putSpec(t, b, cm("changed", "2"), cm("other", "2"))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		node := nodes(info)
+		batch := []release.Node{node(changed.ID), node(other.ID)}
+		rt.dryRuns.Store(0)
+		changes, errs, _, err := m.PreviewBatch(ctx, batch, "run-2")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := rt.dryRuns.Load(); n != 1 {
+			t.Errorf("%d dry-runs, want 1 (the adopted object; the recorded one is planned)", n)
+		}
+		if n := rt.reads.Load(); n != 0 {
+			t.Errorf("%d resources read alone, want none", n)
+		}
+		for i, n := range batch {
+			if errs[i] != nil {
+				t.Fatalf("%s: %v", n.ID, errs[i])
+			}
+			c, _, err := m.Preview(ctx, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(changes[i], c) {
+				t.Errorf("%s: batch %+v, alone %+v", n.ID, changes[i], c)
+			}
+			if changes[i].Action != engine.Update && changes[i].Action != engine.Adopt {
+				t.Errorf("%s: %s, want an update or adoption", n.ID, changes[i].Action)
+			}
 		}
 	})
 }
