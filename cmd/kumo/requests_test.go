@@ -28,7 +28,7 @@ func TestUpdateAndRollbackRequests(t *testing.T) {
 	e.ok("apply", "--yes", "-f", e.writeSpec("v1.yaml", values("1")))
 
 	counted := []string{"configmaps", "namespaces", "mutatingwebhookconfigurations", "validatingwebhookconfigurations",
-		"mutatingadmissionpolicies", "validatingadmissionpolicies"}
+		"mutatingadmissionpolicies", "validatingadmissionpolicies", "selfsubjectaccessreviews"}
 	count := func(what string, args ...string) localcluster.Requests {
 		t.Helper()
 		ctx := context.Background()
@@ -53,8 +53,9 @@ func TestUpdateAndRollbackRequests(t *testing.T) {
 	// namespace, with no dry-run (the apiserver would store it as sent), and
 	// never read alone. Per run, a constant few: the preview's lists (the
 	// ConfigMaps, the Namespace, the admission webhooks and policies that
-	// could change a ConfigMap update) and the Namespace's own preview: 7
-	// when this was written, 12 allowed for the cluster's own controllers.
+	// could change a ConfigMap update), whether kumo may patch ConfigMaps
+	// there (an access review) and the Namespace's own preview: 8 when this
+	// was written, 12 allowed for the cluster's own controllers.
 	check := func(what string, got localcluster.Requests) {
 		t.Helper()
 		if got["APPLY configmaps"] != n {

@@ -37,7 +37,7 @@ const (
 // (drift.ApplyChangesNothing); when that is not sure it is not Unchanged. One
 // that changes is Planned when the change is one the apiserver stores as sent
 // (planLocally: new values of a ConfigMap's keys, no admission that may see
-// it), else left to a dry-run. An
+// it, kumo allowed to patch it), else left to a dry-run. An
 // object of another cluster (the kubeConfig extension), or of a kind the
 // cluster does not serve, is an error: read it alone.
 func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts runtime.ReadLiveOptions) []runtime.Live {
@@ -70,6 +70,16 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 	targets, lives, errs := r.readByList(ctx, readable, readLiveParallel, read)
 	// Asked once, and only when an object changes.
 	configMapsAdmitted := sync.OnceValue(func() bool { return r.admissionMayChange(ctx, opts.Snapshot, "", "configmaps") })
+	allowed := map[listKey]bool{}
+	mayPatch := func(t *target) bool {
+		k := listKey{t.gvr, t.ns}
+		ok, asked := allowed[k]
+		if !asked {
+			ok = r.mayPatch(ctx, opts.Snapshot, t)
+			allowed[k] = ok
+		}
+		return ok
+	}
 	for i, t := range targets {
 		switch {
 		case readable[i] == nil:
@@ -79,7 +89,7 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 			body := applyBody(desired[i].Attributes, t.ns)
 			out[i].Unchanged = drift.ApplyChangesNothing(body, lives[i].Object, FieldManager)
 			if !out[i].Unchanged {
-				if planned, ok := planLocally(t, body, lives[i], configMapsAdmitted); ok {
+				if planned, ok := planLocally(t, body, lives[i], configMapsAdmitted, mayPatch); ok {
 					out[i].Planned = result(desired[i], &unstructured.Unstructured{Object: planned})
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -29,13 +30,15 @@ const configMapMaxSize = 1 << 20
 //     changed, metadata included), with string values, binaryData valid
 //     base64 and the whole within the apiserver's size bound — a ConfigMap
 //     has no defaults and no other validation a new value can fail;
-//   - and no admission webhook or policy of the cluster may see the update
+//   - no admission webhook or policy of the cluster may see the update
 //     (admissionMayChange): one that could mutate or refuse it leaves the
-//     answer to the apiserver.
+//     answer to the apiserver;
+//   - and kumo may patch ConfigMaps in the object's namespace (mayPatch): a
+//     dry-run would be refused otherwise, and so the preview still is.
 //
 // configMapsAdmitted is admissionMayChange for ConfigMaps, asked once by the
-// caller's planLocally calls.
-func planLocally(t *target, body map[string]any, live *unstructured.Unstructured, configMapsAdmitted func() bool) (map[string]any, bool) {
+// caller's planLocally calls; mayPatch answers for t's namespace.
+func planLocally(t *target, body map[string]any, live *unstructured.Unstructured, configMapsAdmitted func() bool, mayPatch func(*target) bool) (map[string]any, bool) {
 	if t.gvk != (schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}) {
 		return nil, false
 	}
@@ -46,7 +49,7 @@ func planLocally(t *target, body map[string]any, live *unstructured.Unstructured
 	if !ok || !sameOutside(planned, live.Object, "data", "binaryData") || !validConfigMapData(planned) {
 		return nil, false
 	}
-	if configMapsAdmitted() {
+	if configMapsAdmitted() || !mayPatch(t) {
 		return nil, false
 	}
 	return planned, true
@@ -208,4 +211,44 @@ func anyOf(v any, match func(string) bool) bool {
 		s, ok := e.(string)
 		return !ok || match(s)
 	})
+}
+
+// selfSubjectAccessReviews is where the apiserver answers what the caller may do.
+var selfSubjectAccessReviews = schema.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: "selfsubjectaccessreviews"}
+
+// mayPatch reports whether the apiserver allows kumo's credentials to patch
+// objects of t's kind in t's namespace (a SelfSubjectAccessReview); an error
+// is a no. With a snapshot, the answer is asked once for it per kind and
+// namespace.
+func (r *Runtime) mayPatch(ctx context.Context, snapshot string, t *target) bool {
+	k := listKey{gvr: t.gvr, ns: t.ns}
+	ask := func(ctx context.Context, k listKey) (map[string]*unstructured.Unstructured, error) {
+		review := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+			"spec": map[string]any{"resourceAttributes": map[string]any{
+				"verb": "patch", "group": k.gvr.Group, "version": k.gvr.Version, "resource": k.gvr.Resource, "namespace": k.ns,
+			}},
+		}}
+		out, err := r.client.Resource(selfSubjectAccessReviews).Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			return nil, err
+		}
+		if allowed, _, _ := unstructured.NestedBool(out.Object, "status", "allowed"); allowed {
+			return map[string]*unstructured.Unstructured{"allowed": out}, nil
+		}
+		return map[string]*unstructured.Unstructured{}, nil
+	}
+	// The answer is kept apart from the lists of the same kind and namespace.
+	k.gvr.Resource += "#patch"
+	var answer map[string]*unstructured.Unstructured
+	var err error
+	if snapshot != "" {
+		answer, err = r.snapshots.list(ctx, snapshot, k, func(ctx context.Context, k listKey) (map[string]*unstructured.Unstructured, error) {
+			k.gvr = t.gvr
+			return ask(ctx, k)
+		})
+	} else {
+		answer, err = ask(ctx, listKey{gvr: t.gvr, ns: t.ns})
+	}
+	return err == nil && answer["allowed"] != nil
 }

@@ -2,6 +2,8 @@ package kubernetes
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -58,10 +60,16 @@ func TestReadLivePlansConfigMapValues(t *testing.T) {
 	ctx := context.Background()
 	log.take()
 	got := rt.ReadLive(ctx, desired, runtime.ReadLiveOptions{})
+	reviews := 0
 	for _, req := range log.take() {
-		if strings.Contains(req, "/configmaps/") || !strings.HasPrefix(req, "GET ") {
-			t.Errorf("request %s: want only lists", req)
+		if req == "POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews" {
+			reviews++
+		} else if strings.Contains(req, "/configmaps/") || !strings.HasPrefix(req, "GET ") {
+			t.Errorf("request %s: want only lists and one access review", req)
 		}
+	}
+	if reviews != 1 {
+		t.Errorf("%d access reviews, want 1 (may kumo patch ConfigMaps in %s)", reviews, ns)
 	}
 	for i, l := range got {
 		if l.Err != nil || l.Resource == nil || l.Unchanged {
@@ -84,6 +92,25 @@ func TestReadLivePlansConfigMapValues(t *testing.T) {
 	}
 	if planned.DependsOn[0] != desired[0].DependsOn[0] || planned.Extensions["note"] != "kept" {
 		t.Errorf("planned %+v lost the resource's dependsOn or extensions", planned)
+	}
+
+	// Credentials that may not ask what they may do: the apiserver decides.
+	denied := rest.CopyConfig(c.RESTConfig())
+	denied.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			if strings.HasSuffix(req.URL.Path, "/selfsubjectaccessreviews") {
+				return &http.Response{StatusCode: http.StatusForbidden, Header: http.Header{"Content-Type": {"application/json"}}, Request: req,
+					Body: io.NopCloser(strings.NewReader(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`))}, nil
+			}
+			return rt.RoundTrip(req)
+		})
+	}
+	drt, err := NewForConfig(denied, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := drt.ReadLive(ctx, desired[:1], runtime.ReadLiveOptions{}); l[0].Planned != nil || l[0].Err != nil {
+		t.Errorf("access review refused: %+v, want not planned", l[0])
 	}
 
 	// A policy that may see ConfigMap updates: the apiserver decides.
