@@ -45,19 +45,23 @@ type row struct {
 	// drift: apply the ConfigMaps with kumo and time a drift check of them,
 	// instead of apply, re-apply and destroy against the floor.
 	drift bool
+	// update: apply the ConfigMaps, then time an update of every one and a
+	// rollback to revision 1 against the floor (bench/update.go).
+	update bool
 }
 
 var allRows = []row{
 	{name: "flat-200", n: 200}, {name: "chain-200", n: 200, chain: true}, {name: "flat-2000", n: 2000},
 	{name: "flat-10000", n: 10000}, {name: "flat-50000", n: 50000}, {name: "drift-1000", n: 1000, drift: true},
 	{name: "drift-10000", n: 10000, drift: true},
+	{name: "update-200", n: 200, update: true}, {name: "update-2000", n: 2000, update: true},
 	// Only with -rows: one history for a chain of 50,000 (a run's longest).
 	{name: "chain-50000", n: 50000, chain: true},
 }
 
 func main() {
 	out := flag.String("out", "", "write the results as markdown to this file")
-	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000,drift-1000,drift-10000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000; chain-50000 only when named)")
+	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000,drift-1000,drift-10000,update-200,update-2000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000; chain-50000 only when named)")
 	parallel := flag.Int("parallel", 10, "parallelism of kumo and of the floor")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
@@ -87,7 +91,7 @@ func selectRows(only string) []row {
 	case os.Getenv("BENCH_QUICK") == "1":
 		want = map[string]bool{"flat-200": true, "chain-200": true}
 	default:
-		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true, "drift-10000": true}
+		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true, "drift-10000": true, "update-200": true, "update-2000": true}
 	}
 	var rows []row
 	for _, r := range allRows {
@@ -130,12 +134,15 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 	}
 
 	rep := &report{parallel: parallel, started: time.Now(), production: prod}
-	var drifts []row
+	var drifts, updates []row
 	rows = slices.DeleteFunc(rows, func(r row) bool {
-		if r.drift {
+		switch {
+		case r.drift:
 			drifts = append(drifts, r)
+		case r.update:
+			updates = append(updates, r)
 		}
-		return r.drift
+		return r.drift || r.update
 	})
 	for i, r := range rows {
 		count := 1
@@ -171,13 +178,26 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		}
 		rep.results = append(rep.results, median(runs))
 	}
-	for _, r := range drifts {
-		fmt.Fprintf(os.Stderr, "%s: kumo apply, drift check\n", r.name)
-		d, err := timeDrift(ctx, tmp+"/"+r.name, "kumo-"+r.name, r, runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}, parallel, cluster.RESTConfig())
+	for _, r := range updates {
+		count := 1
+		if r.n <= 200 {
+			count = max(smallCount, 1)
+		}
+		fmt.Fprintf(os.Stderr, "%s: update and rollback, floor and kumo (%d runs)\n", r.name, count)
+		u, err := timeUpdate(ctx, tmp, r, cluster, fl, parallel, count)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.name, err)
 		}
-		fmt.Fprintf(os.Stderr, "  check %ss, requests: %s\n", secs(d.check), requestsText(d.requests))
+		fmt.Fprint(os.Stderr, u.lines())
+		rep.updates = append(rep.updates, u)
+	}
+	for _, r := range drifts {
+		fmt.Fprintf(os.Stderr, "%s: kumo apply, drift check\n", r.name)
+		d, err := timeDrift(ctx, tmp+"/"+r.name, "kumo-"+r.name, r, runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}, parallel, cluster)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		fmt.Fprintf(os.Stderr, "  check %ss, requests: %s\n", secs(d.check), d.requests)
 		rep.drift = append(rep.drift, d)
 	}
 	rep.load = benchstat.LoadAverage()

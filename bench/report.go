@@ -58,6 +58,7 @@ type report struct {
 	load     string
 	results  []result
 	drift    []driftResult
+	updates  []updateResult
 	// production: kumo ran on temporal-server's services on PostgreSQL
 	// (-temporal production), not on an embedded server per row.
 	production bool
@@ -135,6 +136,9 @@ func (rep *report) markdown() string {
 	if len(rep.results) > 0 {
 		rep.recordsTable(&b)
 	}
+	if len(rep.updates) > 0 {
+		rep.updateTable(&b)
+	}
 	if len(rep.drift) > 0 {
 		rep.driftTable(&b)
 	}
@@ -189,7 +193,7 @@ func (rep *report) driftTable(b *strings.Builder) {
 	b.WriteString("\nDrift check: kumo applies the ConfigMaps and their Namespace, then one drift check (the DriftCheck workflow, warn mode, through client.CheckDrift) compares them with live and must find all in sync; timed from the request to the stored report. Requests: what the apiserver counted (apiserver_request_total) for ConfigMaps and Namespaces during the check, dry runs apart. No floor: nothing else does this.\n\n")
 	b.WriteString("| row | resources | kumo apply s | drift check s | check ms / resource | apiserver requests |\n| --- | ---: | ---: | ---: | ---: | --- |\n")
 	for _, d := range rep.drift {
-		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", d.name, d.n+1, secs(d.apply), secs(d.check), ms(d.check/time.Duration(d.n+1)), requestsText(d.requests))
+		fmt.Fprintf(b, "| %s | %d | %s | %s | %s | %s |\n", d.name, d.n+1, secs(d.apply), secs(d.check), ms(d.check/time.Duration(d.n+1)), d.requests)
 	}
 }
 

@@ -83,12 +83,3 @@ func TestDBUsed(t *testing.T) {
 		t.Fatalf("used %d bytes after deleting (empty: %d), %v", freed, empty, err)
 	}
 }
-
-func TestLabel(t *testing.T) {
-	labels := `code="200",component="apiserver",dry_run="All",group="",resource="configmaps",scope="resource",subresource="",verb="APPLY",version="v1"`
-	for name, want := range map[string]string{"resource": "configmaps", "verb": "APPLY", "dry_run": "All", "group": "", "code": "200", "missing": "", "source": ""} {
-		if got := label(labels, name); got != want {
-			t.Errorf("label %s = %q, want %q", name, got, want)
-		}
-	}
-}

@@ -6,6 +6,7 @@ package benchspec
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/kumoproj/kumo/engine"
 )
@@ -35,4 +36,24 @@ func ConfigMaps(ns string, n int, chain bool) *engine.Spec {
 		}
 	}
 	return spec
+}
+
+// Updated is spec with every ConfigMap's value changed (data.index gets the
+// suffix "-"+version): an update of every object that keeps its keys, as a
+// new release of the same configuration is. spec is not changed.
+func Updated(spec *engine.Spec, version string) *engine.Spec {
+	out := &engine.Spec{Resources: make([]engine.Resource, len(spec.Resources))}
+	for i, r := range spec.Resources {
+		out.Resources[i] = r
+		data, ok := r.Attributes["data"].(map[string]any)
+		if !ok {
+			continue
+		}
+		attrs := maps.Clone(r.Attributes)
+		newData := maps.Clone(data)
+		newData["index"] = fmt.Sprint(data["index"]) + "-" + version
+		attrs["data"] = newData
+		out.Resources[i].Attributes = attrs
+	}
+	return out
 }
