@@ -78,7 +78,7 @@ func (m *Manager) CheckPolicies(ctx context.Context, workspace string, changes [
 			reads, readAt = append(reads, c.Node), append(readAt, i)
 		}
 	}
-	listed, _, listedLives, err := m.readListed(ctx, reads, snapshot)
+	listed, _, listedLives, err := m.readListed(ctx, reads, runtime.ReadLiveOptions{Snapshot: snapshot})
 	if err != nil {
 		return planpolicy.Results{}, err
 	}

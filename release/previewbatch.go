@@ -6,6 +6,7 @@ import (
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/engine/runtime"
 )
 
 // PreviewBatch previews nodes of one run as Preview does each, with the same
@@ -72,7 +73,7 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 	refresh = make([]*backend.StateEntry, len(nodes))
 	changes, errs = make([]engine.Change, len(nodes)), make([]error, len(nodes))
 	// The nodes read together, by runtime (their settings are the run's).
-	listed, desired, lives, err := m.readListed(ctx, nodes, snapshot)
+	listed, desired, lives, err := m.readListed(ctx, nodes, runtime.ReadLiveOptions{Snapshot: snapshot, Plan: true})
 	if err != nil {
 		return nil, nil, nil, err
 	}

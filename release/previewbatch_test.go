@@ -45,7 +45,7 @@ func (l *listingRuntime) Apply(ctx context.Context, r *engine.Resource, opts run
 	return l.Runtime.Apply(ctx, r, opts)
 }
 
-func (l *listingRuntime) ReadLive(ctx context.Context, desired []*engine.Resource, _ runtime.ReadLiveOptions) []runtime.Live {
+func (l *listingRuntime) ReadLive(ctx context.Context, desired []*engine.Resource, opts runtime.ReadLiveOptions) []runtime.Live {
 	l.listed.Add(int64(len(desired)))
 	out := make([]runtime.Live, len(desired))
 	for i, d := range desired {
@@ -57,7 +57,7 @@ func (l *listingRuntime) ReadLive(ctx context.Context, desired []*engine.Resourc
 		default:
 			out[i].Resource = live
 			out[i].Unchanged = reflect.DeepEqual(engine.Normalize(d.Attributes), live.Attributes)
-			if l.plan && !out[i].Unchanged {
+			if l.plan && opts.Plan && !out[i].Unchanged {
 				if out[i].Planned, err = l.Runtime.Apply(ctx, d, runtime.ApplyOptions{DryRun: true}); err != nil {
 					out[i].Err = err
 				}

@@ -77,7 +77,7 @@ func (m *Manager) Refresh(ctx context.Context, nodes []Node, snapshot string) (i
 // entries, and returns the others (and those the read failed for), to read
 // alone.
 func (m *Manager) refreshListed(ctx context.Context, nodes []Node, snapshot string, entries []*backend.StateEntry) (alone []int, _ error) {
-	listed, desired, lives, err := m.readListed(ctx, nodes, snapshot)
+	listed, desired, lives, err := m.readListed(ctx, nodes, runtime.ReadLiveOptions{Snapshot: snapshot})
 	if err != nil {
 		return nil, err
 	}
@@ -102,10 +102,10 @@ func (m *Manager) refreshListed(ctx context.Context, nodes []Node, snapshot stri
 }
 
 // readListed reads the nodes a LiveReader can read together (listable) in
-// one call, and returns which (by index in nodes), their spec resources (nil
+// one call (with opts), and returns which (by index in nodes), their spec resources (nil
 // for a node to delete: the spec no longer has it) and what it read of each,
 // in that order.
-func (m *Manager) readListed(ctx context.Context, nodes []Node, snapshot string) (listed []int, desired []*engine.Resource, lives []runtime.Live, _ error) {
+func (m *Manager) readListed(ctx context.Context, nodes []Node, opts runtime.ReadLiveOptions) (listed []int, desired []*engine.Resource, lives []runtime.Live, _ error) {
 	var reader runtime.LiveReader
 	var targets []*engine.Resource
 	for i, in := range nodes {
@@ -120,7 +120,7 @@ func (m *Manager) readListed(ctx context.Context, nodes []Node, snapshot string)
 		}
 	}
 	if len(listed) > 0 {
-		lives = reader.ReadLive(ctx, targets, runtime.ReadLiveOptions{Snapshot: snapshot})
+		lives = reader.ReadLive(ctx, targets, opts)
 	}
 	return listed, desired, lives, nil
 }

@@ -49,6 +49,9 @@ type ReadLiveOptions struct {
 	// reused by the next calls with the same Snapshot for a short while,
 	// instead of listing a namespace once per batch.
 	Snapshot string
+	// Plan asks for Live.Planned (a preview's read): computing it may cost
+	// the runtime a few requests of its own per call or snapshot.
+	Plan bool
 }
 
 // Live is one resource as LiveReader.ReadLive found it.
@@ -62,7 +65,7 @@ type Live struct {
 	// takes over conflicting fields (ApplyOptions.ForceConflicts) would make
 	// of it, as a dry-run of that apply would return it, computed without
 	// one because the runtime is sure of it; nil when not sure: ask with a
-	// dry-run.
+	// dry-run. Only with ReadLiveOptions.Plan.
 	Planned *engine.Resource
 	// Err: the resource could not be read this way (read it alone).
 	Err error

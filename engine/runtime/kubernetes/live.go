@@ -88,7 +88,7 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 		case lives[i] != nil:
 			body := applyBody(desired[i].Attributes, t.ns)
 			out[i].Unchanged = drift.ApplyChangesNothing(body, lives[i].Object, FieldManager)
-			if !out[i].Unchanged {
+			if opts.Plan && !out[i].Unchanged {
 				if planned, ok := planLocally(t, body, lives[i], configMapsAdmitted, mayPatch); ok {
 					out[i].Planned = result(desired[i], &unstructured.Unstructured{Object: planned})
 				}

@@ -59,7 +59,7 @@ func TestReadLivePlansConfigMapValues(t *testing.T) {
 	}
 	ctx := context.Background()
 	log.take()
-	got := rt.ReadLive(ctx, desired, runtime.ReadLiveOptions{})
+	got := rt.ReadLive(ctx, desired, runtime.ReadLiveOptions{Plan: true})
 	reviews := 0
 	for _, req := range log.take() {
 		if req == "POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews" {
@@ -94,6 +94,16 @@ func TestReadLivePlansConfigMapValues(t *testing.T) {
 		t.Errorf("planned %+v lost the resource's dependsOn or extensions", planned)
 	}
 
+	// Not asked to plan (a refresh's read): nothing planned, nothing asked
+	// beyond the list.
+	log.take()
+	if l := rt.ReadLive(ctx, desired[:1], runtime.ReadLiveOptions{})[0]; l.Planned != nil || l.Err != nil {
+		t.Errorf("without Plan: %+v, want not planned", l)
+	}
+	if reqs := log.take(); len(reqs) != 1 || !strings.HasPrefix(reqs[0], "GET ") {
+		t.Errorf("requests without Plan: %q, want the one read", reqs)
+	}
+
 	// Credentials that may not ask what they may do: the apiserver decides.
 	denied := rest.CopyConfig(c.RESTConfig())
 	denied.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
@@ -109,7 +119,7 @@ func TestReadLivePlansConfigMapValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l := drt.ReadLive(ctx, desired[:1], runtime.ReadLiveOptions{}); l[0].Planned != nil || l[0].Err != nil {
+	if l := drt.ReadLive(ctx, desired[:1], runtime.ReadLiveOptions{Plan: true}); l[0].Planned != nil || l[0].Err != nil {
 		t.Errorf("access review refused: %+v, want not planned", l[0])
 	}
 
@@ -130,7 +140,7 @@ func TestReadLivePlansConfigMapValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = dyn.Resource(vap).Delete(context.Background(), name, metav1.DeleteOptions{}) })
-	if l := rt.ReadLive(ctx, desired[:1], runtime.ReadLiveOptions{})[0]; l.Planned != nil || l.Err != nil {
+	if l := rt.ReadLive(ctx, desired[:1], runtime.ReadLiveOptions{Plan: true})[0]; l.Planned != nil || l.Err != nil {
 		t.Errorf("with a policy on ConfigMap updates: %+v, want not planned", l)
 	}
 }
