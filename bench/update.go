@@ -56,7 +56,7 @@ func timeUpdate(ctx context.Context, tmp string, r row, cluster *localcluster.Cl
 			}
 			floors[i] = append(floors[i], time.Since(start))
 		}
-		if _, err := fl.destroy(ctx, v1); err != nil {
+		if _, err := fl.destroy(ctx, v1, false); err != nil {
 			return res, fmt.Errorf("%s floor: %w", name, err)
 		}
 		took, reqs, err := kumoUpdate(ctx, tmp+"/"+name, "kumo-"+name, r, cluster, parallel)
