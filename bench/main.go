@@ -48,6 +48,9 @@ type row struct {
 	// update: apply the ConfigMaps, then time an update of every one and a
 	// rollback to revision 1 against the floor (bench/update.go).
 	update bool
+	// peers: the same five operations by the floor, kubectl, Helm and kumo
+	// (bench/peers.go).
+	peers bool
 }
 
 var allRows = []row{
@@ -55,13 +58,14 @@ var allRows = []row{
 	{name: "flat-10000", n: 10000}, {name: "flat-50000", n: 50000}, {name: "drift-1000", n: 1000, drift: true},
 	{name: "drift-10000", n: 10000, drift: true},
 	{name: "update-200", n: 200, update: true}, {name: "update-2000", n: 2000, update: true},
+	{name: "peers-200", n: 200, peers: true}, {name: "peers-2000", n: 2000, peers: true},
 	// Only with -rows: one history for a chain of 50,000 (a run's longest).
 	{name: "chain-50000", n: 50000, chain: true},
 }
 
 func main() {
 	out := flag.String("out", "", "write the results as markdown to this file")
-	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000,drift-1000,drift-10000,update-200,update-2000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000; chain-50000 only when named)")
+	only := flag.String("rows", "", "comma-separated rows to run (default: flat-200,chain-200,flat-2000,flat-10000,drift-1000,drift-10000,update-200,update-2000,peers-2000; BENCH_QUICK=1: the 200 rows; BENCH_LARGE=1 adds flat-50000; chain-50000 only when named)")
 	parallel := flag.Int("parallel", 10, "parallelism of kumo and of the floor")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last row's kumo runs (apply, re-apply, destroy; floor and null runtime excluded) to this file")
 	skipNull := flag.Bool("skip-null", false, "skip the null-runtime rows")
@@ -91,7 +95,7 @@ func selectRows(only string) []row {
 	case os.Getenv("BENCH_QUICK") == "1":
 		want = map[string]bool{"flat-200": true, "chain-200": true}
 	default:
-		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true, "drift-10000": true, "update-200": true, "update-2000": true}
+		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true, "drift-10000": true, "update-200": true, "update-2000": true, "peers-2000": true}
 	}
 	var rows []row
 	for _, r := range allRows {
@@ -134,15 +138,17 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 	}
 
 	rep := &report{parallel: parallel, started: time.Now(), production: prod}
-	var drifts, updates []row
+	var drifts, updates, peers []row
 	rows = slices.DeleteFunc(rows, func(r row) bool {
 		switch {
 		case r.drift:
 			drifts = append(drifts, r)
 		case r.update:
 			updates = append(updates, r)
+		case r.peers:
+			peers = append(peers, r)
 		}
-		return r.drift || r.update
+		return r.drift || r.update || r.peers
 	})
 	for i, r := range rows {
 		count := 1
@@ -190,6 +196,14 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		}
 		fmt.Fprint(os.Stderr, u.lines())
 		rep.updates = append(rep.updates, u)
+	}
+	for _, r := range peers {
+		p, err := timePeers(ctx, tmp+"/"+r.name, r, cluster, fl, parallel)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		fmt.Fprint(os.Stderr, p.lines())
+		rep.peers = append(rep.peers, p)
 	}
 	for _, r := range drifts {
 		fmt.Fprintf(os.Stderr, "%s: kumo apply, drift check\n", r.name)

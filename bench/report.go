@@ -59,6 +59,7 @@ type report struct {
 	results  []result
 	drift    []driftResult
 	updates  []updateResult
+	peers    []peerResult
 	// production: kumo ran on temporal-server's services on PostgreSQL
 	// (-temporal production), not on an embedded server per row.
 	production bool
@@ -142,6 +143,7 @@ func (rep *report) markdown() string {
 	if len(rep.drift) > 0 {
 		rep.driftTable(&b)
 	}
+	peersTable(&b, rep.peers)
 	return b.String()
 }
 

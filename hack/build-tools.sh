@@ -30,8 +30,9 @@
 #
 # Usage: hack/build-tools.sh [etcd|kube-apiserver|kube-controller-manager|kube-scheduler|kwok|versitygw|terraform|
 #                             terraform-provider-local|terraform-provider-kumotest|terraform-mirror|hydra|vault|tofu|
-#                             temporal-server|temporal-sql-tool]...
-# (default: all but tofu and the two temporal tools). Prints nothing for a tool already cached.
+#                             temporal-server|temporal-sql-tool|kubectl|helm]...
+# (default: all but tofu, the two temporal tools and make bench's peers kubectl and helm).
+# Prints nothing for a tool already cached.
 set -euo pipefail
 
 ETCD_VERSION=v3.6.8
@@ -45,6 +46,7 @@ PROVIDER_KUMOTEST_VERSION=0.1.0
 HYDRA_VERSION=v2.3.0
 VAULT_VERSION=v1.21.0
 TEMPORAL_VERSION=v1.32.1 # go.temporal.io/server in go.mod and hack/tools/temporal-server/go.mod
+HELM_VERSION=v3.21.4      # helm.sh/helm/v3 in go.mod: the SDK kumo renders charts with
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${KUMO_TOOLS_BIN:-$HOME/.cache/kumo/bin}
@@ -116,7 +118,7 @@ tools=("$@")
 for t in "${tools[@]}"; do
   case $t in
     etcd) build etcd "$ETCD_VERSION" etcd . "" ;;
-    kube-apiserver | kube-controller-manager | kube-scheduler)
+    kube-apiserver | kube-controller-manager | kube-scheduler | kubectl)
       build "$t" "$KUBE_VERSION" kubernetes "./cmd/$t" "$(kube_ldflags)" ;;
     kwok) build kwok "$KWOK_VERSION" kwok . "" ;;
     versitygw) build versitygw "$VERSITYGW_VERSION" versitygw github.com/versity/versitygw/cmd/versitygw "" ;;
@@ -133,6 +135,7 @@ for t in "${tools[@]}"; do
     vault) build vault "$VAULT_VERSION" vault . "" ;;
     temporal-server) build "$t" "$TEMPORAL_VERSION" temporal-server go.temporal.io/server/cmd/server "" ;;
     temporal-sql-tool) build "$t" "$TEMPORAL_VERSION" temporal-server go.temporal.io/server/cmd/tools/sql "" ;;
+    helm) install helm "$HELM_VERSION" helm.sh/helm/v3/cmd/helm ;;
     tofu) build tofu "$TOFU_VERSION" opentofu github.com/opentofu/opentofu/cmd/tofu "-X github.com/opentofu/opentofu/version.dev=no" ;;
     *) echo "unknown tool $t (see the usage at the top of $0)" >&2; exit 2 ;;
   esac
