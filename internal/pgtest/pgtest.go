@@ -127,9 +127,15 @@ func start() (s *Server, err error) {
 		return nil, err
 	}
 	s.Port = ports[0]
-	// Durability settings off: a test cluster is thrown away, and the tests are
-	// about kumo's statements, not the disk's.
-	s.opts = fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -c unix_socket_directories=%s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300",
+	// The disk's durability off (fsync, full-page writes): a test cluster is
+	// thrown away and the machine under it never crashes. Commits stay
+	// synchronous: a commit is acknowledged once its WAL is written to the
+	// kernel, so Restart (a crash of PostgreSQL, not of the machine) loses no
+	// acknowledged transaction. With synchronous_commit=off it lost the last
+	// ~200 ms of them, and Temporal's history service, which acts on each
+	// acknowledged write, stalled runs on activities it had handed out and
+	// then forgot (TestRestartKeepsCommits; docs/performance.md).
+	s.opts = fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -c unix_socket_directories=%s -c fsync=off -c synchronous_commit=on -c full_page_writes=off -c max_connections=300",
 		s.Port, dir)
 	if err := s.pgStart(); err != nil {
 		return nil, err
@@ -152,7 +158,8 @@ func (s *Server) pgStart() error {
 
 // Restart stops the server at once, as a crash would (immediate mode: no
 // checkpoint, every connection cut), and starts it again on the same port
-// and data, which it recovers from its write-ahead log.
+// and data, which it recovers from its write-ahead log: every transaction
+// acknowledged before the stop is there after it.
 func (s *Server) Restart() error {
 	if out, err := s.run("pg_ctl", "-D", s.data, "-m", "immediate", "-w", "stop"); err != nil {
 		return fmt.Errorf("pg_ctl stop: %w\n%s", err, out)
