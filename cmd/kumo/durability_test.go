@@ -79,8 +79,26 @@ func (s testTemporal) dial(t *testing.T) sdkclient.Client {
 	return tc
 }
 
-// background starts kumo without waiting; the returned func waits for it.
+// background starts kumo without waiting; the returned func waits for it
+// (three minutes at most: then the test fails).
 func (e *env) background(stdin io.Reader, args ...string) (*exec.Cmd, func() result) {
+	e.t.Helper()
+	cmd, done := e.startBackground(stdin, args...)
+	return cmd, func() result {
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(3 * time.Minute):
+			kill(e.t, cmd.Process)
+			e.t.Fatalf("kumo %s did not finish within 3m: %s", strings.Join(args, " "), <-done)
+			return result{}
+		}
+	}
+}
+
+// startBackground starts kumo without waiting; its result arrives on the
+// channel once it exits. The process is killed when the test ends.
+func (e *env) startBackground(stdin io.Reader, args ...string) (*exec.Cmd, <-chan result) {
 	e.t.Helper()
 	cmd := e.command(context.Background(), args...)
 	var out, errb strings.Builder
@@ -99,16 +117,7 @@ func (e *env) background(stdin io.Reader, args ...string) (*exec.Cmd, func() res
 		done <- r
 	}()
 	e.t.Cleanup(func() { kill(e.t, cmd.Process) })
-	return cmd, func() result {
-		select {
-		case r := <-done:
-			return r
-		case <-time.After(3 * time.Minute):
-			kill(e.t, cmd.Process)
-			e.t.Fatalf("kumo %s did not finish within 3m: %s", strings.Join(args, " "), <-done)
-			return result{}
-		}
-	}
+	return cmd, done
 }
 
 func (e *env) worker() *exec.Cmd {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -299,8 +300,13 @@ var productionFaults = []string{"history", "matching", "worker", "postgres"}
 // SIGKILL to the history service, the matching service or a worker, or
 // restarts PostgreSQL, then starts what it stopped again; the apply must end
 // by itself with a final, succeeded release recording every ConfigMap as it
-// is live. KUMO_PRODUCTION_TRIALS trials (default: one per fault) run, the
-// faults in turn; KUMO_PRODUCTION_SEED fixes the random choices.
+// is live. An apply that has not ended stallAfter after its fault is a
+// violation: the trial records what the run waits for (diagnoseStall) and the
+// suite goes on with the next. KUMO_PRODUCTION_TRIALS trials (default: one
+// per fault) run, the faults in turn (KUMO_PRODUCTION_FAULTS: a
+// comma-separated subset); KUMO_PRODUCTION_SEED fixes the random choices;
+// KUMO_PRODUCTION_ARTIFACTS names a directory that keeps the fleet's logs of
+// a stalled trial.
 func TestProductionTemporalChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts temporal-server's four services, PostgreSQL, S3 and kumo workers")
@@ -319,13 +325,23 @@ func TestProductionTemporalChaos(t *testing.T) {
 			t.Fatalf("KUMO_PRODUCTION_SEED=%q: want a number", s)
 		}
 	}
-	t.Logf("%d trials, KUMO_PRODUCTION_SEED=%d", trials, seed)
+	faults := productionFaults
+	if s := os.Getenv("KUMO_PRODUCTION_FAULTS"); s != "" {
+		faults = nil
+		for _, x := range strings.Split(s, ",") {
+			if !slices.Contains(productionFaults, x) {
+				t.Fatalf("KUMO_PRODUCTION_FAULTS=%q: %q is not one of %s", s, x, strings.Join(productionFaults, ", "))
+			}
+			faults = append(faults, x)
+		}
+	}
+	t.Logf("%d trials of %s, KUMO_PRODUCTION_SEED=%d", trials, strings.Join(faults, ", "), seed)
 	f := startProductionFleet(t)
 	rng := rand.New(rand.NewPCG(seed, 0x70726f64))
 	failed := 0
 	start := time.Now()
 	for i := range trials {
-		fault := productionFaults[i%len(productionFaults)]
+		fault := faults[i%len(faults)]
 		v := f.trial(i+1, fault, rng)
 		if len(v) > 0 {
 			failed++
@@ -359,7 +375,7 @@ func (f *productionFleet) trial(i int, fault string, rng *rand.Rand) []string {
 	killAt := 1 + rng.IntN(n2/2)
 	restartAfter := time.Duration(rng.IntN(2000)) * time.Millisecond
 	start := time.Now()
-	_, wait := e.background(nil, "apply", "--yes", "--parallelism", strconv.Itoa(par), "-f", v2)
+	cmd, done := e.startBackground(nil, "apply", "--yes", "--parallelism", strconv.Itoa(par), "-f", v2)
 	changed := func() int {
 		list, err := e.kube.CoreV1().ConfigMaps(e.ns).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
@@ -375,6 +391,7 @@ func (f *productionFleet) trial(i int, fault string, rng *rand.Rand) []string {
 	}
 	waitFor(t, fmt.Sprintf("trial %d: %d ConfigMaps changed", i, killAt), 3*time.Minute, func() bool { return changed() >= killAt })
 	at, got := time.Since(start), changed()
+	marks := f.markLogs()
 	var err error
 	switch fault {
 	case "history", "matching":
@@ -394,7 +411,18 @@ func (f *productionFleet) trial(i int, fault string, rng *rand.Rand) []string {
 	if err != nil {
 		t.Fatalf("trial %d: %s: %v", i, fault, err)
 	}
-	r := wait()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(stallAfter):
+		kill(t, cmd.Process)
+		<-done
+		diag := f.diagnoseStall(e, marks)
+		f.keepLogs(i)
+		t.Logf("trial %d: apply of %d over %d ConfigMaps, parallelism %d: %s at %s (%d changed); no end %s after it, now %d changed",
+			i, n2, n, par, fault, at.Round(time.Millisecond), got, stallAfter, changed())
+		return []string{fmt.Sprintf("the apply stalled: not ended %s after the fault (%d of %d ConfigMaps changed); diagnosis:\n%s", stallAfter, changed(), n2, diag)}
+	}
 	t.Logf("trial %d: apply of %d over %d ConfigMaps, parallelism %d: %s at %s (%d changed), back %s later; the apply ended in %s",
 		i, n2, n, par, fault, at.Round(time.Millisecond), got, restartAfter.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	var v []string
