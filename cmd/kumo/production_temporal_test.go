@@ -392,6 +392,7 @@ func (f *productionFleet) trial(i int, fault string, rng *rand.Rand) []string {
 	waitFor(t, fmt.Sprintf("trial %d: %d ConfigMaps changed", i, killAt), 3*time.Minute, func() bool { return changed() >= killAt })
 	at, got := time.Since(start), changed()
 	marks := f.markLogs()
+	faultStart := time.Now()
 	var err error
 	switch fault {
 	case "history", "matching":
@@ -411,6 +412,9 @@ func (f *productionFleet) trial(i int, fault string, rng *rand.Rand) []string {
 	if err != nil {
 		t.Fatalf("trial %d: %s: %v", i, fault, err)
 	}
+	// How long what the fault stopped was away: the pause, then the start
+	// (for PostgreSQL, its immediate stop and start).
+	down := time.Since(faultStart)
 	var r result
 	select {
 	case r = <-done:
@@ -424,7 +428,7 @@ func (f *productionFleet) trial(i int, fault string, rng *rand.Rand) []string {
 		return []string{fmt.Sprintf("the apply stalled: not ended %s after the fault (%d of %d ConfigMaps changed); diagnosis:\n%s", stallAfter, changed(), n2, diag)}
 	}
 	t.Logf("trial %d: apply of %d over %d ConfigMaps, parallelism %d: %s at %s (%d changed), back %s later; the apply ended in %s",
-		i, n2, n, par, fault, at.Round(time.Millisecond), got, restartAfter.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+		i, n2, n, par, fault, at.Round(time.Millisecond), got, down.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	var v []string
 	if r.code != 0 {
 		v = append(v, "the apply under the fault failed: "+r.String())
