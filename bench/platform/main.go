@@ -130,13 +130,14 @@ func run(ctx context.Context, cfg config) error {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
+			// An apply started within the load runs to its end, so the
+			// schedules are read from a server that only checks drift.
 			for loadCtx.Err() == nil {
-				d, err := p.apply(loadCtx, rand.IntN(cfg.stacks))
+				d, err := p.apply(ctx, rand.IntN(cfg.stacks))
 				mu.Lock()
-				switch {
-				case err == nil:
+				if err == nil {
 					rep.loaded = append(rep.loaded, d)
-				case loadCtx.Err() == nil:
+				} else {
 					loadErrs = append(loadErrs, err)
 				}
 				mu.Unlock()
@@ -152,10 +153,13 @@ func run(ctx context.Context, cfg config) error {
 	rep.loadErrors = loadErrs
 
 	logf("reading %d schedules' recent checks", cfg.stacks)
-	if err := p.forEach(ctx, cfg.inflight, func(i int) error {
-		s, err := c.DescribeDriftSchedule(ctx, stackName(i), "default")
+	if err := p.forEach(ctx, readParallel, func(i int) error {
+		s, err := describeSchedule(ctx, c, stackName(i))
 		if err != nil {
-			return err
+			mu.Lock()
+			defer mu.Unlock()
+			rep.unread = append(rep.unread, err)
+			return nil
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -175,6 +179,24 @@ func run(ctx context.Context, cfg config) error {
 		return os.WriteFile(cfg.out, []byte(md), 0o644)
 	}
 	return nil
+}
+
+// readParallel is how many schedules are described at once after the load:
+// the server still runs their drift checks.
+const readParallel = 4
+
+// describeSchedule describes stack's drift schedule, trying again a few
+// times when the busy server does not answer in time.
+func describeSchedule(ctx context.Context, c *client.Client, stack string) (*client.DriftSchedule, error) {
+	var err error
+	for attempt := range 5 {
+		var s *client.DriftSchedule
+		if s, err = c.DescribeDriftSchedule(ctx, stack, "default"); err == nil {
+			return s, nil
+		}
+		time.Sleep(time.Duration(attempt+1) * 2 * time.Second)
+	}
+	return nil, fmt.Errorf("describe the drift schedule of %s: %w", stack, err)
 }
 
 // platform is the stacks and how they are applied.

@@ -21,7 +21,10 @@ type report struct {
 	// lateness of each drift check the schedules started during the load.
 	lateness []time.Duration
 	// paused: schedules Temporal paused (after a failed check).
-	paused  int
+	paused int
+	// unread: schedules that could not be described after the load (their
+	// checks are missing from the lateness).
+	unread  []error
 	samples []sample
 }
 
@@ -65,6 +68,9 @@ func (r *report) markdown() string {
 			mib(first.backend), mib(last.backend), mib(half(r.samples, 0, func(s sample) int64 { return s.backend })), mib(half(r.samples, 1, func(s sample) int64 { return s.backend })))
 	}
 	fmt.Fprintf(&b, "| schedules paused by Temporal after a failed check | %d | 0 | %s |\n", r.paused, met(r.paused == 0))
+	if len(r.unread) > 0 {
+		fmt.Fprintf(&b, "\n%d schedules could not be described after the load (their checks are not in the lateness); the first: %v\n", len(r.unread), r.unread[0])
+	}
 	if len(r.loadErrors) > 0 {
 		fmt.Fprintf(&b, "\nFirst failed apply: %v\n", r.loadErrors[0])
 	}
