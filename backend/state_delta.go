@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash"
+	"maps"
 	"reflect"
 
 	"github.com/kumoproj/kumo/engine"
@@ -121,7 +122,7 @@ func takeIdentity(id string, m map[string]any) (identityEntry, bool) {
 	if md == nil {
 		return e, false
 	}
-	md = cloneObject(md)
+	md = maps.Clone(md)
 	if uid, ok := md["uid"].(string); ok && uid != "" {
 		e.UID = uid
 		delete(md, "uid")
@@ -133,7 +134,7 @@ func takeIdentity(id string, m map[string]any) (identityEntry, bool) {
 	if e.UID == "" && e.Created == "" {
 		return e, false
 	}
-	attrs = cloneObject(attrs)
+	attrs = maps.Clone(attrs)
 	attrs["metadata"] = md
 	m["attributes"] = attrs
 	return e, true
@@ -146,7 +147,7 @@ func putIdentity(m map[string]any, e identityEntry) error {
 	if md == nil {
 		return fmt.Errorf("%s: the state records an identity for a resource without metadata", e.ID)
 	}
-	md, attrs = cloneObject(md), cloneObject(attrs)
+	md, attrs = maps.Clone(md), maps.Clone(attrs)
 	if e.UID != "" {
 		md["uid"] = e.UID
 	}
@@ -156,14 +157,6 @@ func putIdentity(m map[string]any, e identityEntry) error {
 	attrs["metadata"] = md
 	m["attributes"] = attrs
 	return nil
-}
-
-func cloneObject(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // mergeDiff returns the JSON merge patch that makes a into b.
@@ -198,7 +191,10 @@ func mergeDiff(a, b map[string]any) map[string]any {
 // target is not changed, and subtrees p does not touch are shared.
 func mergeApply(target any, p map[string]any) map[string]any {
 	t, _ := target.(map[string]any)
-	out := cloneObject(t)
+	out := maps.Clone(t)
+	if out == nil {
+		out = map[string]any{}
+	}
 	for k, pv := range p {
 		switch v := pv.(type) {
 		case nil:

@@ -100,24 +100,17 @@ func resourceSteps(events []*historypb.HistoryEvent) []string {
 }
 
 // localSteps are the summaries of the local activities that changed a
-// resource (not previews), in the order history recorded them.
+// resource (not previews, not release steps), in the order history recorded
+// them.
 func localSteps(t *testing.T, events []*historypb.HistoryEvent) []string {
 	t.Helper()
-	var summaries []string
-	for _, e := range events {
-		m := e.GetMarkerRecordedEventAttributes()
-		if m == nil || m.GetMarkerName() != "LocalActivity" {
-			continue
-		}
-		var summary string
-		if err := converter.GetDefaultDataConverter().FromPayload(e.GetUserMetadata().GetSummary(), &summary); err != nil {
-			t.Fatalf("local step without a summary: %v", err)
-		}
+	var steps []string
+	for _, summary := range localSummaries(t, events) {
 		if strings.HasPrefix(summary, "apply ") || strings.HasPrefix(summary, "delete ") {
-			summaries = append(summaries, summary)
+			steps = append(steps, summary)
 		}
 	}
-	return summaries
+	return steps
 }
 
 // TestStoppingWorkerHandsLocalStepsOver: a worker told to stop while it runs
