@@ -106,7 +106,14 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 	if c := r.people.CancelledBy; c != nil {
 		r.auditAt(ctx, c.Time, c.Name, c.Verified, "cancel", true, c.Reason)
 	}
-	err = r.release.finish(len(r.plan.Nodes)).start(finishCtx, finishOptions(), acts.FinishRelease, activities.FinishInput{
+	steps := r.release.finish(len(r.plan.Nodes))
+	if status == runspec.StatusCancelled {
+		// A cancelled run finishes in an ordinary step: run as a local step
+		// in the task that took the cancel, the run's end was executed twice
+		// (once more when that task was retried), counting it twice.
+		steps.local = false
+	}
+	err = steps.start(finishCtx, finishOptions(), acts.FinishRelease, activities.FinishInput{
 		Key: rel.Key, Phase: phase, Error: msg, Compensation: r.compensation, People: r.people, Audit: r.audits, Hooks: r.hookRuns,
 	}).Get(finishCtx, nil)
 	result := runspec.Result{Revision: rel.Key.Revision, Phase: phase, Digest: r.progress.Digest, Policies: r.progress.Policies, Error: msg, Compensation: r.compensation}
