@@ -122,7 +122,7 @@ func (c *Client) CreateDriftSchedule(ctx context.Context, req ScheduleRequest) (
 	id := runspec.DriftScheduleID(req.Project, req.Workspace)
 	opts := sdkclient.ScheduleOptions{
 		ID:                    id,
-		Spec:                  scheduleSpec(req),
+		Spec:                  scheduleSpec(id, req),
 		Action:                c.scheduleAction(in, s),
 		Overlap:               enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
 		CatchupWindow:         catchupWindow(req),
@@ -148,10 +148,11 @@ func (c *Client) UpdateDriftSchedule(ctx context.Context, req ScheduleRequest) (
 	if err != nil {
 		return nil, err
 	}
-	h := sc.GetHandle(ctx, runspec.DriftScheduleID(req.Project, req.Workspace))
+	id := runspec.DriftScheduleID(req.Project, req.Workspace)
+	h := sc.GetHandle(ctx, id)
 	err = h.Update(ctx, sdkclient.ScheduleUpdateOptions{DoUpdate: func(u sdkclient.ScheduleUpdateInput) (*sdkclient.ScheduleUpdate, error) {
 		sched := u.Description.Schedule
-		spec := scheduleSpec(req)
+		spec := scheduleSpec(id, req)
 		sched.Spec, sched.Action = &spec, c.scheduleAction(in, s)
 		if sched.Policy != nil {
 			sched.Policy.CatchupWindow = catchupWindow(req)
@@ -408,16 +409,20 @@ func modeOrWarn(mode string) string {
 	return mode
 }
 
-func scheduleSpec(req ScheduleRequest) sdkclient.ScheduleSpec {
+// An interval schedule fires at its own phase of the interval
+// (runspec.SchedulePhase), so a platform's checks do not all start at once; a
+// cron expression fires when it says.
+func scheduleSpec(id string, req ScheduleRequest) sdkclient.ScheduleSpec {
 	spec := sdkclient.ScheduleSpec{Jitter: req.Jitter}
-	switch {
-	case req.Cron != "":
+	if req.Cron != "" {
 		spec.CronExpressions = []string{req.Cron}
-	case req.Every > 0:
-		spec.Intervals = []sdkclient.ScheduleIntervalSpec{{Every: req.Every}}
-	default:
-		spec.Intervals = []sdkclient.ScheduleIntervalSpec{{Every: DefaultScheduleInterval}}
+		return spec
 	}
+	every := req.Every
+	if every <= 0 {
+		every = DefaultScheduleInterval
+	}
+	spec.Intervals = []sdkclient.ScheduleIntervalSpec{{Every: every, Offset: runspec.SchedulePhase(id, every)}}
 	return spec
 }
 

@@ -217,12 +217,13 @@ func TestDriftSchedule(t *testing.T) {
 	if s.ID != "kumo-drift/"+e.ns+"/default" || s.Every != "1m0s" || s.Mode != drift.ModeWarn || s.Paused || len(s.Next) == 0 {
 		t.Fatalf("created %+v", s)
 	}
+	atItsPhase(t, s)
 	var exists *ScheduleExistsError
 	if _, err := e.c.CreateDriftSchedule(ctx, req); !errors.As(err, &exists) {
 		t.Fatalf("second create: %v", err)
 	}
-	// It fires by itself: wait for its first check (the interval is aligned
-	// to the minute, so at most a minute).
+	// It fires by itself: wait for its first check (at its phase of the
+	// minute, so within a minute).
 	deadline := time.Now().Add(3 * time.Minute)
 	for len(s.Recent) == 0 {
 		if time.Now().After(deadline) {
@@ -242,6 +243,7 @@ func TestDriftSchedule(t *testing.T) {
 	if s, err = e.c.UpdateDriftSchedule(ctx, e.request("")); err != nil || s.Every != "1h0m0s" {
 		t.Fatalf("update: %+v, %v", s, err)
 	}
+	atItsPhase(t, s)
 	list, err := e.c.ListDriftSchedules(ctx, e.ns)
 	if err != nil || len(list) != 1 || list[0].ID != s.ID || list[0].Every != "1h0m0s" {
 		t.Fatalf("list: %+v, %v", list, err)
@@ -282,6 +284,25 @@ func TestDriftSchedule(t *testing.T) {
 	}
 	if _, err := e.c.DescribeDriftSchedule(ctx, e.ns, "default"); err == nil || !strings.Contains(err.Error(), "no drift schedule") {
 		t.Fatalf("describe after delete: %v", err)
+	}
+}
+
+// atItsPhase fails t unless each of s's next checks falls at its schedule's
+// phase of the interval (runspec.SchedulePhase), not at the interval's start.
+func atItsPhase(t *testing.T, s *DriftSchedule) {
+	t.Helper()
+	every, err := time.ParseDuration(s.Every)
+	if err != nil {
+		t.Fatalf("schedule %s: every %q: %v", s.ID, s.Every, err)
+	}
+	phase := runspec.SchedulePhase(s.ID, every)
+	if len(s.Next) == 0 {
+		t.Fatalf("schedule %s has no next check", s.ID)
+	}
+	for _, n := range s.Next {
+		if got := time.Duration(n.UnixNano() % int64(every)); got != phase {
+			t.Errorf("schedule %s: next check %s is %s into its %s interval, want its phase %s", s.ID, n.UTC().Format(time.RFC3339), got, every, phase)
+		}
 	}
 }
 

@@ -82,8 +82,9 @@ func (c *Client) CreateSyncSchedule(ctx context.Context, req SyncScheduleRequest
 	id := runspec.SyncScheduleID(src.Project, req.Workspace)
 	operation := "sync"
 	h, err := sc.Create(ctx, sdkclient.ScheduleOptions{
-		ID:      id,
-		Spec:    sdkclient.ScheduleSpec{Intervals: []sdkclient.ScheduleIntervalSpec{{Every: req.Every}}},
+		ID: id,
+		// At its own phase of the interval, as drift schedules are.
+		Spec:    sdkclient.ScheduleSpec{Intervals: []sdkclient.ScheduleIntervalSpec{{Every: req.Every, Offset: runspec.SchedulePhase(id, req.Every)}}},
 		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_BUFFER_ONE,
 		// A tick missed while Temporal was down is one ls-remote late, not lost.
 		CatchupWindow: max(req.Every, time.Minute),
