@@ -66,8 +66,14 @@ func main() {
 	memlimit.Set()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	stopProfile, err := startProfile()
+	if err != nil {
+		os.Exit(reportError(os.Stderr, err))
+	}
 	app := newApp()
-	if err := app.RunContext(ctx, os.Args); err != nil {
+	err = app.RunContext(ctx, os.Args)
+	stopProfile()
+	if err != nil {
 		os.Exit(reportError(os.Stderr, err))
 	}
 }
