@@ -143,6 +143,9 @@ func Start(t testing.TB) *Cluster {
 // services' files and logs go in dir, and the caller must Close the cluster,
 // also after an error when it is not nil.
 func Launch(dir string) (*Cluster, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
 	server, err := Binary("temporal-server")
 	if err != nil {
 		return nil, err
