@@ -1,12 +1,19 @@
 // Command platform is `make bench-platform`: one `kumo server` carrying a
 // platform's stacks at once. It starts a local cluster and a kumo server (the
 // binary, as users run it), applies -stacks stacks of -resources ConfigMaps,
-// gives each a drift schedule every -every, and then, for -duration, keeps
-// -inflight applies running (each changes every object of a random stack)
-// while it samples the server's CPU and memory, the Temporal database and the
-// backend. It reports schedule lateness (when Temporal started each check
-// against when it was due), apply latency under load against the same apply
-// on the idle server, and what grew.
+// gives each a drift schedule every -every, and then, for -duration, starts
+// applies at -rate a second (each changes every object of a random stack; at
+// most -inflight at once) while it samples the server's CPU and memory, the
+// Temporal database and the backend. It reports schedule lateness (when
+// Temporal started each check against when it was due), apply latency under
+// load against the same apply on the idle server, and what grew.
+//
+// The applies arrive on their own clock (an open loop, as a platform's teams
+// do), so latency under load is the server's, not the load generator's. With
+// -rate 0 the bench instead keeps -inflight applies running back to back (a
+// closed loop): a saturation run that reports the throughput the machine
+// reaches; no server meets latency or CPU goals under it, as it asks for more
+// work the moment any finishes.
 package main
 
 import (
@@ -35,20 +42,29 @@ import (
 
 type config struct {
 	stacks, resources, inflight, idleRuns int
-	duration, every, sample               time.Duration
-	out                                   string
+	// rate of applies a second (arrivals at random, on average rate a
+	// second); 0: inflight applies back to back.
+	rate                    float64
+	duration, every, sample time.Duration
+	out                     string
+	// cpuprofile: the server's CPU profile over its whole life
+	// (KUMO_CPUPROFILE); heapprofile: its heap when it stops (KUMO_HEAPPROFILE).
+	cpuprofile, heapprofile string
 }
 
 func main() {
 	var cfg config
 	flag.IntVar(&cfg.stacks, "stacks", 1000, "stacks the server carries")
 	flag.IntVar(&cfg.resources, "resources", 20, "ConfigMaps per stack (plus its Namespace)")
-	flag.IntVar(&cfg.inflight, "inflight", 20, "applies kept running at once during the load")
+	flag.IntVar(&cfg.inflight, "inflight", 20, "most applies running at once during the load (with -rate 0: kept running back to back)")
+	flag.Float64Var(&cfg.rate, "rate", 1, "applies started a second during the load, at random times (0: -inflight applies back to back, a saturation run)")
 	flag.IntVar(&cfg.idleRuns, "idle-runs", 10, "applies timed on the idle server, before the load")
 	flag.DurationVar(&cfg.duration, "duration", 30*time.Minute, "how long the load runs")
 	flag.DurationVar(&cfg.every, "every", 5*time.Minute, "each stack's drift schedule interval")
 	flag.DurationVar(&cfg.sample, "sample", 15*time.Second, "how often the server and its storage are sampled")
 	flag.StringVar(&cfg.out, "out", "", "write the results as markdown to this file")
+	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write the server's CPU profile (its whole life: setup, idle applies and the load) to this file")
+	flag.StringVar(&cfg.heapprofile, "heapprofile", "", "write the server's heap when it stops, after the load, to this file")
 	flag.Parse()
 	if err := run(context.Background(), cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-platform:", err)
@@ -74,7 +90,7 @@ func run(ctx context.Context, cfg config) error {
 		return fmt.Errorf("go build ./cmd/kumo: %v\n%s", err, out)
 	}
 	home := filepath.Join(tmp, "home")
-	srv, err := startServer(ctx, bin, home)
+	srv, err := startServer(ctx, bin, home, cfg.cpuprofile, cfg.heapprofile)
 	if err != nil {
 		return err
 	}
@@ -112,7 +128,11 @@ func run(ctx context.Context, cfg config) error {
 		return err
 	}
 
-	logf("load: %d applies in flight for %s", cfg.inflight, cfg.duration)
+	if cfg.rate > 0 {
+		logf("load: %.2f applies a second (at most %d at once) for %s", cfg.rate, cfg.inflight, cfg.duration)
+	} else {
+		logf("load: %d applies back to back for %s", cfg.inflight, cfg.duration)
+	}
 	loadCtx, stopLoad := context.WithTimeout(ctx, cfg.duration)
 	defer stopLoad()
 	samples := make(chan sample, 1024)
@@ -125,24 +145,34 @@ func run(ctx context.Context, cfg config) error {
 	}()
 	var mu sync.Mutex
 	var loadErrs []error
+	record := func(d time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil {
+			rep.loaded = append(rep.loaded, d)
+		} else {
+			loadErrs = append(loadErrs, err)
+		}
+	}
 	var workers sync.WaitGroup
-	for range cfg.inflight {
+	// An apply started within the load runs to its end, so the schedules are
+	// read from a server that only checks drift.
+	if cfg.rate > 0 {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			// An apply started within the load runs to its end, so the
-			// schedules are read from a server that only checks drift.
-			for loadCtx.Err() == nil {
-				d, err := p.apply(ctx, rand.IntN(cfg.stacks))
-				mu.Lock()
-				if err == nil {
-					rep.loaded = append(rep.loaded, d)
-				} else {
-					loadErrs = append(loadErrs, err)
-				}
-				mu.Unlock()
-			}
+			rep.turnedAway = p.arrive(loadCtx, ctx, &workers, record)
 		}()
+	} else {
+		for range cfg.inflight {
+			workers.Add(1)
+			go func() {
+				defer workers.Done()
+				for loadCtx.Err() == nil {
+					record(p.apply(ctx, rand.IntN(cfg.stacks)))
+				}
+			}()
+		}
 	}
 	for s := range samples {
 		rep.samples = append(rep.samples, s)
@@ -240,6 +270,35 @@ func (p *platform) apply(ctx context.Context, i int) (time.Duration, error) {
 	}
 }
 
+// arrive starts applies of random stacks at random times, on average
+// p.cfg.rate a second, until load ends; an apply that arrives while
+// p.cfg.inflight run is turned away (counted, not queued: a queue in the
+// bench would hide the server's latency). Each apply runs to its end under
+// ctx and is recorded.
+func (p *platform) arrive(load, ctx context.Context, running *sync.WaitGroup, record func(time.Duration, error)) (turnedAway int) {
+	slots := make(chan struct{}, p.cfg.inflight)
+	for {
+		wait := time.Duration(rand.ExpFloat64() / p.cfg.rate * float64(time.Second))
+		select {
+		case <-load.Done():
+			return turnedAway
+		case <-time.After(wait):
+		}
+		select {
+		case slots <- struct{}{}:
+		default:
+			turnedAway++
+			continue
+		}
+		running.Add(1)
+		go func() {
+			defer running.Done()
+			defer func() { <-slots }()
+			record(p.apply(ctx, rand.IntN(p.cfg.stacks)))
+		}()
+	}
+}
+
 // forEach calls f for every stack, parallel at a time; the first error stops it.
 func (p *platform) forEach(ctx context.Context, parallel int, f func(i int) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -274,9 +333,19 @@ type server struct {
 	done chan struct{}
 }
 
-func startServer(ctx context.Context, bin, home string) (*server, error) {
+func startServer(ctx context.Context, bin, home, cpuprofile, heapprofile string) (*server, error) {
 	cmd := exec.CommandContext(ctx, bin, "server", "--headless", "--address", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "KUMO_HOME="+home)
+	for env, path := range map[string]string{"KUMO_CPUPROFILE": cpuprofile, "KUMO_HEAPPROFILE": heapprofile} {
+		if path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			return nil, err
+		}
+		cmd.Env = append(cmd.Env, env+"="+abs)
+	}
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

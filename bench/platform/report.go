@@ -18,6 +18,8 @@ type report struct {
 	// idle and loaded: apply latencies on the idle server and under the load.
 	idle, loaded []time.Duration
 	loadErrors   []error
+	// turnedAway: applies that arrived while -inflight ran (-rate only).
+	turnedAway int
 	// lateness of each drift check the schedules started during the load.
 	lateness []time.Duration
 	// paused: schedules Temporal paused (after a failed check).
@@ -40,8 +42,16 @@ func (r *report) markdown() string {
 	fmt.Fprintf(&b, "# Platform load: one kumo server\n\n")
 	fmt.Fprintf(&b, "`make bench-platform` (`go run ./bench/platform`), %s, on %s, load average at the end %s.\n\n",
 		r.started.UTC().Format("2006-01-02 15:04 UTC"), benchstat.Machine(), benchstat.LoadAverage())
-	fmt.Fprintf(&b, "One `kumo server` (the binary, headless) on a local cluster carries %d stacks of %d ConfigMaps and their Namespace, each with a drift schedule every %s (warn mode). For %s, %d applies are kept in flight, each changing every ConfigMap of a random stack. Setup (every stack applied once, %d at a time) took %s.\n\n",
-		r.cfg.stacks, r.cfg.resources, r.cfg.every, r.cfg.duration, r.cfg.inflight, r.cfg.inflight, r.setup.Round(time.Second))
+	fmt.Fprintf(&b, "One `kumo server` (the binary, headless) on a local cluster carries %d stacks of %d ConfigMaps and their Namespace, each with a drift schedule every %s (warn mode; %.2f checks a second). ",
+		r.cfg.stacks, r.cfg.resources, r.cfg.every, float64(r.cfg.stacks)/r.cfg.every.Seconds())
+	if r.cfg.rate > 0 {
+		fmt.Fprintf(&b, "For %s, applies arrive at random, %.2f a second on average (at most %d at once; %d arrived while %d ran and were turned away), each changing every ConfigMap of a random stack. ",
+			r.cfg.duration, r.cfg.rate, r.cfg.inflight, r.turnedAway, r.cfg.inflight)
+	} else {
+		fmt.Fprintf(&b, "For %s, %d applies run back to back (a saturation run: %.2f applies a second were reached), each changing every ConfigMap of a random stack. ",
+			r.cfg.duration, r.cfg.inflight, float64(len(r.loaded))/r.cfg.duration.Seconds())
+	}
+	fmt.Fprintf(&b, "Setup (every stack applied once, %d at a time) took %s.\n\n", r.cfg.inflight, r.setup.Round(time.Second))
 
 	b.WriteString("| measure | value | goal | met |\n| --- | --- | --- | --- |\n")
 	late := slices.Clone(r.lateness)
@@ -51,8 +61,8 @@ func (r *report) markdown() string {
 	idle, loaded := slices.Clone(r.idle), slices.Clone(r.loaded)
 	ratio := float64(benchstat.Quantile(loaded, 0.95)) / float64(max(benchstat.Quantile(idle, 0.95), 1))
 	fmt.Fprintf(&b, "| apply p50 / p95, idle server (%d applies) | %s / %s | | |\n", len(idle), secs(benchstat.Quantile(idle, 0.5)), secs(benchstat.Quantile(idle, 0.95)))
-	fmt.Fprintf(&b, "| apply p50 / p95 under load (%d applies, %d failed) | %s / %s (p95 %.2f× idle) | p95 ≤ %.1f× idle | %s |\n",
-		len(loaded), len(r.loadErrors), secs(benchstat.Quantile(loaded, 0.5)), secs(benchstat.Quantile(loaded, 0.95)), ratio, goalLatency, met(ratio <= goalLatency && len(r.loadErrors) == 0))
+	fmt.Fprintf(&b, "| apply p50 / p95 under load (%d applies, %d failed, %d turned away) | %s / %s (p95 %.2f× idle) | p95 ≤ %.1f× idle | %s |\n",
+		len(loaded), len(r.loadErrors), r.turnedAway, secs(benchstat.Quantile(loaded, 0.5)), secs(benchstat.Quantile(loaded, 0.95)), ratio, goalLatency, met(ratio <= goalLatency && len(r.loadErrors) == 0 && r.turnedAway == 0))
 	if n := len(r.samples); n >= 2 {
 		first, last := r.samples[0], r.samples[n-1]
 		cpu := float64(last.cpu-first.cpu) / float64(last.at.Sub(first.at))
