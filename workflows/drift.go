@@ -32,8 +32,7 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 	}
 	ctx = withRuntimeQueue(ctx, in.Settings.TaskQueue)
 	var res runspec.DriftResult
-	err := workflow.ExecuteActivity(heartbeatStep(ctx, driftTimeout, "check drift "+in.Project+"/"+in.Workspace), acts.CheckDrift, in).Get(ctx, &res)
-	if err != nil {
+	if err := checkDrift(ctx, in).Get(ctx, &res); err != nil {
 		// The client filed the run as running; a failed check must not stay so.
 		if uerr := workflow.UpsertTypedSearchAttributes(ctx, StatusAttr.ValueSet(string(runspec.StatusFailed))); uerr != nil {
 			return res, uerr
@@ -78,6 +77,29 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 	}
 	sinks.settle(ctx)
 	return res, nil
+}
+
+// checkDrift runs the check itself. A platform's schedules start thousands
+// of checks an hour, most of them over a few objects and quick, so the Temporal
+// round trips around the check cost more than the check: since
+// localDriftChange it is a local activity of the workflow's worker, which
+// runs it in the check's first workflow task. That worker may do so: with no
+// runtime queue the check's runtime steps run on the workflow's own task
+// queue, whose workers run both. A check with a runtime queue stays an
+// ordinary activity on that queue, where the cluster's credentials are. A
+// long check (a Terraform refresh) keeps its workflow task alive by the SDK's
+// task heartbeat; a worker that dies during it is replaced when the task
+// times out, and the check runs again (it is keyed by the run).
+func checkDrift(ctx workflow.Context, in runspec.DriftInput) workflow.Future {
+	summary := "check drift " + in.Project + "/" + in.Workspace
+	if runtimeQueue(ctx) == "" && workflow.GetVersion(ctx, localDriftChange, workflow.DefaultVersion, localDriftVersion) >= localDriftVersion {
+		return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: driftTimeout,
+			RetryPolicy:         retryPolicy,
+			Summary:             summary,
+		}), acts.CheckDrift, in)
+	}
+	return workflow.ExecuteActivity(heartbeatStep(ctx, driftTimeout, summary), acts.CheckDrift, in)
 }
 
 // driftDetails renders the result as markdown for the Web UI.

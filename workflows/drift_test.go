@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
@@ -89,5 +91,46 @@ func recordRelease(t *testing.T, h *harness, rs ...engine.Resource) {
 	}
 	if _, err := m.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDriftCheckIsLocalWithoutARuntimeQueue: a check with no runtime queue
+// runs CheckDrift as a local activity of the workflow's worker (no activity
+// task round trip per scheduled check); a check whose workspace names a
+// runtime queue runs it as an ordinary activity on that queue, where the
+// cluster's credentials are, never on the workflow's worker.
+func TestDriftCheckIsLocalWithoutARuntimeQueue(t *testing.T) {
+	for _, queue := range []string{"", "edge"} {
+		t.Run("queue="+queue, func(t *testing.T) {
+			h := newHarness(t)
+			recordRelease(t, h, cm("a"))
+			env := h.NewTestWorkflowEnvironment()
+			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "kumo-drift/p/w/1", TaskQueue: runspec.TaskQueue})
+			env.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: 30 * time.Second})
+			activities.Register(env, h.acts)
+			Register(env)
+			ordinary, local := map[string]string{}, map[string]bool{} // type → its task queue; type → ran
+			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+				ordinary[info.ActivityType.Name] = info.TaskQueue
+			})
+			env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []interface{}) {
+				local[info.ActivityType.Name] = true
+			})
+			env.ExecuteWorkflow(runspec.DriftWorkflow, runspec.DriftInput{Project: "p", Workspace: "w", Settings: runspec.RuntimeSettings{TaskQueue: queue}})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
+			}
+			var res runspec.DriftResult
+			if err := env.GetWorkflowResult(&res); err != nil || res.Counts.InSync != 1 {
+				t.Fatalf("result %+v, %v", res, err)
+			}
+			q, asActivity := ordinary[activities.CheckDriftActivity]
+			switch {
+			case queue == "" && (asActivity || !local[activities.CheckDriftActivity]):
+				t.Errorf("no runtime queue: CheckDrift ran as an activity on %q (local: %v), want a local activity", q, local[activities.CheckDriftActivity])
+			case queue != "" && (q != queue || local[activities.CheckDriftActivity]):
+				t.Errorf("runtime queue %s: CheckDrift ran on %q (local: %v), want an activity on %s only", queue, q, local[activities.CheckDriftActivity], queue)
+			}
+		})
 	}
 }

@@ -71,6 +71,9 @@ func TestEveryResourceStepIsSummarised(t *testing.T) {
 				if slices.Contains(releaseActivities, data.ActivityType) {
 					continue // not a per-resource step: the release's (create release, plan, ...)
 				}
+				if data.ActivityType == activities.CheckDriftActivity {
+					continue // not a per-resource step: checks the whole stack (checkDrift)
+				}
 				id = payloadID(a.GetDetails()["result"].GetPayloads()) // a failed one has none
 			default:
 				continue

@@ -239,4 +239,14 @@ const (
 	// destroy-v18-fixedcost. Old: every history of those runs recorded before.
 	localReleaseChange  = "local-release-steps"
 	localReleaseVersion = workflow.Version(1)
+
+	// localDriftChange: DriftCheck runs CheckDrift as a local activity when
+	// the check has no runtime queue (checkDrift): the workflow's worker runs
+	// it in its first workflow task, and the check ends in that task's
+	// completion instead of after an activity's dispatch, start, completion
+	// and a second workflow task. New: drift-sinks-v19-localdrift. Old:
+	// every drift history recorded before (and every check with a runtime
+	// queue, which never reaches the GetVersion).
+	localDriftChange  = "local-drift-check"
+	localDriftVersion = workflow.Version(1)
 )
