@@ -133,6 +133,7 @@ func run(ctx context.Context, cfg config) error {
 	} else {
 		logf("load: %d applies back to back for %s", cfg.inflight, cfg.duration)
 	}
+	rep.loadStart = time.Now()
 	loadCtx, stopLoad := context.WithTimeout(ctx, cfg.duration)
 	defer stopLoad()
 	samples := make(chan sample, 1024)
@@ -178,6 +179,7 @@ func run(ctx context.Context, cfg config) error {
 		rep.samples = append(rep.samples, s)
 		logf("%s", s.line())
 	}
+	rep.loadEnd = time.Now()
 	workers.Wait()
 	sampling.Wait()
 	rep.loadErrors = loadErrs
@@ -194,7 +196,8 @@ func run(ctx context.Context, cfg config) error {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, r := range s.Recent {
-			if !r.Scheduled.Before(rep.started) {
+			// Checks due during the load (the schedules keep their last 10).
+			if !r.Scheduled.Before(rep.loadStart) && r.Scheduled.Before(rep.loadEnd) {
 				rep.lateness = append(rep.lateness, r.Started.Sub(r.Scheduled))
 			}
 		}

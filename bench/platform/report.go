@@ -20,7 +20,9 @@ type report struct {
 	loadErrors   []error
 	// turnedAway: applies that arrived while -inflight ran (-rate only).
 	turnedAway int
-	// lateness of each drift check the schedules started during the load.
+	// loadStart and loadEnd bound the load.
+	loadStart, loadEnd time.Time
+	// lateness of each drift check due during the load.
 	lateness []time.Duration
 	// paused: schedules Temporal paused (after a failed check).
 	paused int
