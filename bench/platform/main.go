@@ -58,7 +58,7 @@ func main() {
 	flag.IntVar(&cfg.resources, "resources", 20, "ConfigMaps per stack (plus its Namespace)")
 	flag.IntVar(&cfg.inflight, "inflight", 20, "most applies running at once during the load (with -rate 0: kept running back to back)")
 	flag.Float64Var(&cfg.rate, "rate", 1, "applies started a second during the load, at random times (0: -inflight applies back to back, a saturation run)")
-	flag.IntVar(&cfg.idleRuns, "idle-runs", 10, "applies timed on the idle server, before the load")
+	flag.IntVar(&cfg.idleRuns, "idle-runs", 30, "applies timed on the idle server, before the load (the baseline of the latency goal)")
 	flag.DurationVar(&cfg.duration, "duration", 30*time.Minute, "how long the load runs")
 	flag.DurationVar(&cfg.every, "every", 5*time.Minute, "each stack's drift schedule interval")
 	flag.DurationVar(&cfg.sample, "sample", 15*time.Second, "how often the server and its storage are sampled")
