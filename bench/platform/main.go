@@ -50,6 +50,8 @@ type config struct {
 	// cpuprofile: the server's CPU profile over its whole life
 	// (KUMO_CPUPROFILE); heapprofile: its heap when it stops (KUMO_HEAPPROFILE).
 	cpuprofile, heapprofile string
+	// retention: the server's --retention ("": its default).
+	retention string
 }
 
 func main() {
@@ -64,6 +66,7 @@ func main() {
 	flag.DurationVar(&cfg.sample, "sample", 15*time.Second, "how often the server and its storage are sampled")
 	flag.StringVar(&cfg.out, "out", "", "write the results as markdown to this file")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write the server's CPU profile (its whole life: setup, idle applies and the load) to this file")
+	flag.StringVar(&cfg.retention, "retention", "", "kumo server --retention: how long Temporal keeps closed runs (at least 1h; with a run longer than it plus Temporal's 30 minutes of spread deletions, the database's plateau shows)")
 	flag.StringVar(&cfg.heapprofile, "heapprofile", "", "write the server's heap when it stops, after the load, to this file")
 	flag.Parse()
 	if err := run(context.Background(), cfg); err != nil {
@@ -90,7 +93,7 @@ func run(ctx context.Context, cfg config) error {
 		return fmt.Errorf("go build ./cmd/kumo: %v\n%s", err, out)
 	}
 	home := filepath.Join(tmp, "home")
-	srv, err := startServer(ctx, bin, home, cfg.cpuprofile, cfg.heapprofile)
+	srv, err := startServer(ctx, bin, home, cfg)
 	if err != nil {
 		return err
 	}
@@ -336,10 +339,14 @@ type server struct {
 	done chan struct{}
 }
 
-func startServer(ctx context.Context, bin, home, cpuprofile, heapprofile string) (*server, error) {
-	cmd := exec.CommandContext(ctx, bin, "server", "--headless", "--address", "127.0.0.1:0")
+func startServer(ctx context.Context, bin, home string, cfg config) (*server, error) {
+	args := []string{"server", "--headless", "--address", "127.0.0.1:0"}
+	if cfg.retention != "" {
+		args = append(args, "--retention", cfg.retention)
+	}
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "KUMO_HOME="+home)
-	for env, path := range map[string]string{"KUMO_CPUPROFILE": cpuprofile, "KUMO_HEAPPROFILE": heapprofile} {
+	for env, path := range map[string]string{"KUMO_CPUPROFILE": cfg.cpuprofile, "KUMO_HEAPPROFILE": cfg.heapprofile} {
 		if path == "" {
 			continue
 		}

@@ -53,7 +53,11 @@ func (r *report) markdown() string {
 		fmt.Fprintf(&b, "For %s, %d applies run back to back (a saturation run: %.2f applies a second were reached), each changing every ConfigMap of a random stack. ",
 			r.cfg.duration, r.cfg.inflight, float64(len(r.loaded))/r.cfg.duration.Seconds())
 	}
-	fmt.Fprintf(&b, "Setup (every stack applied once, %d at a time) took %s.\n\n", r.cfg.inflight, r.setup.Round(time.Second))
+	retention := r.cfg.retention
+	if retention == "" {
+		retention = "the server's default, 7d"
+	}
+	fmt.Fprintf(&b, "Setup (every stack applied once, %d at a time) took %s. Temporal's retention of closed runs: %s.\n\n", r.cfg.inflight, r.setup.Round(time.Second), retention)
 
 	b.WriteString("| measure | value | goal | met |\n| --- | --- | --- | --- |\n")
 	late := slices.Clone(r.lateness)
