@@ -247,19 +247,35 @@ func startedActivities(events []*historypb.HistoryEvent) []string {
 	return names
 }
 
-// TestApplyCancelledWhileAChainApplies: a chain's applies are local steps
-// that would keep one workflow task for as long as they run; the walk gives
-// the task back every localStepBudget, so a cancel stops the chain before its
-// end although no step is in flight long: the applies stop after a prefix of
-// the chain, no ordinary step starts, and the release records exactly what
-// was applied.
+// TestApplyCancelledWhileAChainApplies: a cancel stops a long chain before
+// its end although no step is in flight long, whichever way the chain runs.
+// A chain of widgets (kinds that may wait for health) is local steps that
+// would keep one workflow task for as long as they run; the walk gives the
+// task back every localStepBudget, so the run takes the cancel in, and no
+// ordinary step starts. A chain of ConfigMaps is one chain step
+// (chainFromStart), which hears of the cancel with a heartbeat's answer and
+// stops after the resource in flight. Either way the applies stop after a
+// prefix of the chain, and the release records exactly what was applied.
 func TestApplyCancelledWhileAChainApplies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
+	for _, c := range []struct {
+		kind  string
+		node  func(name string, deps ...string) engine.Resource
+		steps []string // the ordinary activities that changed resources
+	}{
+		{"widgets", widget, nil},
+		{"ConfigMaps", cm, []string{activities.ApplyResourcesActivity}},
+	} {
+		t.Run(c.kind, func(t *testing.T) { cancelWhileAChainApplies(t, c.node, c.steps) })
+	}
+}
+
+func cancelWhileAChainApplies(t *testing.T, node func(name string, deps ...string) engine.Resource, steps []string) {
 	// 100 nodes of at least 30 ms each: 3 s of steps after the cancel, well
-	// beyond localStepBudget, and well within the ~8 s after which the SDK
-	// would complete the task anyway.
+	// beyond localStepBudget and a heartbeat's throttle, and well within the
+	// ~8 s after which the SDK would complete the task anyway.
 	const n, held = 100, 3
 	ids := make([]string, n)
 	spec := &engine.Spec{}
@@ -269,7 +285,7 @@ func TestApplyCancelledWhileAChainApplies(t *testing.T) {
 		if i > 0 {
 			deps = []string{ids[i-1]}
 		}
-		spec.Resources = append(spec.Resources, cm(name, deps...))
+		spec.Resources = append(spec.Resources, node(name, deps...))
 		ids[i] = spec.Resources[i].ID
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -316,8 +332,8 @@ func TestApplyCancelledWhileAChainApplies(t *testing.T) {
 	if len(applied) <= held || len(applied) == n || !slices.Equal(applied, ids[:len(applied)]) {
 		t.Errorf("applied %d nodes, want a prefix of the chain past node %d and short of its end", len(applied), held)
 	}
-	if got := resourceSteps(history(ctx, t, tc, wr)); len(got) > 0 {
-		t.Errorf("activities %v changed resources, want the chain's steps local", got)
+	if got := resourceSteps(history(ctx, t, tc, wr)); !slices.Equal(got, steps) {
+		t.Errorf("activities %v changed resources, want %v", got, steps)
 	}
 	rel, err := h.backend.GetRelease(ctx, "p", "w", 1)
 	if err != nil {

@@ -12,29 +12,60 @@ import (
 
 // chainFollows is the walk's follows (nil for runs recorded before
 // chainChange): whether node i's step may go on to apply or delete its one
-// dependent, which it may only once the history is long (longHistory). A
-// delete may: a chain's deletes go one after another, each once the one
-// before is gone (BatchInput.Chain). An apply may when nothing can hold its
-// dependent back after it: when the run waits for no health, or when its
-// kind has no status to wait for (a ConfigMap, a Secret, RBAC); an apply
-// that may wait (a Deployment) ends its step, and its dependent waits for
-// its health as before.
+// dependent. A delete may: a chain's deletes go one after another, each once
+// the one before is gone (BatchInput.Chain). An apply may when nothing can
+// hold its dependent back after it: when the run waits for no health, or
+// when its kind has no status to wait for (a ConfigMap, a Secret, RBAC); an
+// apply that may wait (a Deployment) ends its step, and its dependent waits
+// for its health as before.
 //
-// The history's length is GetCurrentHistoryLength plus the steps started:
-// local steps done within the current workflow task are not in the first
-// yet (a chain's steps may run for localStepBudget in one task), and
-// counting every step again only brings chains' batches on earlier.
-func (r *run) chainFollows(ctx workflow.Context, changes []engine.Change, wait bool, steps *nodeSteps) func(i int) bool {
-	if workflow.GetVersion(ctx, chainChange, workflow.DefaultVersion, chainVersion) == workflow.DefaultVersion {
-		return nil
+// Since chainFromStart (version 2 of chainChange) a chain may follow from its
+// first node: a chain of local steps paid, per node, a local activity and its
+// own state entry (a file and two fsyncs) on top of its call, about twice
+// the call itself (chain-200 in docs/performance.md), where a chain step
+// applies its nodes back to back and records them together (every 25). A
+// chain shorter than chainMin still runs a step per node (chainMin): local
+// steps cost less than a batch's round trip through the server for a few
+// nodes, and keep each resource's own step in the Web UI's timeline.
+//
+// In version 1 a chain followed only once the history was long
+// (longHistory). The history's length is GetCurrentHistoryLength plus the
+// steps started: local steps done within the current workflow task are not
+// in the first yet (a chain's steps may run for localStepBudget in one task),
+// and counting every step again only brings chains' batches on earlier.
+func (r *run) chainFollows(ctx workflow.Context, changes []engine.Change, wait bool, steps *nodeSteps) (follows func(i int) bool, least func() int) {
+	v := workflow.GetVersion(ctx, chainChange, workflow.DefaultVersion, chainVersion)
+	if v == workflow.DefaultVersion {
+		return nil, nil
 	}
-	return func(i int) bool {
-		if !longHistory(ctx, steps.started) {
-			return false
-		}
+	kind := func(i int) bool {
 		c := changes[i]
 		return c.Action == engine.Delete || !wait || statusless(c.ID)
 	}
+	if v < chainFromStart {
+		return func(i int) bool { return longHistory(ctx, steps.started) && kind(i) }, nil
+	}
+	return kind, func() int { return chainMin(ctx, steps) }
+}
+
+// minLocalChain is the fewest nodes of a chain that run as one chain step
+// while the run's steps are local and its history short (chainMin). A local
+// step costs its call plus a couple of milliseconds (its marker, its state
+// entry); a chain step costs one round trip through the server (the task
+// queue's dispatch, then a workflow task: several milliseconds, more on a
+// loaded server) and then its calls back to back, a state entry per 25. From
+// about eight nodes the chain step is the cheaper.
+const minLocalChain = 8
+
+// chainMin is the batchWalk's chainMin from chainFromStart: any chain of two
+// or more runs as a chain step when the steps are ordinary activities (each
+// node's own costs that round trip) or the history is long; a chain of local
+// steps needs minLocalChain nodes.
+func chainMin(ctx workflow.Context, steps *nodeSteps) int {
+	if !steps.local || longHistory(ctx, steps.started) {
+		return 2
+	}
+	return minLocalChain
 }
 
 // isChain reports whether the nodes of a step are a chain (each depending on

@@ -126,3 +126,73 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 		t.Errorf("apply of a chain of widgets: %v, want stopped near the history limit", err)
 	}
 }
+
+// TestChainsRunAsChainSteps: from chainFromStart a chain of minLocalChain
+// ConfigMaps or more runs as chain steps from its first node, with the
+// history short: an apply of a Namespace and a chain of 30 ConfigMaps is the
+// Namespace's local step and one ApplyResources, in dependency order; its
+// destroy one DeleteResources, dependents first, and the Namespace's delete.
+// Every resource's outcome is recorded. (A shorter chain keeps its local
+// steps: TestChainStepsAreLocal.)
+func TestChainsRunAsChainSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const n = 30
+	h := newHarness(t)
+	tc := startWorker(t, h.acts)
+	spec := &engine.Spec{Resources: []engine.Resource{nsResource()}}
+	for i := range n {
+		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("c%03d", i), spec.Resources[i].ID))
+	}
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		workflow, spec string
+		local, steps   []string
+		records        int
+	}{
+		{runspec.ApplyWorkflow, hash, []string{"apply v1:Namespace:ns"}, []string{activities.ApplyResourcesActivity}, n + 1},
+		{runspec.DestroyWorkflow, "", nil, []string{activities.DeleteResourcesActivity, activities.DeleteResourceActivity}, 0},
+	} {
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, c.workflow,
+			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: c.spec, AutoApprove: true, Parallelism: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res runspec.Result
+		if err := wr.Get(ctx, &res); err != nil {
+			t.Fatalf("%s: %v", c.workflow, err)
+		}
+		events := history(ctx, t, tc, wr)
+		if got := localSteps(t, events); !slices.Equal(got, c.local) {
+			t.Errorf("%s: local steps %v, want %v", c.workflow, got, c.local)
+		}
+		if got := resourceSteps(events); !slices.Equal(got, c.steps) {
+			t.Errorf("%s: resource activities %v, want %v", c.workflow, got, c.steps)
+		}
+		rel, err := h.backend.GetRelease(ctx, "p", "w", res.Revision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != c.records {
+			t.Errorf("%s: release %s recording %d resources, want succeeded with %d: %s", c.workflow, rel.Phase, len(rel.State.Resources), c.records, rel.Error)
+		}
+		t.Logf("%s of a chain of %d: %d history events", c.workflow, n+1, len(events))
+	}
+	order := make([]string, len(spec.Resources))
+	for i, r := range spec.Resources {
+		order[i] = r.ID
+	}
+	if !slices.Equal(h.rt.applied, order) {
+		t.Errorf("applied out of dependency order: %v", h.rt.applied)
+	}
+	slices.Reverse(order)
+	if !slices.Equal(h.rt.deleted, order) {
+		t.Errorf("deleted out of dependency order: %v", h.rt.deleted)
+	}
+}

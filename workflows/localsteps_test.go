@@ -19,7 +19,8 @@ import (
 )
 
 // TestChainStepsAreLocal: a chain's nodes come one at a time, so none shares
-// a batch; without a workspace queue each Kubernetes apply and delete is a
+// a batch, and a chain shorter than minLocalChain runs a step per node
+// (chainMin); without a workspace queue each Kubernetes apply and delete is a
 // local activity (a marker in history, summarised by the resource it
 // changes), not an activity of its own, while the Namespace's delete (it
 // waits for the namespace to empty) stays an ordinary activity. Every
@@ -117,8 +118,9 @@ func localSteps(t *testing.T, events []*historypb.HistoryEvent) []string {
 // runs as an ordinary activity; the worker still serving the queue takes the
 // workflow task after it and runs the rest of the chain, locally again.
 // Without the refusal the stopping worker would go on driving the chain for
-// as long as its grace lasts (TestWorkerSIGTERMMidApply in cmd/kumo shows it
-// from the outside).
+// as long as its grace lasts. (A chain of minLocalChain nodes or more runs as
+// chain steps, ordinary activities: a stopping worker finishes the one it
+// holds and takes no other, TestWorkerSIGTERMMidApply in cmd/kumo.)
 func TestStoppingWorkerHandsLocalStepsOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
@@ -207,9 +209,12 @@ func TestLongChainOfLocalStepsYieldsOncePerBudget(t *testing.T) {
 	yieldTimer = localStepBudget
 	tc := startWorker(t, h.acts)
 	const n = 300 // 3 s of steps at least
-	spec := &engine.Spec{Resources: []engine.Resource{cm("c000")}}
+	// Widgets: a chain of ConfigMaps this long is chain steps
+	// (chainFromStart), a chain of kinds that may wait for health a local
+	// step per node.
+	spec := &engine.Spec{Resources: []engine.Resource{widget("c000")}}
 	for i := 1; i < n; i++ {
-		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("c%03d", i), spec.Resources[i-1].ID))
+		spec.Resources = append(spec.Resources, widget(fmt.Sprintf("c%03d", i), spec.Resources[i-1].ID))
 	}
 	wr := startApply(ctx, t, h, tc, spec, runspec.RunInput{Parallelism: 10})
 	if err := wr.Get(ctx, nil); err != nil {

@@ -290,6 +290,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	var notStarted []int
 	if workflow.GetVersion(ctx, batchChange, workflow.DefaultVersion, batchVersion) >= batchVersion {
 		appliedDeps := r.appliedDeps(ctx, wait)
+		follows, chainMin := r.chainFollows(ctx, changes, wait, steps)
 		notStarted = batchWalk{
 			appliedDeps: appliedDeps, applied: r.applied,
 			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.stopTest(ctx),
@@ -317,8 +318,9 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 				}
 				return r.startBatch(ctx, nodes, changes, nodeInput, wait)
 			},
-			follows: notPending(r.chainFollows(ctx, changes, wait, steps), pending),
-			done:    done,
+			follows:  notPending(follows, pending),
+			chainMin: chainMin,
+			done:     done,
 		}.run(ctx)
 		r.applied = nil // a compensation's steps must not send to a walk that ended
 	} else {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,6 +247,11 @@ func recordHistories(t *testing.T) {
 		{"apply-hooks", runspec.ApplyWorkflow, hookSpec(), nil, 0},
 		{"apply-hooks-fail", runspec.ApplyWorkflow, failingHookSpec(), nil, 0},
 		{"test", runspec.TestWorkflow, nil, nil, 0},
+		// Chains as chain steps from the first node (v19, chainFromStart):
+		// the Namespace a local step, then its chain of ten ConfigMaps one
+		// ApplyResources; destroyed dependents first, one DeleteResources.
+		{"apply-chain", runspec.ApplyWorkflow, chainSpec(10), nil, 0},
+		{"destroy-chain", runspec.DestroyWorkflow, nil, nil, 0},
 	}
 	budget := historyBudget
 	defer func() { historyBudget = budget }()
@@ -323,6 +329,16 @@ func recordHistories(t *testing.T) {
 	}
 	recordPeopleHistories(t, tc, b, only)
 	recordQueueHistory(t, tc, b, only)
+}
+
+// chainSpec is the Namespace ns and a chain of n ConfigMaps in it, each
+// depending on the one before.
+func chainSpec(n int) *engine.Spec {
+	spec := &engine.Spec{Resources: []engine.Resource{nsResource()}}
+	for i := range n {
+		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("k%02d", i), spec.Resources[i].ID))
+	}
+	return spec
 }
 
 // policed is cm(name) labelled policy=warn, which the recording's operator

@@ -135,7 +135,14 @@ const (
 	// New: every -v10 and later that walks. Old: every -v5 to -v9 that
 	// walks.
 	chainChange  = "chain-steps"
-	chainVersion = workflow.Version(1)
+	chainVersion = workflow.Version(2)
+	// chainFromStart (version 2 of chainChange): a chain runs as batch
+	// steps from its first node, whatever the history's length, once it has
+	// chainMin nodes (minLocalChain while its steps are local and the
+	// history short; shorter chains keep a local step per node). New:
+	// apply-chain-v19-smallrows-chain, destroy-chain-v19-smallrows-chain.
+	// Version 1 (only a long history): every -v10 to -v18 that walks.
+	chainFromStart = workflow.Version(2)
 
 	// waitBatchChange: the health waits after one batch step share one
 	// WaitResources once the history is long, instead of a WaitResource each,

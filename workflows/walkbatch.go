@@ -31,6 +31,9 @@ type batchWalk struct {
 	// its dependent needs is still to come once its step reached it: no wait
 	// for its health, no delete still going (see walkChanges).
 	follows func(i int) bool
+	// chainMin (nil: 2) is the fewest nodes a chain step may have, asked
+	// each time one could start: a shorter chain runs a step per node.
+	chainMin func() int
 	// start starts the step of nodes (all of one class, or one node, or a
 	// chain of one class in dependency order) and returns one future per
 	// node, ready when that node is done.
@@ -107,6 +110,9 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 			if len(nodes) == 1 && w.class(nodes[0]) != "" {
 				for j, ok := next(nodes[0]); ok && len(nodes) < w.maxBatch; j, ok = next(j) {
 					nodes = append(nodes, j)
+				}
+				if w.chainMin != nil && len(nodes) < w.chainMin() {
+					nodes = nodes[:1]
 				}
 			}
 			s := len(left)

@@ -25,17 +25,24 @@ func TestBatchWalkRunsChainsAsSteps(t *testing.T) {
 	// a=0 -> b=1 -> d=3 <- c=2
 	join := [][]int32{nil, {0}, nil, {1, 2}}
 	for _, c := range []struct {
-		name    string
-		deps    [][]int32
-		limit   int
-		follows func(i int) bool
-		want    string
+		name     string
+		deps     [][]int32
+		limit    int
+		follows  func(i int) bool
+		chainMin func() int
+		want     string
 	}{
-		{"long chain, cut at 120", chain(0, 250, make([][]int32, 250)), 10, func(i int) bool { return i != 120 },
+		{"long chain, cut at 120", chain(0, 250, make([][]int32, 250)), 10, func(i int) bool { return i != 120 }, nil,
 			"[0-99] [100-120] [121-220] [221-249]"},
-		{"long chain, no follows", chain(0, 5, make([][]int32, 5)), 10, nil, "[0] [1] [2] [3] [4]"},
-		{"two chains side by side", chain(5, 10, chain(0, 5, make([][]int32, 10))), 2, func(int) bool { return true }, "[0-4] [5-9]"},
-		{"a join ends a chain", join, 10, func(int) bool { return true }, "[0-1] [2] [3]"},
+		{"long chain, no follows", chain(0, 5, make([][]int32, 5)), 10, nil, nil, "[0] [1] [2] [3] [4]"},
+		{"two chains side by side", chain(5, 10, chain(0, 5, make([][]int32, 10))), 2, func(int) bool { return true }, nil, "[0-4] [5-9]"},
+		{"a join ends a chain", join, 10, func(int) bool { return true }, nil, "[0-1] [2] [3]"},
+		// chainMin: a chain step needs 8 nodes; a shorter chain, or the
+		// tail of a long one, is a step per node.
+		{"chain of chainMin", chain(0, 8, make([][]int32, 8)), 10, func(int) bool { return true }, func() int { return 8 }, "[0-7]"},
+		{"chain under chainMin", chain(0, 7, make([][]int32, 7)), 10, func(int) bool { return true }, func() int { return 8 }, "[0] [1] [2] [3] [4] [5] [6]"},
+		{"long chain's tail under chainMin", chain(0, 105, make([][]int32, 105)), 10, func(int) bool { return true }, func() int { return 8 },
+			"[0-99] [100] [101] [102] [103] [104]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var s testsuite.WorkflowTestSuite
@@ -45,9 +52,10 @@ func TestBatchWalkRunsChainsAsSteps(t *testing.T) {
 			env.ExecuteWorkflow(func(ctx workflow.Context) error {
 				notStarted := batchWalk{
 					deps: c.deps, limit: c.limit, maxBatch: maxBatch,
-					work:    func(int) bool { return true },
-					class:   func(int) string { return "k" },
-					follows: c.follows,
+					work:     func(int) bool { return true },
+					class:    func(int) string { return "k" },
+					follows:  c.follows,
+					chainMin: c.chainMin,
 					start: func(nodes []int) []workflow.Future {
 						for k := 1; k < len(nodes); k++ {
 							if nodes[k] != nodes[k-1]+1 {
