@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/kumoproj/kumo/activities"
 	"github.com/kumoproj/kumo/engine"
@@ -194,5 +195,37 @@ func TestChainsRunAsChainSteps(t *testing.T) {
 	slices.Reverse(order)
 	if !slices.Equal(h.rt.deleted, order) {
 		t.Errorf("deleted out of dependency order: %v", h.rt.deleted)
+	}
+}
+
+// TestChainsOnAWorkspaceQueueAreChainSteps: a run whose runtime steps go to a
+// workspace's queue has no local steps, so from chainFromStart a chain of any
+// length runs as one chain step there (chainMin), not an ordinary activity
+// per node: a chain of three ConfigMaps is one ApplyResources on the queue,
+// in dependency order.
+func TestChainsOnAWorkspaceQueueAreChainSteps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	tc := startWorker(t, activities.New(h.backend, noRuntime{}, notRunning{}))
+	edge := worker.New(tc, "edge", worker.Options{DisableWorkflowWorker: true})
+	activities.Register(edge, h.acts)
+	if err := edge.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(edge.Stop)
+	spec := &engine.Spec{Resources: []engine.Resource{cm("a"), cm("b", "v1:ConfigMap:ns:a"), cm("c", "v1:ConfigMap:ns:b")}}
+	wr := startApply(ctx, t, h, tc, spec, runspec.RunInput{Parallelism: 10, Settings: runspec.RuntimeSettings{TaskQueue: "edge"}})
+	if err := wr.Get(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := resourceSteps(history(ctx, t, tc, wr)); !slices.Equal(got, []string{activities.ApplyResourcesActivity}) {
+		t.Errorf("resource activities %v, want one ApplyResources", got)
+	}
+	if got := strings.Join(h.rt.applied, ","); got != "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b,v1:ConfigMap:ns:c" {
+		t.Errorf("applied %s", got)
 	}
 }
