@@ -36,7 +36,7 @@ var runtimeActivities = map[string]bool{
 // the runs whose workspace names queue: no workflows, no other activities.
 func NewForQueue(c client.Client, b backend.Backend, queue string, o Options) sdkworker.Worker {
 	w := sdkworker.New(c, queue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, DisableWorkflowWorker: true, Interceptors: interceptors,
-		MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle})
+		MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle, MaxConcurrentActivityTaskPollers: activityPollers})
 	activities.Register(runtimeOnly{w}, activities.New(b, registry.New(), RunChecker(c)))
 	return w
 }

@@ -32,7 +32,8 @@ func New(c client.Client, b backend.Backend) sdkworker.Worker {
 
 // NewWithOptions is New for a long-lived worker (kumo server, kumo worker).
 func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Worker {
-	w := sdkworker.New(c, runspec.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle, Interceptors: interceptors})
+	w := sdkworker.New(c, runspec.TaskQueue, sdkworker.Options{WorkerStopTimeout: o.StopTimeout, MaxHeartbeatThrottleInterval: activities.HeartbeatThrottle, Interceptors: interceptors,
+		MaxConcurrentActivityTaskPollers: activityPollers})
 	workflows.Register(w)
 	acts := activities.New(b, registry.New(), RunChecker(c))
 	activities.SetGeneration(acts, o.Generation)
@@ -41,6 +42,13 @@ func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Wor
 	activities.Register(w, acts)
 	return w
 }
+
+// activityPollers is how many activity task polls a worker keeps open: as
+// many as a run's default parallelism (10, workflows' defaultParallel), so the
+// batches a walk or a preview starts at once are taken at once. With the
+// SDK's default of 2, ten batches scheduled together started one poll round
+// trip apart, the last some 20-30 ms after the first (docs/performance.md).
+const activityPollers = 10
 
 // interceptors record kumo's metrics (metrics.go) and hand runs the subjects
 // of the signals they receive (workflows.Interceptor).
