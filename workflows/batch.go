@@ -106,7 +106,12 @@ func (r *run) batchInput(nodes []int, node func(int) activities.NodeInput) activ
 // activity scheduled, then the coroutine started. Recorded histories replay
 // on that order.
 func fanOut(ctx, stepCtx workflow.Context, activity, in any, n int, settle func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable)) []workflow.Future {
-	f := workflow.ExecuteActivity(stepCtx, activity, in)
+	return fanOutFuture(ctx, workflow.ExecuteActivity(stepCtx, activity, in), n, settle)
+}
+
+// fanOutFuture is fanOut of a step already started (f): an activity or a
+// local activity.
+func fanOutFuture(ctx workflow.Context, f workflow.Future, n int, settle func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable)) []workflow.Future {
 	futures, sets := make([]workflow.Future, n), make([]workflow.Settable, n)
 	for k := range n {
 		futures[k], sets[k] = workflow.NewFuture(ctx)
@@ -116,13 +121,25 @@ func fanOut(ctx, stepCtx workflow.Context, activity, in any, n int, settle func(
 }
 
 // startPreviewBatch starts one PreviewResources over nodes and returns one
-// future per node, ready with its change (or why it cannot be previewed).
-func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int) activities.NodeInput) []workflow.Future {
+// future per node, ready with its change (or why it cannot be previewed). It
+// is a local activity when local is set (localPreviews).
+func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int) activities.NodeInput, local bool) []workflow.Future {
 	in := r.batchInput(nodes, node)
 	in.Node.Delete = false
 	in.DeferRefresh = r.deferRefresh
 	step := batchStep(ctx, false, batchSummary("preview", in.IDs))
-	return fanOut(ctx, step, acts.PreviewResources, in, len(nodes), func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable) {
+	var f workflow.Future
+	if local {
+		o := workflow.GetActivityOptions(step)
+		f = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout: o.StartToCloseTimeout,
+			RetryPolicy:         o.RetryPolicy,
+			Summary:             o.Summary,
+		}), acts.PreviewResources, in)
+	} else {
+		f = workflow.ExecuteActivity(step, acts.PreviewResources, in)
+	}
+	return fanOutFuture(ctx, f, len(nodes), func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable) {
 		var res activities.PreviewResult
 		err := f.Get(ctx, &res)
 		stale := make([]bool, len(nodes))

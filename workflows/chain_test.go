@@ -22,8 +22,8 @@ import (
 // the one before it; every resource's outcome is recorded, and the chain of
 // 250 finishes within a history budget of 250 events. A failed apply of the
 // chain is undone in chain steps as well. A chain of 250 widgets,
-// kinds that may wait for health and so stay a step per node, stops at that
-// budget (applies slow enough that the walk gives its workflow task back
+// kinds that may wait for health and so stay a step per node, stops at a
+// budget of 150 (applies slow enough that the walk gives its workflow task back
 // now and then: only then does the history grow, as in
 // TestHistoryNearItsLimitFailsTheRelease).
 func TestLongChainsRunAsSteps(t *testing.T) {
@@ -116,6 +116,10 @@ func TestLongChainsRunAsSteps(t *testing.T) {
 		t.Errorf("%d objects left after the compensation", len(h.rt.objects))
 	}
 
+	// The widgets' walk writes its local steps only when it gives its
+	// workflow task back, and its preview's batches are local steps too:
+	// a budget of 150 is reached well inside the chain.
+	withHistoryBudget(t, 150)
 	h = newHarness(t)
 	h.rt.onApply = func(string) { time.Sleep(10 * time.Millisecond) }
 	tc = startWorker(t, h.acts)

@@ -56,3 +56,25 @@ func (s releaseSteps) start(ctx workflow.Context, o workflow.ActivityOptions, ac
 func (s releaseSteps) finish(nodes int) releaseSteps {
 	return releaseSteps{local: s.local && nodes <= localFinishMax}
 }
+
+// localPreviewMax (a variable for tests) is the largest plan whose preview batches are local
+// activities (localPreviews): their results, a few hundred bytes a
+// resource, come back in the workflow task's completion, which the server
+// bounds at a few megabytes.
+var localPreviewMax = 2000
+
+// localPreviews reports whether the run's preview batches run as local
+// activities of the workflow's worker, since localPreviewChange: with no
+// runtime queue (the workflow's own workers run its runtime steps, so they
+// may read the cluster) and a plan of up to localPreviewMax resources. The
+// batches then run side by side inside the run's first workflow task, with
+// its release steps, instead of each going through the task queue and
+// coming back in a workflow task of its own: a small run's preview was ten
+// such round trips. A batch of a run with a runtime queue, or of a larger
+// plan, stays an ordinary activity, spread over the queue's workers.
+func (r *run) localPreviews(ctx workflow.Context) bool {
+	if runtimeQueue(ctx) != "" || len(r.plan.Nodes) > localPreviewMax {
+		return false
+	}
+	return workflow.GetVersion(ctx, localPreviewChange, workflow.DefaultVersion, localPreviewVersion) >= localPreviewVersion
+}

@@ -2,7 +2,9 @@ package workflows
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,4 +112,67 @@ func localSummaries(t *testing.T, events []*historypb.HistoryEvent) []string {
 		summaries = append(summaries, summary)
 	}
 	return summaries
+}
+
+// TestPreviewBatchesAreLocal: a run with no runtime queue previews in
+// batches that are local activities, side by side (no PreviewResources
+// activity goes through the task queue), and the apply records the same
+// release; a plan over localPreviewMax previews in ordinary activities.
+func TestPreviewBatchesAreLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	tc := startWorker(t, h.acts)
+	ns := nsResource()
+	spec := &engine.Spec{Resources: []engine.Resource{ns}}
+	for i := range 30 {
+		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("c%02d", i), ns.ID))
+	}
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply := func() (previewBatches, previewActivities int) {
+		t.Helper()
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
+			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wr.Get(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		events := history(ctx, t, tc, wr)
+		for _, s := range localSummaries(t, events) {
+			if strings.HasPrefix(s, "preview ") && strings.Contains(s, " resources: ") {
+				previewBatches++
+			}
+		}
+		for _, a := range startedActivities(events) {
+			if a == activities.PreviewResourcesActivity {
+				previewActivities++
+			}
+		}
+		return previewBatches, previewActivities
+	}
+	if local, ordinary := apply(); local < 2 || ordinary != 0 {
+		t.Errorf("preview of 31 resources: %d local batches and %d PreviewResources activities, want several local batches only", local, ordinary)
+	}
+	defer func(max int) { localPreviewMax = max }(localPreviewMax)
+	localPreviewMax = len(spec.Resources) - 1
+	if local, ordinary := apply(); local != 0 || ordinary < 2 {
+		t.Errorf("preview over localPreviewMax: %d local batches and %d PreviewResources activities, want ordinary ones only", local, ordinary)
+	}
+	for rev := 1; rev <= 2; rev++ {
+		rel, err := h.backend.GetRelease(ctx, "p", "w", rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != len(spec.Resources) {
+			t.Errorf("release %d: %s %s, %d resources, want succeeded with %d", rev, rel.Phase, rel.Error, len(rel.State.Resources), len(spec.Resources))
+		}
+	}
 }

@@ -181,6 +181,7 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 		return nil // keep previewing: the user sees every rejected resource at once
 	}
 	if workflow.GetVersion(ctx, batchPreviewChange, workflow.DefaultVersion, batchPreviewVersion) >= batchPreviewVersion {
+		local := r.localPreviews(ctx)
 		batchWalk{
 			deps: noDeps, limit: r.in.Parallelism, maxBatch: maxPreviewBatch, stopped: r.isStopped,
 			work: func(int) bool { return true },
@@ -194,7 +195,7 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 				if len(nodes) == 1 {
 					return []workflow.Future{start(nodes[0])}
 				}
-				return r.startPreviewBatch(ctx, nodes, node)
+				return r.startPreviewBatch(ctx, nodes, node, local)
 			},
 			done: done,
 		}.run(ctx)

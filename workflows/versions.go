@@ -256,4 +256,12 @@ const (
 	// queue, which never reaches the GetVersion).
 	localDriftChange  = "local-drift-check"
 	localDriftVersion = workflow.Version(1)
+
+	// localPreviewChange: a run with no runtime queue and a plan of up to
+	// localPreviewMax resources runs its preview batches (PreviewResources)
+	// as local activities (localPreviews, at the start of preview). New:
+	// apply-batches-v19-localpreview, destroy-v19-localpreview. Old: every
+	// history recorded before that previews in batches.
+	localPreviewChange  = "local-preview-batches"
+	localPreviewVersion = workflow.Version(1)
 )
