@@ -69,6 +69,11 @@ func main() {
 	flag.StringVar(&cfg.retention, "retention", "", "kumo server --retention: how long Temporal keeps closed runs (at least 1h; with a run longer than it plus Temporal's 30 minutes of spread deletions, the database's plateau shows)")
 	flag.StringVar(&cfg.heapprofile, "heapprofile", "", "write the server's heap when it stops, after the load, to this file")
 	flag.Parse()
+	if cfg.rate < 0 || cfg.inflight < 1 || cfg.stacks < 1 || cfg.resources < 1 {
+		fmt.Fprintf(os.Stderr, "bench-platform: -rate %g, -inflight %d, -stacks %d, -resources %d: want a rate of 0 or more and at least 1 of the others\n",
+			cfg.rate, cfg.inflight, cfg.stacks, cfg.resources)
+		os.Exit(2)
+	}
 	if err := run(context.Background(), cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-platform:", err)
 		os.Exit(1)
@@ -199,7 +204,7 @@ func run(ctx context.Context, cfg config) error {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, r := range s.Recent {
-			// Checks due during the load (the schedules keep their last 10).
+			// Checks due during the load (of each schedule's last recentChecks).
 			if !r.Scheduled.Before(rep.loadStart) && r.Scheduled.Before(rep.loadEnd) {
 				rep.lateness = append(rep.lateness, r.Started.Sub(r.Scheduled))
 			}

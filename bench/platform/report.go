@@ -32,6 +32,9 @@ type report struct {
 	samples []sample
 }
 
+// recentChecks is how many of its latest checks a Temporal schedule reports.
+const recentChecks = 10
+
 // Goals of issue 32.
 const (
 	goalLateness = 5 * time.Second
@@ -84,6 +87,9 @@ func (r *report) markdown() string {
 			mib(first.backend), mib(last.backend), mib(half(r.samples, 0, func(s sample) int64 { return s.backend })), mib(half(r.samples, 1, func(s sample) int64 { return s.backend })))
 	}
 	fmt.Fprintf(&b, "| schedules paused by Temporal after a failed check | %d | 0 | %s |\n", r.paused, met(r.paused == 0))
+	if r.cfg.duration > recentChecks*r.cfg.every {
+		fmt.Fprintf(&b, "\nA schedule keeps its last %d checks: the lateness covers the last %s of the load, not the whole %s.\n", recentChecks, recentChecks*r.cfg.every, r.cfg.duration)
+	}
 	if len(r.unread) > 0 {
 		fmt.Fprintf(&b, "\n%d schedules could not be described after the load (their checks are not in the lateness); the first: %v\n", len(r.unread), r.unread[0])
 	}
