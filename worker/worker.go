@@ -44,11 +44,11 @@ func NewWithOptions(c client.Client, b backend.Backend, o Options) sdkworker.Wor
 }
 
 // activityPollers is how many activity task polls a worker keeps open: as
-// many as a run's default parallelism (10, workflows' defaultParallel), so the
-// batches a walk or a preview starts at once are taken at once. With the
-// SDK's default of 2, ten batches scheduled together started one poll round
-// trip apart, the last some 20-30 ms after the first (docs/performance.md).
-const activityPollers = 10
+// many as a run's default parallelism, so the batches a walk or a preview
+// starts at once are taken at once. With the SDK's default of 2, ten batches
+// scheduled together started one poll round trip apart, the last some
+// 20-30 ms after the first (docs/performance.md).
+const activityPollers = workflows.DefaultParallelism
 
 // interceptors record kumo's metrics (metrics.go) and hand runs the subjects
 // of the signals they receive (workflows.Interceptor).

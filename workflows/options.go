@@ -26,6 +26,10 @@ const (
 	defaultParallel      = 10
 )
 
+// DefaultParallelism is how many steps a run keeps in flight when its input
+// names no parallelism: workers keep as many activity polls open.
+const DefaultParallelism = defaultParallel
+
 var retryPolicy = &temporal.RetryPolicy{
 	InitialInterval:    200 * time.Millisecond,
 	BackoffCoefficient: 2,
