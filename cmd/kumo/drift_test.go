@@ -11,6 +11,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/kumoproj/kumo/engine/drift"
 	"github.com/kumoproj/kumo/internal/terraformtest"
@@ -241,12 +242,18 @@ func TestIgnoreRulesInPlans(t *testing.T) {
 	e.ok("apply", "--yes", "--wait", "applied", "-f", spec)
 	scaleTo := func(n int32) {
 		t.Helper()
-		s, err := e.kube.AppsV1().Deployments(e.ns).GetScale(ctx, "web", metav1.GetOptions{})
+		// As an autoscaler does: read the scale and write it, again when the
+		// deployment controller wrote the object in between.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			s, err := e.kube.AppsV1().Deployments(e.ns).GetScale(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			s.Spec.Replicas = n
+			_, err = e.kube.AppsV1().Deployments(e.ns).UpdateScale(ctx, "web", s, metav1.UpdateOptions{FieldManager: "horizontal-pod-autoscaler"})
+			return err
+		})
 		if err != nil {
-			t.Fatal(err)
-		}
-		s.Spec.Replicas = n
-		if _, err := e.kube.AppsV1().Deployments(e.ns).UpdateScale(ctx, "web", s, metav1.UpdateOptions{FieldManager: "horizontal-pod-autoscaler"}); err != nil {
 			t.Fatal(err)
 		}
 	}
