@@ -50,8 +50,11 @@ type config struct {
 	// cpuprofile: the server's CPU profile over its whole life
 	// (KUMO_CPUPROFILE); heapprofile: its heap when it stops (KUMO_HEAPPROFILE).
 	cpuprofile, heapprofile string
-	// retention: the server's --retention ("": its default).
+	// retention: the server's --retention ("": its default); with it, kumo's
+	// own run logs and drift reports are kept as long, collected every
+	// gcEvery: a month of records compressed into the run.
 	retention string
+	gcEvery   time.Duration
 }
 
 func main() {
@@ -67,8 +70,13 @@ func main() {
 	flag.StringVar(&cfg.out, "out", "", "write the results as markdown to this file")
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write the server's CPU profile (its whole life: setup, idle applies and the load) to this file")
 	flag.StringVar(&cfg.retention, "retention", "", "kumo server --retention: how long Temporal keeps closed runs (at least 1h; with a run longer than it plus Temporal's 30 minutes of spread deletions, the database's plateau shows)")
+	flag.DurationVar(&cfg.gcEvery, "gc-every", 10*time.Minute, "with -retention: kumo server --gc-every, how often kumo's expired run logs and drift reports (kept as long as -retention) are removed")
 	flag.StringVar(&cfg.heapprofile, "heapprofile", "", "write the server's heap when it stops, after the load, to this file")
 	flag.Parse()
+	if cfg.gcEvery < time.Minute {
+		fmt.Fprintf(os.Stderr, "bench-platform: -gc-every %s: want at least a minute (kumo server's limit)\n", cfg.gcEvery)
+		os.Exit(2)
+	}
 	if cfg.rate < 0 || cfg.inflight < 1 || cfg.stacks < 1 || cfg.resources < 1 {
 		fmt.Fprintf(os.Stderr, "bench-platform: -rate %g, -inflight %d, -stacks %d, -resources %d: want a rate of 0 or more and at least 1 of the others\n",
 			cfg.rate, cfg.inflight, cfg.stacks, cfg.resources)
@@ -347,7 +355,8 @@ type server struct {
 func startServer(ctx context.Context, bin, home string, cfg config) (*server, error) {
 	args := []string{"server", "--headless", "--address", "127.0.0.1:0"}
 	if cfg.retention != "" {
-		args = append(args, "--retention", cfg.retention)
+		args = append(args, "--retention", cfg.retention, "--retain-run-logs", cfg.retention,
+			"--retain-drift-reports", cfg.retention, "--gc-every", cfg.gcEvery.String())
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "KUMO_HOME="+home)
