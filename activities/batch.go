@@ -73,6 +73,9 @@ func (a *Activities) DeleteResources(ctx context.Context, in BatchInput) (BatchR
 // batch runs one batch of applies or deletes (release.Manager.Batch, or
 // Chain).
 func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchResult, error) {
+	if err := handOver(ctx); err != nil {
+		return BatchResult{}, err
+	}
 	in.Delete = del
 	nodes := in.nodes()
 	run := a.m.Batch

@@ -168,8 +168,9 @@ func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int
 // startBatch starts one batch step over nodes (two or more, all applies or all deletes)
 // and returns one future per node: ready with the node's outcome once the
 // batch returns, or, for an applied node that must wait for health, once its
-// WaitResource is done. A node the batch never ran gets errNotRun.
-func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Change, nodeInput func(int) activities.NodeInput, wait bool) []workflow.Future {
+// WaitResource is done. A node the batch never ran gets errNotRun. The step
+// is local when steps says so (localBatches).
+func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Change, nodeInput func(int) activities.NodeInput, wait bool, steps *nodeSteps) []workflow.Future {
 	del := changes[nodes[0]].Action == engine.Delete
 	in := r.batchInput(nodes, nodeInput)
 	in.Delete = del
@@ -181,8 +182,16 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 	began := workflow.Now(ctx)
 	// On r.wait a cancel of the run reaches the batch, which stops after its
 	// resource in flight and reports what it did.
-	step := batchStep(r.wait, del, batchSummary(verb, in.IDs))
-	return fanOut(ctx, step, act, in, len(nodes), func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable) {
+	summary := batchSummary(verb, in.IDs)
+	step := batchStep(r.wait, del, summary)
+	ordinary := func() workflow.Future { return workflow.ExecuteActivity(step, act, in) }
+	var f workflow.Future
+	if !in.Chain && steps.localBatches(ctx, len(r.plan.Nodes)) {
+		f = steps.startLocal(ctx, localBatchTimeout, summary, act, in, ordinary)
+	} else {
+		f = ordinary()
+	}
+	return fanOutFuture(ctx, f, len(nodes), func(ctx workflow.Context, f workflow.Future, sets []workflow.Settable) {
 		res, err := batchResult(ctx, f)
 		if err != nil {
 			var cancelled *temporal.CanceledError

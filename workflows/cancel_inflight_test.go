@@ -38,27 +38,61 @@ func TestApplyCancelledWhileApplying(t *testing.T) {
 	// the run has no workspace queue); c and d come after them. The run takes
 	// the cancel in when the SDK completes the workflow task the local steps
 	// keep open (every ~8 s).
-	cancelWhileApplying(t, spec, false)
+	cancelWhileApplying(t, spec, singleSteps)
 }
 
-// TestApplyCancelledWhileApplyingBatches: a cancel reaches batches in flight,
-// which stop after the resource each is applying: six independent resources,
-// parallelism 2, are two batches of three (a, a2, a3 and b, b2, b3); the
-// first resource of each is in flight when the run is cancelled, and nothing
-// after it is applied.
+// TestApplyCancelledWhileApplyingBatches: a cancel reaches ordinary batches
+// in flight (a plan over localBatchMax), which stop after the resource each
+// is applying: six independent resources, parallelism 2, are two batches of
+// three (a, a2, a3 and b, b2, b3); the first resource of each is in flight
+// when the run is cancelled, and nothing after it is applied.
 func TestApplyCancelledWhileApplyingBatches(t *testing.T) {
+	withLocalBatchMax(t, 0)
 	spec := &engine.Spec{Resources: []engine.Resource{cm("a"), cm("a2"), cm("a3"), cm("b"), cm("b2"), cm("b3")}}
-	cancelWhileApplying(t, spec, true)
+	cancelWhileApplying(t, spec, ordinaryBatches)
 }
+
+// TestApplyCancelledWhileLocalBatchesApply: the batches of a small plan are
+// local steps, which a cancel does not cut short: held past localStepBudget,
+// the two batches in flight (a, a2, a3 and b, b2, b3) finish and are
+// recorded, the walk then gives its task back, takes the cancel in and
+// starts nothing more (c and d, after a and b, never apply).
+func TestApplyCancelledWhileLocalBatchesApply(t *testing.T) {
+	spec := &engine.Spec{Resources: []engine.Resource{cm("a"), cm("a2"), cm("a3"), cm("b"), cm("b2"), cm("b3"),
+		cm("c", "v1:ConfigMap:ns:a"), cm("d", "v1:ConfigMap:ns:b")}}
+	cancelWhileApplying(t, spec, localBatches)
+}
+
+// withLocalBatchMax sets localBatchMax to n for the test.
+func withLocalBatchMax(t testing.TB, n int) {
+	was := localBatchMax
+	t.Cleanup(func() { localBatchMax = was })
+	localBatchMax = n
+}
+
+// How cancelWhileApplying's run applies its resources.
+type applySteps int
+
+const (
+	singleSteps     applySteps = iota // a local step each
+	ordinaryBatches                   // ApplyResources activities
+	localBatches                      // ApplyResources local steps
+)
 
 // cancelWhileApplying applies spec with parallelism 2, holds the applies of
 // a and b (the first of their two steps), cancels the run and lets them go
-// (batches: once they heard of the cancel): a and b are applied and recorded,
-// nothing else is, and no step starts after the cancel.
-func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
+// (ordinary batches: once they heard of the cancel; local ones: once the walk
+// has kept its task for localStepBudget): the steps of a and b are applied
+// and recorded (a batch's: a alone, or all of a local one), nothing else
+// is, and no step starts after the cancel.
+func cancelWhileApplying(t *testing.T, spec *engine.Spec, mode applySteps) {
 	steps := ""
-	if batches {
+	want := "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b"
+	switch mode {
+	case ordinaryBatches:
 		steps = "ApplyResources,ApplyResources,"
+	case localBatches:
+		want = "v1:ConfigMap:ns:a,v1:ConfigMap:ns:a2,v1:ConfigMap:ns:a3,v1:ConfigMap:ns:b,v1:ConfigMap:ns:b2,v1:ConfigMap:ns:b3"
 	}
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
@@ -109,7 +143,11 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	if batches {
+	switch mode {
+	case localBatches:
+		// Past the walk's budget: the batches' end gives the task back.
+		time.Sleep(localStepBudget + 200*time.Millisecond)
+	case ordinaryBatches:
 		// Each batch in flight heard of the cancel (a heartbeat's answer
 		// ended its context) before its resource in flight is let go.
 		for range 2 {
@@ -135,8 +173,8 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 		t.Errorf("in flight when cancelled: %s, want a and b", got)
 	}
 	applied := slices.Sorted(slices.Values(h.rt.applied))
-	if got := strings.Join(applied, ","); got != "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b" {
-		t.Errorf("applied %s, want just a and b, the nodes in flight", got)
+	if got := strings.Join(applied, ","); got != want {
+		t.Errorf("applied %s, want just %s, the steps in flight", got, want)
 	}
 	// After the cancellation no new step starts but the release's finish (the
 	// other release steps and the preview's batches are local: markers, not
@@ -144,8 +182,12 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 	if got := strings.Join(startedActivities(history(ctx, t, tc, wr)), ","); got != steps+"FinishRelease" {
 		t.Errorf("activities started: %s, want no step after the cancellation", got)
 	}
-	if local := slices.Sorted(slices.Values(localSteps(t, history(ctx, t, tc, wr)))); !batches && !slices.Equal(local, []string{"apply v1:ConfigMap:ns:a", "apply v1:ConfigMap:ns:b"}) {
+	local := slices.Sorted(slices.Values(localSteps(t, history(ctx, t, tc, wr))))
+	switch {
+	case mode == singleSteps && !slices.Equal(local, []string{"apply v1:ConfigMap:ns:a", "apply v1:ConfigMap:ns:b"}):
 		t.Errorf("local steps %v, want a's and b's applies", local)
+	case mode == localBatches && !slices.Equal(local, []string{"apply 3 resources: v1:ConfigMap:ns:a … v1:ConfigMap:ns:a3", "apply 3 resources: v1:ConfigMap:ns:b … v1:ConfigMap:ns:b3"}):
+		t.Errorf("local steps %v, want the two batches'", local)
 	}
 
 	rel, err := h.backend.GetRelease(ctx, "p", "w", 1)
@@ -162,8 +204,8 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, batches bool) {
 		}
 	}
 	slices.Sort(recorded)
-	if got := strings.Join(recorded, ","); got != "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b" {
-		t.Errorf("release state %s, want a and b: the in-flight nodes' results are recorded", got)
+	if got := strings.Join(recorded, ","); got != want {
+		t.Errorf("release state %s, want %s: the in-flight steps' results are recorded", got, want)
 	}
 }
 

@@ -316,7 +316,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 					node := r.node(i)
 					node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
 				}
-				return r.startBatch(ctx, nodes, changes, nodeInput, wait)
+				return r.startBatch(ctx, nodes, changes, nodeInput, wait, steps)
 			},
 			follows:  notPending(follows, pending),
 			chainMin: chainMin,

@@ -62,6 +62,42 @@ type nodeSteps struct {
 	// budgetAfterYield: the budget counts from when the walk got its task
 	// back after a yield (localYieldChange), not from when it gave it.
 	budgetAfterYield bool
+	// batches: whether batch steps are local too (nil: not decided yet;
+	// localBatches decides at the first batch).
+	batches *bool
+}
+
+// localBatchMax (a variable for tests) is the largest plan whose batch steps
+// are local (localBatches): its batches are small enough (a tenth of it
+// each, over the walk's slots) that one runs for well under a second.
+var localBatchMax = 500
+
+// localBatchTimeout bounds a local batch step: up to maxBatch calls, each
+// bounded by the client's own timeouts, or a delete waiting for objects to go.
+const localBatchTimeout = deleteCallTimeout
+
+// localBatches reports whether a batch step of a plan of nodes resources is
+// a local activity, since localBatchChange: when the run's other Kubernetes
+// steps are (local) and the plan has up to localBatchMax resources. A small
+// run's batches then run inside its workflow task, one after another as the
+// walk starts them, instead of each going through the task queue and coming
+// back in a workflow task of its own: a flat apply of 200 resources was ten
+// such round trips, most of what it cost beyond its requests.
+//
+// A local batch is not cut short by a cancel: the run takes the cancel in
+// when its workflow task completes, after the local steps in flight (or
+// every ~8 s), then starts nothing new, as with a node's local step. That is
+// why only small plans' batches are local, and never a chain step
+// (startBatch), which runs its nodes one after another for as long as the
+// chain is. A larger plan's batches stay ordinary, spread over the fleet,
+// and stop after their resource in flight when the run is cancelled.
+func (s *nodeSteps) localBatches(ctx workflow.Context, nodes int) bool {
+	if s.batches == nil {
+		local := s.local && nodes <= localBatchMax &&
+			workflow.GetVersion(ctx, localBatchChange, workflow.DefaultVersion, localBatchVersion) >= localBatchVersion
+		s.batches = &local
+	}
+	return *s.batches
 }
 
 // newNodeSteps decides, once per run, how its nodes' steps run.
@@ -101,7 +137,7 @@ func (s *nodeSteps) start(ctx workflow.Context, c engine.Change, in activities.N
 // the worker refused because it is stopping runs as ordinary() instead, so
 // another worker takes it and, after it, the workflow task (the next local
 // steps run wherever that task runs).
-func (s *nodeSteps) startLocal(ctx workflow.Context, timeout time.Duration, summary string, activity any, in activities.NodeInput, ordinary func() workflow.Future) workflow.Future {
+func (s *nodeSteps) startLocal(ctx workflow.Context, timeout time.Duration, summary string, activity, in any, ordinary func() workflow.Future) workflow.Future {
 	step := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: timeout,
 		RetryPolicy:         retryPolicy,

@@ -176,3 +176,75 @@ func TestPreviewBatchesAreLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchesAreLocal: a run with no runtime queue and a plan of up to
+// localBatchMax resources applies and destroys in batches that are local
+// steps (no ApplyResources or DeleteResources goes through the task queue),
+// recording the same releases; a plan over localBatchMax uses ordinary
+// batch activities.
+func TestBatchesAreLocal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	tc := startWorker(t, h.acts)
+	ns := nsResource()
+	spec := &engine.Spec{Resources: []engine.Resource{ns}}
+	for i := range 30 {
+		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("c%02d", i), ns.ID))
+	}
+	hash, err := h.backend.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(workflow, spec, verb, batch string) (local, ordinary int) {
+		t.Helper()
+		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, workflow,
+			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: spec, AutoApprove: true, Parallelism: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wr.Get(ctx, nil); err != nil {
+			t.Fatalf("%s: %v", workflow, err)
+		}
+		events := history(ctx, t, tc, wr)
+		for _, s := range localSteps(t, events) {
+			if strings.HasPrefix(s, verb+" ") && strings.Contains(s, " resources: ") {
+				local++
+			}
+		}
+		return local, count(startedActivities(events), batch)
+	}
+	if localBatchMax < len(spec.Resources) {
+		t.Fatalf("localBatchMax %d: a plan of %d resources must have local batches", localBatchMax, len(spec.Resources))
+	}
+	for _, max := range []int{localBatchMax, len(spec.Resources) - 1} {
+		withLocalBatchMax(t, max)
+		wantLocal := max >= len(spec.Resources)
+		for _, c := range []struct{ workflow, spec, verb, batch string }{
+			{runspec.ApplyWorkflow, hash, "apply", activities.ApplyResourcesActivity},
+			{runspec.DestroyWorkflow, "", "delete", activities.DeleteResourcesActivity},
+		} {
+			local, ordinary := run(c.workflow, c.spec, c.verb, c.batch)
+			if wantLocal && (local < 2 || ordinary != 0) || !wantLocal && (local != 0 || ordinary < 2) {
+				t.Errorf("%s of 31 resources, localBatchMax %d: %d local batches and %d %s activities, want several of the %s only",
+					c.workflow, max, local, ordinary, c.batch, map[bool]string{true: "local batches", false: "activities"}[wantLocal])
+			}
+		}
+	}
+	for rev := 1; rev <= 4; rev++ {
+		rel, err := h.backend.GetRelease(ctx, "p", "w", rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := len(spec.Resources)
+		if rev%2 == 0 { // a destroy's
+			want = 0
+		}
+		if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != want {
+			t.Errorf("release %d: %s %s, %d resources, want succeeded with %d", rev, rel.Phase, rel.Error, len(rel.State.Resources), want)
+		}
+	}
+}

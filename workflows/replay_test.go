@@ -252,6 +252,10 @@ func recordHistories(t *testing.T) {
 		// ApplyResources; destroyed dependents first, one DeleteResources.
 		{"apply-chain", runspec.ApplyWorkflow, chainSpec(10), nil, 0},
 		{"destroy-chain", runspec.DestroyWorkflow, nil, nil, 0},
+		// Flat batches (v20, localBatches): four independent ConfigMaps in
+		// two batches of two, applied, then destroyed in two batches.
+		{"apply-flat", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("f1"), cm("f2"), cm("f3"), cm("f4")}}, nil, 0},
+		{"destroy-flat", runspec.DestroyWorkflow, nil, nil, 0},
 	}
 	budget := historyBudget
 	defer func() { historyBudget = budget }()

@@ -264,4 +264,16 @@ const (
 	// history recorded before that previews in batches.
 	localPreviewChange  = "local-preview-batches"
 	localPreviewVersion = workflow.Version(1)
+
+	// localBatchChange: a batch step (ApplyResources, DeleteResources) of a
+	// run whose other Kubernetes steps are local (nodeSteps.local) and whose
+	// plan has up to localBatchMax resources is a local activity too
+	// (nodeSteps.localBatches, at the walk's first batch that is not a
+	// chain step). New: apply-batches-v20-localbatch,
+	// apply-flat-v20-localbatch, destroy-flat-v20-localbatch. Old: every
+	// history recorded before that walks in flat batches (apply-batches,
+	// -v5 to -v19-localpreview, apply-wait-v10, long-waits-v12; a run with a
+	// runtime queue never reaches the call).
+	localBatchChange  = "local-batches"
+	localBatchVersion = workflow.Version(1)
 )

@@ -48,6 +48,9 @@ func TestHealthWaitsShareAStepOnceTheHistoryIsLong(t *testing.T) {
 		t.Skip("starts a Temporal server")
 	}
 	withHistoryBudget(t, 200)
+	// The batches ordinary, as a larger plan's are: local ones would leave
+	// the history short when the waits start.
+	withLocalBatchMax(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const n = 300
