@@ -134,7 +134,7 @@ func (r *run) approve(ctx workflow.Context, key backend.ReleaseKey, changes []en
 			return err
 		}
 	}
-	if workflow.GetVersion(ctx, approvalChange, workflow.DefaultVersion, approvalVersion) == workflow.DefaultVersion {
+	if changeVersion(ctx, approvalChange, approvalVersion) == workflow.DefaultVersion {
 		return r.awaitApprovalSignal()
 	}
 	if err := r.awaitApproval(ctx, key); err != nil {

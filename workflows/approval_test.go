@@ -25,7 +25,14 @@ func approvalSpec() *engine.Spec {
 // waiting when a worker with this code picks them up.
 func asBeforeApprovalUpdate(env *testsuite.TestWorkflowEnvironment, in *runspec.RunInput) {
 	in.AutoApprove = false
+	asBeforeShape(env)
 	env.OnGetVersion(approvalChange, workflow.DefaultVersion, approvalVersion).Return(workflow.DefaultVersion)
+}
+
+// asBeforeShape makes the run one recorded before shapeChange, which takes
+// each change's own version: a test can then set one of them.
+func asBeforeShape(env *testsuite.TestWorkflowEnvironment) {
+	env.OnGetVersion(shapeChange, workflow.DefaultVersion, shapeVersion).Return(workflow.DefaultVersion)
 }
 
 // whileAwaitingApproval sets the run up to wait for approval the way runs

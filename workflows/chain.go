@@ -35,7 +35,7 @@ import (
 // in the first yet (a chain's steps may run for localStepBudget in one task),
 // and counting every step again only brings chains' batches on earlier.
 func (r *run) chainFollows(ctx workflow.Context, changes []engine.Change, wait bool, steps *nodeSteps) (follows func(i int) bool, least func() int) {
-	v := workflow.GetVersion(ctx, chainChange, workflow.DefaultVersion, chainVersion)
+	v := changeVersion(ctx, chainChange, chainVersion)
 	if v == workflow.DefaultVersion {
 		return nil, nil
 	}

@@ -66,7 +66,7 @@ func (r *run) compensate(ctx workflow.Context, applied []int, changes []engine.C
 		return nil
 	}
 	var notUndone []int
-	if workflow.GetVersion(ctx, compensateChange, workflow.DefaultVersion, compensateVersion) >= compensateVersion {
+	if changeVersion(ctx, compensateChange, compensateVersion) >= compensateVersion {
 		notUndone = batchWalk{
 			deps: waitFor, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: full,
 			work:  func(int) bool { return true },

@@ -39,7 +39,7 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 		}
 		return res, err
 	}
-	version := workflow.GetVersion(ctx, driftRemediateChange, workflow.DefaultVersion, driftRemediateVersion)
+	version := changeVersion(ctx, driftRemediateChange, driftRemediateVersion)
 	status := runspec.StatusSucceeded
 	if res.Remediation != nil && res.Remediation.State == drift.Stuck {
 		status = runspec.StatusDriftStuck
@@ -92,7 +92,7 @@ func DriftCheck(ctx workflow.Context, in runspec.DriftInput) (runspec.DriftResul
 // times out, and the check runs again (it is keyed by the run).
 func checkDrift(ctx workflow.Context, in runspec.DriftInput) workflow.Future {
 	summary := "check drift " + in.Project + "/" + in.Workspace
-	if runtimeQueue(ctx) == "" && workflow.GetVersion(ctx, localDriftChange, workflow.DefaultVersion, localDriftVersion) >= localDriftVersion {
+	if runtimeQueue(ctx) == "" && changeVersion(ctx, localDriftChange, localDriftVersion) >= localDriftVersion {
 		return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 			StartToCloseTimeout: driftTimeout,
 			RetryPolicy:         retryPolicy,

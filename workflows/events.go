@@ -115,7 +115,7 @@ func deliverStep(ctx workflow.Context, sink, event string) workflow.Context {
 // initEvents decides whether this run announces its events: runs recorded
 // before eventsChange replay without.
 func (r *run) initEvents(ctx workflow.Context) {
-	r.events.on = workflow.GetVersion(ctx, eventsChange, workflow.DefaultVersion, eventsVersion) >= eventsVersion
+	r.events.on = changeVersion(ctx, eventsChange, eventsVersion) >= eventsVersion
 }
 
 func (r *run) sinks() sinkLister {
@@ -198,7 +198,7 @@ func actorName(a engine.Actor) string {
 // driftSinks is where a drift check's events go besides its webhook: none
 // for checks recorded before driftSinksChange.
 func driftSinks(ctx workflow.Context, in runspec.DriftInput) sinkLister {
-	on := workflow.GetVersion(ctx, driftSinksChange, workflow.DefaultVersion, driftSinksVersion) >= driftSinksVersion
+	on := changeVersion(ctx, driftSinksChange, driftSinksVersion) >= driftSinksVersion
 	return sinkLister{project: in.Project, workspace: in.Workspace, events: &runEvents{on: on}}
 }
 

@@ -28,7 +28,7 @@ type hookSteps struct {
 
 // newHookSteps returns the hook steps of a run whose plan is made.
 func (r *run) newHookSteps(ctx workflow.Context, rel activities.ReleaseInfo, op engine.Operation) *hookSteps {
-	if r.planHooks == 0 || workflow.GetVersion(ctx, hooksChange, workflow.DefaultVersion, hooksVersion) < hooksVersion {
+	if r.planHooks == 0 || changeVersion(ctx, hooksChange, hooksVersion) < hooksVersion {
 		return nil
 	}
 	return &hookSteps{r: r, rel: rel, op: op}

@@ -146,7 +146,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 	if err := r.planGraph(ctx, rel.SpecHash, rel.PriorRevision); err != nil {
 		return nil, err
 	}
-	r.deferRefresh = workflow.GetVersion(ctx, previewRefreshChange, workflow.DefaultVersion, previewRefreshVersion) >= previewRefreshVersion
+	r.deferRefresh = changeVersion(ctx, previewRefreshChange, previewRefreshVersion) >= previewRefreshVersion
 	nodeInput := func(i int) activities.NodeInput {
 		n := r.plan.Nodes[i]
 		return activities.NodeInput{Key: rel.Key, SpecHash: rel.SpecHash, PriorRevision: rel.PriorRevision, ID: n.ID, Delete: n.Delete, Settings: r.in.Settings,
@@ -222,7 +222,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	var failures nodeErrors
 	wait := waitsForHealth(ctx)
 	waitUnchanged := wait && anyPendingWait(changes) &&
-		workflow.GetVersion(ctx, unchangedWaitChange, workflow.DefaultVersion, unchangedWaitVersion) >= unchangedWaitVersion
+		changeVersion(ctx, unchangedWaitChange, unchangedWaitVersion) >= unchangedWaitVersion
 	// pending: node i changes nothing but waits for its resource's health.
 	pending := func(i int) bool {
 		return waitUnchanged && changes[i].Action == engine.UnChanged && changes[i].Wait != nil
@@ -288,7 +288,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 		return nil
 	}
 	var notStarted []int
-	if workflow.GetVersion(ctx, batchChange, workflow.DefaultVersion, batchVersion) >= batchVersion {
+	if changeVersion(ctx, batchChange, batchVersion) >= batchVersion {
 		appliedDeps := r.appliedDeps(ctx, wait)
 		follows, chainMin := r.chainFollows(ctx, changes, wait, steps)
 		notStarted = batchWalk{
@@ -354,7 +354,7 @@ func (r *run) appliedDeps(ctx workflow.Context, wait bool) [][]int32 {
 	for _, n := range r.plan.Nodes {
 		has = has || len(n.Applied) > 0
 	}
-	if !has || !wait || workflow.GetVersion(ctx, appliedEdgesChange, workflow.DefaultVersion, appliedEdgesVersion) < appliedEdgesVersion {
+	if !has || !wait || changeVersion(ctx, appliedEdgesChange, appliedEdgesVersion) < appliedEdgesVersion {
 		return nil
 	}
 	deps := make([][]int32, len(r.plan.Nodes))

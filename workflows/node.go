@@ -94,7 +94,7 @@ const localBatchTimeout = deleteCallTimeout
 func (s *nodeSteps) localBatches(ctx workflow.Context, nodes int) bool {
 	if s.batches == nil {
 		local := s.local && nodes <= localBatchMax &&
-			workflow.GetVersion(ctx, localBatchChange, workflow.DefaultVersion, localBatchVersion) >= localBatchVersion
+			changeVersion(ctx, localBatchChange, localBatchVersion) >= localBatchVersion
 		s.batches = &local
 	}
 	return *s.batches
@@ -102,10 +102,10 @@ func (s *nodeSteps) localBatches(ctx workflow.Context, nodes int) bool {
 
 // newNodeSteps decides, once per run, how its nodes' steps run.
 func newNodeSteps(ctx workflow.Context) *nodeSteps {
-	if runtimeQueue(ctx) != "" || workflow.GetVersion(ctx, localNodeChange, workflow.DefaultVersion, localNodeVersion) == workflow.DefaultVersion {
+	if runtimeQueue(ctx) != "" || changeVersion(ctx, localNodeChange, localNodeVersion) == workflow.DefaultVersion {
 		return &nodeSteps{}
 	}
-	after := workflow.GetVersion(ctx, localYieldChange, workflow.DefaultVersion, localYieldVersion) >= localYieldVersion
+	after := changeVersion(ctx, localYieldChange, localYieldVersion) >= localYieldVersion
 	return &nodeSteps{local: true, yielded: workflow.Now(ctx), budgetAfterYield: after}
 }
 

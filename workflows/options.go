@@ -65,7 +65,7 @@ type runtimeQueueKey struct{}
 // withRuntimeQueue returns ctx carrying queue as the run's runtime queue ("":
 // TaskQueue). Runs recorded before workspaces had queues replay without one.
 func withRuntimeQueue(ctx workflow.Context, queue string) workflow.Context {
-	if queue == "" || workflow.GetVersion(ctx, runtimeQueueChange, workflow.DefaultVersion, runtimeQueueVersion) == workflow.DefaultVersion {
+	if queue == "" || changeVersion(ctx, runtimeQueueChange, runtimeQueueVersion) == workflow.DefaultVersion {
 		return ctx
 	}
 	return workflow.WithValue(ctx, runtimeQueueKey{}, queue)

@@ -32,7 +32,7 @@ func (r *run) checkPolicies(ctx workflow.Context, key backend.ReleaseKey, specHa
 	if len(in.Changes) == 0 {
 		return nil
 	}
-	switch v := workflow.GetVersion(ctx, planPoliciesChange, workflow.DefaultVersion, planPoliciesVersion); {
+	switch v := changeVersion(ctx, planPoliciesChange, planPoliciesVersion); {
 	case v == workflow.DefaultVersion, v >= planPoliciesWhenAny && r.noPolicies:
 		return nil
 	}

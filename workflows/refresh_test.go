@@ -134,6 +134,7 @@ func TestApprovedRunRecordsTheRefresh(t *testing.T) {
 	approved := func(t *testing.T, parallelism int, before bool) map[string]engine.Resource {
 		h, w := withStaleRecord(t, parallelism)
 		if before {
+			asBeforeShape(w.env)
 			w.env.OnGetVersion(previewRefreshChange, workflow.DefaultVersion, previewRefreshVersion).Return(workflow.DefaultVersion)
 		}
 		w.whileWaiting(func(runspec.Progress) {

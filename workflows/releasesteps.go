@@ -35,7 +35,7 @@ type releaseSteps struct{ local bool }
 // how the steps run. A run recorded before the change replays its ordinary
 // activities.
 func newReleaseSteps(ctx workflow.Context) releaseSteps {
-	return releaseSteps{local: workflow.GetVersion(ctx, localReleaseChange, workflow.DefaultVersion, localReleaseVersion) >= localReleaseVersion}
+	return releaseSteps{local: changeVersion(ctx, localReleaseChange, localReleaseVersion) >= localReleaseVersion}
 }
 
 // start runs activity with in under o: a local activity of o's timeout,
@@ -76,5 +76,5 @@ func (r *run) localPreviews(ctx workflow.Context) bool {
 	if runtimeQueue(ctx) != "" || len(r.plan.Nodes) > localPreviewMax {
 		return false
 	}
-	return workflow.GetVersion(ctx, localPreviewChange, workflow.DefaultVersion, localPreviewVersion) >= localPreviewVersion
+	return changeVersion(ctx, localPreviewChange, localPreviewVersion) >= localPreviewVersion
 }

@@ -248,3 +248,37 @@ func TestBatchesAreLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsRecordOneVersionMarker: a run records shapeChange's marker alone,
+// not one (and a search attribute upsert) per change it takes: an apply that
+// previews, walks in batches and finishes reaches most of them.
+func TestRunsRecordOneVersionMarker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	h := newHarness(t)
+	tc := startWorker(t, h.acts)
+	ns := nsResource()
+	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", ns.ID), notReady("c")}}
+	wr := startApply(ctx, t, h, tc, spec, runspec.RunInput{Parallelism: 2})
+	if _, err := runResult(ctx, wr); err != nil {
+		t.Fatal(err)
+	}
+	var markers []string
+	for _, e := range history(ctx, t, tc, wr) {
+		m := e.GetMarkerRecordedEventAttributes()
+		if m == nil || m.GetMarkerName() != "Version" {
+			continue
+		}
+		var id string
+		if err := converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["change-id"], &id); err != nil {
+			t.Fatal(err)
+		}
+		markers = append(markers, id)
+	}
+	if !slices.Equal(markers, []string{shapeChange}) {
+		t.Errorf("version markers %v, want %s's alone", markers, shapeChange)
+	}
+}

@@ -113,7 +113,7 @@ func (r *run) planGraph(ctx workflow.Context, specHash string, prior int) error 
 	// existed, so recorded histories replay unchanged.
 	in := activities.PlanInput{Project: r.in.Project, Workspace: r.in.Workspace, SpecHash: specHash, PriorRevision: prior,
 		Targets: joinTargets(r.in.Targets), TargetDependents: r.in.TargetDependents, AllowProtectedDelete: r.in.AllowProtectedDelete}
-	if workflow.GetVersion(ctx, planPagesChange, workflow.DefaultVersion, planPagesVersion) == workflow.DefaultVersion {
+	if changeVersion(ctx, planPagesChange, planPagesVersion) == workflow.DefaultVersion {
 		if err := workflow.ExecuteActivity(step(ctx, "plan"), acts.PlanGraph, in).Get(ctx, &r.plan); err != nil {
 			return err
 		}
@@ -180,7 +180,7 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 		r.stepDone()
 		return nil // keep previewing: the user sees every rejected resource at once
 	}
-	if workflow.GetVersion(ctx, batchPreviewChange, workflow.DefaultVersion, batchPreviewVersion) >= batchPreviewVersion {
+	if changeVersion(ctx, batchPreviewChange, batchPreviewVersion) >= batchPreviewVersion {
 		local := r.localPreviews(ctx)
 		batchWalk{
 			deps: noDeps, limit: r.in.Parallelism, maxBatch: maxPreviewBatch, stopped: r.isStopped,

@@ -40,7 +40,7 @@ type control struct {
 
 func (c *control) init(ctx workflow.Context) {
 	c.work, c.wait, c.status = ctx, ctx, runspec.StatusRunning
-	if workflow.GetVersion(ctx, statusChange, workflow.DefaultVersion, statusVersion) == workflow.DefaultVersion {
+	if changeVersion(ctx, statusChange, statusVersion) == workflow.DefaultVersion {
 		return
 	}
 	c.tracked = true

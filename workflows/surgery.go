@@ -18,7 +18,7 @@ import (
 // after the approval, and plan policies, which judge changes to live
 // resources, do not apply.
 func (r *run) recordSurgery(ctx workflow.Context, rel activities.ReleaseInfo) ([]engine.Change, error) {
-	if v := workflow.GetVersion(ctx, surgeryChange, workflow.DefaultVersion, surgeryVersion); v < surgeryVersion {
+	if v := changeVersion(ctx, surgeryChange, surgeryVersion); v < surgeryVersion {
 		return nil, fmt.Errorf("a %s run needs workflow version %s", r.op, surgeryChange)
 	}
 	changes := rel.Surgery

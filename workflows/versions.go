@@ -6,8 +6,11 @@ import "go.temporal.io/sdk/workflow"
 // break the replay of runs recorded before it, so it is a workflow.GetVersion
 // branch, named here by its change ID and its newest version. The IDs are
 // recorded in histories (a Version marker, and the TemporalChangeVersion
-// search attribute): never rename one. Each GetVersion call stays where its
-// branch is, in the order the run reaches it.
+// search attribute): never rename one. Each call (changeVersion, never
+// workflow.GetVersion directly) stays where its branch is, in the order the
+// run reaches it. A run recorded since shapeChange records only that
+// change's marker and takes every change in shaped at its newest; the
+// histories below name the runs recorded before it.
 //
 // Each change says what its newest version does, where its call is, and which
 // recorded histories in testdata replay each branch: a history covers the new
@@ -35,7 +38,9 @@ import "go.temporal.io/sdk/workflow"
 //  4. Update this file and run `go test -run Replay ./workflows/`.
 //
 // A later change of the same code gets version 2 (the call's maximum) and
-// keeps a branch for 1, with histories recorded under a new -record-tag.
+// keeps a branch for 1, with histories recorded under a new -record-tag;
+// unless the change is in shaped, whose versions are fixed: it gets a new
+// change ID.
 const (
 	// statusChange: runs keep KumoStatus and the changes memo current,
 	// describe themselves in the Web UI, and stop on a cancel without cutting
@@ -276,4 +281,61 @@ const (
 	// runtime queue never reaches the call).
 	localBatchChange  = "local-batches"
 	localBatchVersion = workflow.Version(1)
+
+	// shapeChange: a run takes every change before it (shaped) at its newest
+	// version without recording a marker of its own (changeVersion). The SDK
+	// records each GetVersion as a marker and an upsert of the
+	// TemporalChangeVersion search attribute listing every version so far:
+	// an apply recorded sixteen of each, a third of its history's events and
+	// a visibility write each, for decisions that are the same in every run
+	// started since. A run records this one marker instead, at its first
+	// change; a run recorded before it (no marker) goes on taking each
+	// change's own. New: every -v20-shape history. Old: every history
+	// recorded before.
+	shapeChange  = "kumo-shape"
+	shapeVersion = workflow.Version(1)
 )
+
+// shaped are the changes shapeChange takes, at the version each had then.
+// They are fixed: a run recorded with shapeChange's marker replays them so
+// for as long as it is kept. A later change of the same code therefore gets
+// a new change ID (not version 2 of the old one), recording its own marker,
+// until a new version of shapeChange takes it in too;
+// TestShapedVersionsAreFixed fails when a shaped change's constant moves.
+var shaped = map[string]workflow.Version{
+	statusChange:         1,
+	runtimeQueueChange:   1,
+	planPagesChange:      1,
+	previewRefreshChange: 1,
+	batchPreviewChange:   1,
+	approvalChange:       1,
+	waitChange:           1,
+	localNodeChange:      1,
+	localYieldChange:     1,
+	batchChange:          1,
+	chainChange:          2,
+	waitBatchChange:      1,
+	compensateChange:     1,
+	driftRemediateChange: 1,
+	unchangedWaitChange:  1,
+	eventsChange:         1,
+	driftSinksChange:     1,
+	planPoliciesChange:   2,
+	appliedEdgesChange:   1,
+	surgeryChange:        1,
+	hooksChange:          1,
+	localReleaseChange:   1,
+	localDriftChange:     1,
+	localPreviewChange:   1,
+	localBatchChange:     1,
+}
+
+// changeVersion is the version of change, whose newest is newest, that the
+// run takes: its shaped version when the run is of shapeChange, else what
+// workflow.GetVersion gives, recording its marker the first time.
+func changeVersion(ctx workflow.Context, change string, newest workflow.Version) workflow.Version {
+	if v, ok := shaped[change]; ok && workflow.GetVersion(ctx, shapeChange, workflow.DefaultVersion, shapeVersion) >= shapeVersion {
+		return v
+	}
+	return workflow.GetVersion(ctx, change, workflow.DefaultVersion, newest)
+}

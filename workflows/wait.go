@@ -26,7 +26,7 @@ const (
 // waitsForHealth reports whether this run's applied nodes wait for health
 // (false when replaying a run recorded before they did).
 func waitsForHealth(ctx workflow.Context) bool {
-	return workflow.GetVersion(ctx, waitChange, workflow.DefaultVersion, waitVersion) >= waitVersion
+	return changeVersion(ctx, waitChange, waitVersion) >= waitVersion
 }
 
 // applyNode is one applied node: its apply step (steps.start), then, when its result says
@@ -105,7 +105,7 @@ func (r *run) endWait(ctx workflow.Context, i int, res activities.ApplyResult, w
 // in the Web UI's timeline.
 func waitsTogether(ctx workflow.Context, n int) bool {
 	return n > 1 && longHistory(ctx, 0) &&
-		workflow.GetVersion(ctx, waitBatchChange, workflow.DefaultVersion, waitBatchVersion) >= waitBatchVersion
+		changeVersion(ctx, waitBatchChange, waitBatchVersion) >= waitBatchVersion
 }
 
 // waitBatch runs one WaitResources for nodes, applied with results res

@@ -40,14 +40,14 @@ func (s *sickRuntime) WaitHealthy(ctx context.Context, r *engine.Resource, opts 
 // TestHealthWaitsShareAStepOnceTheHistoryIsLong: once a run's history is
 // long (longHistory), the resources of a batch that wait for health wait in
 // one WaitResources step instead of a WaitResource each, so 300 of them
-// finish within a history budget of 200 events, each with its health
+// finish within a history budget of 120 events, each with its health
 // recorded. One that turns Degraded fails alone: the others of its step end
 // healthy, its dependent is never applied, and the release fails naming it.
 func TestHealthWaitsShareAStepOnceTheHistoryIsLong(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	withHistoryBudget(t, 200)
+	withHistoryBudget(t, 120)
 	// The batches ordinary, as a larger plan's are: local ones would leave
 	// the history short when the waits start.
 	withLocalBatchMax(t, 0)
