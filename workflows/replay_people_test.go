@@ -2,15 +2,39 @@ package workflows
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/interceptor"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/embedded"
 )
+
+// pErin is the third person of the recorded runs: a deployer and approver in
+// group sre, who approves one run and cancels the other.
+var pErin = runspec.Subject{Name: "oidc:erin", Roles: []string{"deployer", "approver"}, Groups: []string{"sre"}, Verified: true}
+
+// recordPeoplePolicy grants the recorded runs' people their roles.
+func recordPeoplePolicy(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	doc := `grants:
+  - role: deployer
+    subjects: ["local:alice", "oidc:erin"]
+    scopes: ["*/*"]
+  - role: approver
+    subjects: ["local:alice", "local:bob", "oidc:erin"]
+    scopes: ["*/*"]
+`
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // recordPeopleHistories records runs whose starts, updates and signals carry
 // SubjectHeader, as the kumo frontend stamps them, in a workspace whose
@@ -18,20 +42,15 @@ import (
 // people-approved (the starter's approval is refused, which leaves no event;
 // two others approve), people-cancelled (one approval, then a cancel signal).
 // only, when it names some runs, limits the recording to them.
-func recordPeopleHistories(t *testing.T, tc client.Client, b backend.Backend, only map[string]bool) {
+func recordPeopleHistories(t *testing.T, srv *embedded.Server, tc client.Client, b backend.Backend, only map[string]bool) {
 	ctx := context.Background()
 	if err := b.PutWorkspace(ctx, &engine.Workspace{Name: "fe", Approval: engine.ApprovalPolicy{Required: 2, Groups: []string{"sre"}, FourEyes: true}}); err != nil {
 		t.Fatal(err)
 	}
 	as := func(s runspec.Subject) client.Client {
-		c, err := client.NewClientFromExisting(tc, client.Options{Interceptors: []interceptor.ClientInterceptor{&stamp{subject: &s}}, Logger: quietLogger})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
+		return dialAs(t, srv, s.Name, &stamp{subject: &s})
 	}
-	alice, bob, erin := as(pAlice), as(pBob), as(runspec.Subject{Name: "oidc:erin", Roles: []string{"admin"}, Groups: []string{"sre"}, Verified: true})
+	alice, bob, erin := as(pAlice), as(pBob), as(pErin)
 	for _, name := range []string{"people-approved", "people-cancelled"} {
 		if *recordOnly != "" && !only[name] {
 			continue

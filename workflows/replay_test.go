@@ -25,6 +25,7 @@ import (
 	"github.com/kumoproj/kumo/engine/planpolicy"
 	"github.com/kumoproj/kumo/engine/runtime"
 	"github.com/kumoproj/kumo/runspec"
+	"github.com/kumoproj/kumo/server/auth"
 	"github.com/kumoproj/kumo/server/embedded"
 )
 
@@ -92,7 +93,11 @@ const (
 // what earlier versions recorded.
 func recordHistories(t *testing.T) {
 	ctx := context.Background()
-	srv, err := embedded.Start(ctx, embedded.Options{Dir: t.TempDir()})
+	// The people's runs authenticate as they would through the kumo
+	// frontend: by bearer token, with the roles recordPeoplePolicy grants.
+	srv, err := embedded.Start(ctx, embedded.Options{Dir: t.TempDir(),
+		Verifiers: []auth.BearerVerifier{peopleTokens{"token-" + pAlice.Name: pAlice, "token-" + pBob.Name: pBob, "token-" + pErin.Name: pErin}},
+		PolicyFile: recordPeoplePolicy(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +336,7 @@ func recordHistories(t *testing.T) {
 		}
 		saveHistory(t, tc, wr, run.name)
 	}
-	recordPeopleHistories(t, tc, b, only)
+	recordPeopleHistories(t, srv, tc, b, only)
 	recordQueueHistory(t, tc, b, only)
 }
 
