@@ -114,18 +114,24 @@ func localSummaries(t *testing.T, events []*historypb.HistoryEvent) []string {
 	return summaries
 }
 
-// TestPreviewBatchesAreLocal: a run with no runtime queue previews in
-// batches that are local activities, side by side (no PreviewResources
-// activity goes through the task queue), and the apply records the same
-// release; a plan over localPreviewMax previews in ordinary activities.
-func TestPreviewBatchesAreLocal(t *testing.T) {
+// batchRuns runs applies and destroys of a Namespace and 30 ConfigMaps in
+// it, and counts how their batches ran.
+type batchRuns struct {
+	t    *testing.T
+	ctx  context.Context
+	h    *harness
+	tc   client.Client
+	spec *engine.Spec
+	hash string
+}
+
+func newBatchRuns(t *testing.T) *batchRuns {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	h := newHarness(t)
-	tc := startWorker(t, h.acts)
 	ns := nsResource()
 	spec := &engine.Spec{Resources: []engine.Resource{ns}}
 	for i := range 30 {
@@ -135,46 +141,65 @@ func TestPreviewBatchesAreLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	apply := func() (previewBatches, previewActivities int) {
-		t.Helper()
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, runspec.ApplyWorkflow,
-			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := wr.Get(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
-		events := history(ctx, t, tc, wr)
-		for _, s := range localSummaries(t, events) {
-			if strings.HasPrefix(s, "preview ") && strings.Contains(s, " resources: ") {
-				previewBatches++
-			}
-		}
-		for _, a := range startedActivities(events) {
-			if a == activities.PreviewResourcesActivity {
-				previewActivities++
-			}
-		}
-		return previewBatches, previewActivities
+	return &batchRuns{t: t, ctx: ctx, h: h, tc: startWorker(t, h.acts), spec: spec, hash: hash}
+}
+
+// run runs workflow (an apply of the spec, or a destroy) and counts its
+// batches of verb ("preview", "apply", "delete") that were local steps and
+// the activities of type batch it started.
+func (b *batchRuns) run(workflow, verb, batch string) (local, ordinary int) {
+	b.t.Helper()
+	hash := b.hash
+	if workflow == runspec.DestroyWorkflow {
+		hash = ""
 	}
-	if local, ordinary := apply(); local < 2 || ordinary != 0 {
+	wr, err := b.tc.ExecuteWorkflow(b.ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, workflow,
+		runspec.RunInput{Project: "p", Workspace: "w", SpecHash: hash, AutoApprove: true, Parallelism: 10})
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	if err := wr.Get(b.ctx, nil); err != nil {
+		b.t.Fatalf("%s: %v", workflow, err)
+	}
+	events := history(b.ctx, b.t, b.tc, wr)
+	for _, s := range localSummaries(b.t, events) {
+		if strings.HasPrefix(s, verb+" ") && strings.Contains(s, " resources: ") {
+			local++
+		}
+	}
+	return local, count(startedActivities(events), batch)
+}
+
+// releases checks that releases 1 to len(want) succeeded, recording want[i-1]
+// resources.
+func (b *batchRuns) releases(want ...int) {
+	b.t.Helper()
+	for i, n := range want {
+		rel, err := b.h.backend.GetRelease(b.ctx, "p", "w", i+1)
+		if err != nil {
+			b.t.Fatal(err)
+		}
+		if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != n {
+			b.t.Errorf("release %d: %s %s, %d resources, want succeeded with %d", i+1, rel.Phase, rel.Error, len(rel.State.Resources), n)
+		}
+	}
+}
+
+// TestPreviewBatchesAreLocal: a run with no runtime queue previews in
+// batches that are local activities, side by side (no PreviewResources
+// activity goes through the task queue), and the apply records the same
+// release; a plan over localPreviewMax previews in ordinary activities.
+func TestPreviewBatchesAreLocal(t *testing.T) {
+	b := newBatchRuns(t)
+	if local, ordinary := b.run(runspec.ApplyWorkflow, "preview", activities.PreviewResourcesActivity); local < 2 || ordinary != 0 {
 		t.Errorf("preview of 31 resources: %d local batches and %d PreviewResources activities, want several local batches only", local, ordinary)
 	}
 	defer func(max int) { localPreviewMax = max }(localPreviewMax)
-	localPreviewMax = len(spec.Resources) - 1
-	if local, ordinary := apply(); local != 0 || ordinary < 2 {
+	localPreviewMax = len(b.spec.Resources) - 1
+	if local, ordinary := b.run(runspec.ApplyWorkflow, "preview", activities.PreviewResourcesActivity); local != 0 || ordinary < 2 {
 		t.Errorf("preview over localPreviewMax: %d local batches and %d PreviewResources activities, want ordinary ones only", local, ordinary)
 	}
-	for rev := 1; rev <= 2; rev++ {
-		rel, err := h.backend.GetRelease(ctx, "p", "w", rev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != len(spec.Resources) {
-			t.Errorf("release %d: %s %s, %d resources, want succeeded with %d", rev, rel.Phase, rel.Error, len(rel.State.Resources), len(spec.Resources))
-		}
-	}
+	b.releases(len(b.spec.Resources), len(b.spec.Resources))
 }
 
 // TestBatchesAreLocal: a run with no runtime queue and a plan of up to
@@ -183,70 +208,26 @@ func TestPreviewBatchesAreLocal(t *testing.T) {
 // recording the same releases; a plan over localBatchMax uses ordinary
 // batch activities.
 func TestBatchesAreLocal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal server")
+	b := newBatchRuns(t)
+	n := len(b.spec.Resources)
+	if localBatchMax < n {
+		t.Fatalf("localBatchMax %d: a plan of %d resources must have local batches", localBatchMax, n)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	h := newHarness(t)
-	tc := startWorker(t, h.acts)
-	ns := nsResource()
-	spec := &engine.Spec{Resources: []engine.Resource{ns}}
-	for i := range 30 {
-		spec.Resources = append(spec.Resources, cm(fmt.Sprintf("c%02d", i), ns.ID))
-	}
-	hash, err := h.backend.PutSpec(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(workflow, spec, verb, batch string) (local, ordinary int) {
-		t.Helper()
-		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runspec.MutatingWorkflowID("p", "w"), TaskQueue: runspec.TaskQueue}, workflow,
-			runspec.RunInput{Project: "p", Workspace: "w", SpecHash: spec, AutoApprove: true, Parallelism: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := wr.Get(ctx, nil); err != nil {
-			t.Fatalf("%s: %v", workflow, err)
-		}
-		events := history(ctx, t, tc, wr)
-		for _, s := range localSteps(t, events) {
-			if strings.HasPrefix(s, verb+" ") && strings.Contains(s, " resources: ") {
-				local++
-			}
-		}
-		return local, count(startedActivities(events), batch)
-	}
-	if localBatchMax < len(spec.Resources) {
-		t.Fatalf("localBatchMax %d: a plan of %d resources must have local batches", localBatchMax, len(spec.Resources))
-	}
-	for _, max := range []int{localBatchMax, len(spec.Resources) - 1} {
+	for _, max := range []int{localBatchMax, n - 1} {
 		withLocalBatchMax(t, max)
-		wantLocal := max >= len(spec.Resources)
-		for _, c := range []struct{ workflow, spec, verb, batch string }{
-			{runspec.ApplyWorkflow, hash, "apply", activities.ApplyResourcesActivity},
-			{runspec.DestroyWorkflow, "", "delete", activities.DeleteResourcesActivity},
+		wantLocal := max >= n
+		for _, c := range []struct{ workflow, verb, batch string }{
+			{runspec.ApplyWorkflow, "apply", activities.ApplyResourcesActivity},
+			{runspec.DestroyWorkflow, "delete", activities.DeleteResourcesActivity},
 		} {
-			local, ordinary := run(c.workflow, c.spec, c.verb, c.batch)
+			local, ordinary := b.run(c.workflow, c.verb, c.batch)
 			if wantLocal && (local < 2 || ordinary != 0) || !wantLocal && (local != 0 || ordinary < 2) {
-				t.Errorf("%s of 31 resources, localBatchMax %d: %d local batches and %d %s activities, want several of the %s only",
-					c.workflow, max, local, ordinary, c.batch, map[bool]string{true: "local batches", false: "activities"}[wantLocal])
+				t.Errorf("%s of %d resources, localBatchMax %d: %d local batches and %d %s activities, want several of the %s only",
+					c.workflow, n, max, local, ordinary, c.batch, map[bool]string{true: "local batches", false: "activities"}[wantLocal])
 			}
 		}
 	}
-	for rev := 1; rev <= 4; rev++ {
-		rel, err := h.backend.GetRelease(ctx, "p", "w", rev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := len(spec.Resources)
-		if rev%2 == 0 { // a destroy's
-			want = 0
-		}
-		if rel.Phase != engine.PhaseSucceeded || len(rel.State.Resources) != want {
-			t.Errorf("release %d: %s %s, %d resources, want succeeded with %d", rev, rel.Phase, rel.Error, len(rel.State.Resources), want)
-		}
-	}
+	b.releases(n, 0, n, 0)
 }
 
 // TestRunsRecordOneVersionMarker: a run records shapeChange's marker alone,
