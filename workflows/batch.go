@@ -180,8 +180,8 @@ func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Cha
 		verb, act = "delete", acts.DeleteResources
 	}
 	began := workflow.Now(ctx)
-	// On r.wait a cancel of the run reaches the batch, which stops after its
-	// resource in flight and reports what it did.
+	// An ordinary batch runs on r.wait: a cancel of the run reaches it, and it
+	// stops after its resource in flight and reports what it did.
 	summary := batchSummary(verb, in.IDs)
 	step := batchStep(r.wait, del, summary)
 	ordinary := func() workflow.Future { return workflow.ExecuteActivity(step, act, in) }

@@ -42,8 +42,9 @@ var yieldTimer = time.Millisecond
 // reach the cluster when the workflow's worker may not. A fleet loses little:
 // a chain's nodes run one at a time whichever worker runs them, and on the
 // workflow's own queue an ordinary single step was dispatched eagerly to the
-// worker that ran the workflow task anyway; batches, what a fleet shares,
-// stay ordinary and skip eager dispatch.
+// worker that ran the workflow task anyway; the batches of a plan over
+// localBatchMax, what a fleet shares, stay ordinary and skip eager dispatch
+// (a small plan's are local too: localBatches).
 //
 // A workflow task busy with local activities takes signals and cancellation
 // in only when it completes. The walk gives it back at the latest every
@@ -69,7 +70,8 @@ type nodeSteps struct {
 
 // localBatchMax (a variable for tests) is the largest plan whose batch steps
 // are local (localBatches): its batches are small enough (a tenth of it
-// each, over the walk's slots) that one runs for well under a second.
+// each at the default parallelism of 10, at most maxBatch) that one runs for
+// about a second at most.
 var localBatchMax = 500
 
 // localBatchTimeout bounds a local batch step: up to maxBatch calls, each
