@@ -96,7 +96,7 @@ func recordHistories(t *testing.T) {
 	// The people's runs authenticate as they would through the kumo
 	// frontend: by bearer token, with the roles recordPeoplePolicy grants.
 	srv, err := embedded.Start(ctx, embedded.Options{Dir: t.TempDir(),
-		Verifiers: []auth.BearerVerifier{peopleTokens{"token-" + pAlice.Name: pAlice, "token-" + pBob.Name: pBob, "token-" + pErin.Name: pErin}},
+		Verifiers:  []auth.BearerVerifier{peopleTokens{"token-" + pAlice.Name: pAlice, "token-" + pBob.Name: pBob, "token-" + pErin.Name: pErin}},
 		PolicyFile: recordPeoplePolicy(t)})
 	if err != nil {
 		t.Fatal(err)
