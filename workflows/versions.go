@@ -282,11 +282,11 @@ const (
 	localBatchChange  = "local-batches"
 	localBatchVersion = workflow.Version(1)
 
-	// shapeChange: a run takes every change before it (shaped) at its newest
-	// version without recording a marker of its own (changeVersion). The SDK
-	// records each GetVersion as a marker and an upsert of the
+	// shapeChange: a run takes every change before it (shaped) at the version
+	// it had then, without recording a marker of its own (changeVersion). The
+	// SDK records each GetVersion as a marker and an upsert of the
 	// TemporalChangeVersion search attribute listing every version so far:
-	// an apply recorded sixteen of each, a third of its history's events and
+	// an apply recorded 14 to 16 of each, a third of its history's events and
 	// a visibility write each, for decisions that are the same in every run
 	// started since. A run records this one marker instead, at its first
 	// change; a run recorded before it (no marker) goes on taking each
