@@ -144,10 +144,9 @@ func newBatchRuns(t *testing.T) *batchRuns {
 	return &batchRuns{t: t, ctx: ctx, h: h, tc: startWorker(t, h.acts), spec: spec, hash: hash}
 }
 
-// run runs workflow (an apply of the spec, or a destroy) and counts its
-// batches of verb ("preview", "apply", "delete") that were local steps and
-// the activities of type batch it started.
-func (b *batchRuns) run(workflow, verb, batch string) (local, ordinary int) {
+// events runs workflow (an apply of the spec, or a destroy) auto-approved
+// and returns its history.
+func (b *batchRuns) events(workflow string) []*historypb.HistoryEvent {
 	b.t.Helper()
 	hash := b.hash
 	if workflow == runspec.DestroyWorkflow {
@@ -161,7 +160,15 @@ func (b *batchRuns) run(workflow, verb, batch string) (local, ordinary int) {
 	if err := wr.Get(b.ctx, nil); err != nil {
 		b.t.Fatalf("%s: %v", workflow, err)
 	}
-	events := history(b.ctx, b.t, b.tc, wr)
+	return history(b.ctx, b.t, b.tc, wr)
+}
+
+// run runs workflow as events does and counts its batches of verb
+// ("preview", "apply", "delete") that were local steps and the activities
+// of type batch it started.
+func (b *batchRuns) run(workflow, verb, batch string) (local, ordinary int) {
+	b.t.Helper()
+	events := b.events(workflow)
 	for _, s := range localSummaries(b.t, events) {
 		if strings.HasPrefix(s, verb+" ") && strings.Contains(s, " resources: ") {
 			local++
@@ -232,23 +239,11 @@ func TestBatchesAreLocal(t *testing.T) {
 
 // TestRunsRecordOneVersionMarker: a run records shapeChange's marker alone,
 // not one (and a search attribute upsert) per change it takes: an apply that
-// previews, walks in batches and finishes reaches most of them.
+// previews, walks in local batches and finishes reaches most of them.
 func TestRunsRecordOneVersionMarker(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal server")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	h := newHarness(t)
-	tc := startWorker(t, h.acts)
-	ns := nsResource()
-	spec := &engine.Spec{Resources: []engine.Resource{ns, cm("a", ns.ID), cm("b", ns.ID), notReady("c")}}
-	wr := startApply(ctx, t, h, tc, spec, runspec.RunInput{Parallelism: 2})
-	if _, err := runResult(ctx, wr); err != nil {
-		t.Fatal(err)
-	}
+	b := newBatchRuns(t)
 	var markers []string
-	for _, e := range history(ctx, t, tc, wr) {
+	for _, e := range b.events(runspec.ApplyWorkflow) {
 		m := e.GetMarkerRecordedEventAttributes()
 		if m == nil || m.GetMarkerName() != "Version" {
 			continue
