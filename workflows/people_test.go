@@ -146,15 +146,21 @@ func (v peopleTokens) Verify(_ context.Context, token string) (runspec.Subject, 
 // writePeoplePolicy grants the people test's subjects the roles they hold.
 func writePeoplePolicy(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "policy.yaml")
-	doc := `grants:
+	return writePolicy(t, `grants:
   - role: deployer
     subjects: ["local:alice", "local:dan"]
     scopes: ["*/*"]
   - role: approver
     subjects: ["local:alice", "local:bob", "oidc:carol"]
     scopes: ["*/*"]
-`
+`)
+}
+
+// writePolicy writes the authorization policy doc to a file of the test's
+// and returns its path.
+func writePolicy(t *testing.T, doc string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "policy.yaml")
 	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
 		t.Fatal(err)
 	}

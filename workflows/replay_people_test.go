@@ -2,8 +2,6 @@ package workflows
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"go.temporal.io/sdk/client"
@@ -21,19 +19,14 @@ var pErin = runspec.Subject{Name: "oidc:erin", Roles: []string{"deployer", "appr
 // recordPeoplePolicy grants the recorded runs' people their roles.
 func recordPeoplePolicy(t *testing.T) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "policy.yaml")
-	doc := `grants:
+	return writePolicy(t, `grants:
   - role: deployer
     subjects: ["local:alice", "oidc:erin"]
     scopes: ["*/*"]
   - role: approver
     subjects: ["local:alice", "local:bob", "oidc:erin"]
     scopes: ["*/*"]
-`
-	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+`)
 }
 
 // recordPeopleHistories records runs whose starts, updates and signals carry
