@@ -5,8 +5,9 @@
 // Store implements Backend once, over a small Driver that only stores bytes at
 // keys (backend/local: files, backend/s3: objects): the Store checks arguments
 // and the context before the driver is called, lays out the keys, encodes and
-// decodes records, keeps revisions gapless, and wraps the driver's errors naming
-// the record they concern. Drivers pass backendtest.RunDriver, which runs the
+// decodes records, keeps revisions gapless (from the floor the release history
+// limit raises, store_floor.go), and wraps the driver's errors naming the
+// record they concern. Drivers pass backendtest.RunDriver, which runs the
 // conformance suite (backendtest.Run) on a Store over them.
 //
 // A release's state is written one resource at a time while it runs (PutStateEntry),
@@ -36,7 +37,8 @@ type Backend interface {
 	GetSpec(ctx context.Context, hash string) (*engine.Spec, error)
 
 	// CreateRelease stores r as a new revision. It fails with ErrRevisionExists when
-	// r.Revision is already taken, so two creators never get the same revision.
+	// r.Revision is already taken, so two creators never get the same revision;
+	// a revision the release history limit removed counts as taken.
 	// Revisions count from 1 without gaps: any revision other than latest+1 that is
 	// not taken is refused with a plain error.
 	// On success r.Version is the stored copy's version.
@@ -46,7 +48,9 @@ type Backend interface {
 	// release changed since, it fails with ErrConflict and changes nothing. On
 	// success r.Version is the new copy's version.
 	UpdateRelease(ctx context.Context, r *engine.Release) error
-	// GetRelease returns one revision, with its Version, or ErrNotFound.
+	// GetRelease returns one revision, with its Version, or ErrNotFound (for a
+	// revision the release history limit removed, an error naming it and the
+	// oldest kept revision).
 	// Releases returned by LatestRelease and ListReleases carry their Version too.
 	GetRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error)
 	// LatestRelease returns the highest revision, or ErrNotFound when there is none.
@@ -54,7 +58,9 @@ type Backend interface {
 	// LatestReleaseHead is LatestRelease's revision, phase and count of
 	// recorded resources, without decoding the resources.
 	LatestReleaseHead(ctx context.Context, project, workspace string) (ReleaseHead, error)
-	// ListReleases returns every revision in ascending order (none: empty, no error).
+	// ListReleases returns every kept revision in ascending order (none: empty,
+	// no error): gapless from the oldest one the release history limit
+	// (GCPolicy.Releases) kept, 1 when it removed none.
 	ListReleases(ctx context.Context, project, workspace string) ([]*engine.Release, error)
 	// ListReleaseSummaries is ListReleases without the specs and states: each
 	// release's own fields, how many resources its spec and state hold and

@@ -11,9 +11,16 @@ import (
 // unreferenced long enough — as plain functions of the records found and the
 // time, so they are tested without any storage.
 //
-// Releases are never removed: every revision of every stack stays, and so do
-// the spec and the state chunks any of them names. What goes:
+// Releases stay unless a history limit is set (Releases; 0, the default,
+// keeps every revision): then each project/workspace keeps its newest
+// Releases revisions, and more where a rollback or a run in flight needs them
+// (history.go). The spec and the state chunks a kept revision names stay.
+// What goes:
 //
+//   - with a history limit, the older revisions (their release files and
+//     leftover state directories), at once: the floor raised first
+//     (store_floor.go) hides them from every reader, and what only they named
+//     becomes unreferenced;
 //   - specs no release names, and state chunks of a workspace no release of it
 //     names (left by a create that lost a revision race, or by a preview), once
 //     they have been seen unreferenced for Grace;
@@ -47,6 +54,11 @@ type GCPolicy struct {
 	// directory must have been seen unreferenced before it is removed: longer
 	// than any run takes between writing one and the release naming it.
 	Grace time.Duration `json:"grace"`
+	// Releases is the release history limit: how many revisions of each
+	// project/workspace are kept, the newest (0: every revision, the default:
+	// removing releases takes an explicit setting; else at least
+	// MinReleaseRetention).
+	Releases int `json:"releases,omitempty"`
 }
 
 // Defaults of GCPolicy (kumo server's flags document them).
@@ -69,8 +81,8 @@ func DefaultGCPolicy() GCPolicy {
 // Validate refuses a policy that would remove records a run may still need:
 // a grace shorter than MinGCGrace (a run writes a spec seconds before its
 // release names it, but a busy worker may take minutes), retentions shorter
-// than a minute or negative, an audit retention under a day. It names the
-// setting.
+// than a minute or negative, an audit retention under a day, a release
+// history limit that is negative or 1. It names the setting.
 func (p GCPolicy) Validate() error {
 	var errs []error
 	for _, f := range []struct {
@@ -86,6 +98,9 @@ func (p GCPolicy) Validate() error {
 		if f.d < f.min {
 			errs = append(errs, fmt.Errorf("%s %s: must be at least %s", f.name, f.d, f.min))
 		}
+	}
+	if p.Releases < 0 || p.Releases > 0 && p.Releases < MinReleaseRetention {
+		errs = append(errs, fmt.Errorf("release history limit %d: must be 0 (keep every revision) or at least %d, so that the latest revision and the one before it, which a rollback and a run in flight read, stay", p.Releases, MinReleaseRetention))
 	}
 	if p.Audit != 0 && p.Audit < MinAuditRetention {
 		errs = append(errs, fmt.Errorf("audit retention %s: must be 0 (keep forever) or at least %s", p.Audit, MinAuditRetention))

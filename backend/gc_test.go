@@ -21,11 +21,23 @@ func TestGCPolicyValidate(t *testing.T) {
 		"no idempotency window": {func(p *GCPolicy) { p.Requests = 0 }, "idempotency window"},
 		"audit under a day":     {func(p *GCPolicy) { p.Audit = time.Hour }, "audit retention 1h0m0s"},
 		"negative audit":        {func(p *GCPolicy) { p.Audit = -24 * time.Hour }, "audit retention"},
+		"negative releases":     {func(p *GCPolicy) { p.Releases = -1 }, "release history limit -1: must be 0 (keep every revision) or at least 2"},
+		"one release":           {func(p *GCPolicy) { p.Releases = 1 }, "release history limit 1"},
 	} {
 		p := DefaultGCPolicy()
 		tc.mutate(&p)
 		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error containing %q", name, err, tc.want)
+		}
+	}
+}
+
+func TestGCPolicyReleases(t *testing.T) {
+	for _, n := range []int{0, MinReleaseRetention, 10} {
+		p := DefaultGCPolicy()
+		p.Releases = n
+		if err := p.Validate(); err != nil {
+			t.Errorf("release history limit %d: %v", n, err)
 		}
 	}
 }

@@ -14,6 +14,9 @@ import "strconv"
 //	                                                          of the resource ID)
 //	releases/<project>/<workspace>/.latest                    a hint: the highest revision its
 //	                                                          writer had created
+//	releases/<project>/<workspace>/.floor                     the oldest revision kept (the release
+//	                                                          history limit removed those under
+//	                                                          it; none: 1), store_floor.go
 //	releases/<project>/<workspace>/chunks/<sha256>            a chunk of a release's state,
 //	                                                          compressed, named by the hash of
 //	                                                          its bytes (store_chunks.go)
@@ -37,6 +40,7 @@ const (
 	stateExt      = ".state"
 	logExt        = ".log"
 	latestHint    = ".latest"
+	floorMark     = ".floor"
 )
 
 func workspaceDir(project, workspace string) string {

@@ -79,8 +79,11 @@ func forEach(ctx context.Context, n int, fn func(ctx context.Context, i int) err
 }
 
 // seenReleases remembers a few releases known to exist, so that recording each
-// resource of a running release does not ask the driver again (releases are never
-// deleted). It is bounded: it forgets everything when full.
+// resource of a running release does not ask the driver again. Releases are
+// removed only under the floor, never the latest nor a running one's prior
+// (history.go), and Collect forgets those it removes; so at worst another
+// Store remembers a removed revision no run writes to any more. It is
+// bounded: it forgets everything when full.
 type seenReleases struct {
 	mu   sync.Mutex
 	keys map[ReleaseKey]struct{}
@@ -102,4 +105,10 @@ func (s *seenReleases) has(k ReleaseKey) bool {
 	defer s.mu.Unlock()
 	_, ok := s.keys[k]
 	return ok
+}
+
+func (s *seenReleases) forget(k ReleaseKey) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.keys, k)
 }

@@ -93,10 +93,17 @@ type GCReport struct {
 	DriftReports int `json:"driftReports"`
 	Requests     int `json:"requests"`
 	AuditDays    int `json:"auditDays"`
+	// Revisions is how many release revisions were removed: older than the
+	// release history limit keeps (GCPolicy.Releases), or left under the
+	// floor by a collection that stopped half-way. Pruned names them by
+	// workspace.
+	Revisions int              `json:"revisions"`
+	Pruned    []PrunedReleases `json:"pruned,omitempty"`
 	// Bytes is the size of the specs and chunks removed.
 	Bytes int64 `json:"bytes"`
 	// Removed names every key (or, for a run log, state directory or audit
-	// day, directory) removed, sorted.
+	// day, directory; for a removed revision, its release file) removed,
+	// sorted.
 	Removed []string `json:"removed"`
 	// Restored names what was removed and then written back because a
 	// release written meanwhile named it.
@@ -110,7 +117,17 @@ type GCReport struct {
 
 // Total is how many records the report counts as removed.
 func (r GCReport) Total() int {
-	return r.Specs + r.Chunks + r.StateDirs + r.RunLogs + r.DriftReports + r.Requests + r.AuditDays
+	return r.Specs + r.Chunks + r.StateDirs + r.RunLogs + r.DriftReports + r.Requests + r.AuditDays + r.Revisions
+}
+
+// PrunedReleases are the revisions of one project/workspace a collection
+// removed (or with DryRun would remove), ascending, and the oldest revision
+// it keeps.
+type PrunedReleases struct {
+	Project   string `json:"project"`
+	Workspace string `json:"workspace"`
+	Revisions []int  `json:"revisions"`
+	Floor     int    `json:"floor"`
 }
 
 // gcRefs is what the releases of a backend name.
@@ -119,9 +136,20 @@ type gcRefs struct {
 	// chunks by key; leftover: the state directories of final releases.
 	chunks   map[string]bool
 	leftover map[string]bool
-	// workspaces are the release directories found ("releases/p/w").
+	// workspaces are the release directories found ("releases/p/w"), and
+	// histories their revisions, as the release history limit decides.
 	workspaces []string
+	histories  []gcHistory
 	releases   int
+}
+
+// gcHistory is the release history of one project/workspace as a scan found
+// it: its floor, and every release file (under the floor too), ascending.
+type gcHistory struct {
+	project, workspace string
+	floor              int
+	heads              []revisionHead
+	stateDirs          map[int]bool
 }
 
 // scanRefs reads every release file. A release file that cannot be read or
@@ -168,10 +196,17 @@ func (s *Store) scanWorkspace(ctx context.Context, p, w string, refs *gcRefs) er
 			}
 		}
 	}
+	floor, _, err := s.readFloor(ctx, p, w)
+	if err != nil {
+		return fmt.Errorf("%w: no release is removed while which are kept is unknown", err)
+	}
+	slices.Sort(revs)
 	type named struct {
 		spec, specRef string
 		chunks        []string
-		final         bool
+		phase         engine.Phase
+		op            engine.Operation
+		found         bool
 	}
 	out := make([]named, len(revs))
 	err = forEach(ctx, len(revs), func(ctx context.Context, i int) error {
@@ -184,65 +219,72 @@ func (s *Store) scanWorkspace(ctx context.Context, p, w string, refs *gcRefs) er
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.d.Where(objKey), err)
 		}
-		spec, specRef, chunks, phase, err := releaseNames(data)
+		spec, specRef, chunks, phase, op, err := releaseNames(data)
 		if err != nil {
 			return fmt.Errorf("release %s: %s: %w: no record is removed while what it names is unknown", key, s.d.Where(objKey), err)
 		}
-		out[i] = named{spec: spec, specRef: specRef, chunks: chunks, final: phase.Final()}
+		out[i] = named{spec: spec, specRef: specRef, chunks: chunks, phase: phase, op: op, found: true}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	h := gcHistory{project: p, workspace: w, floor: floor, stateDirs: stateDirs}
 	for i, n := range out {
+		if !n.found {
+			continue // removed between the listing and the read
+		}
+		h.heads = append(h.heads, revisionHead{Revision: revs[i], Phase: n.phase, Operation: n.op})
 		refs.releases++
-		for _, h := range []string{n.spec, n.specRef} {
-			if h != "" {
-				refs.specs[h] = true
+		for _, hash := range []string{n.spec, n.specRef} {
+			if hash != "" {
+				refs.specs[hash] = true
 			}
 		}
 		for _, c := range n.chunks {
 			refs.chunks[chunkKey(p, w, c)] = true
 		}
-		if n.final && stateDirs[revs[i]] {
+		if n.phase.Final() && stateDirs[revs[i]] {
 			refs.leftover[stateDir(ReleaseKey{Project: p, Workspace: w, Revision: revs[i]})] = true
 		}
 	}
+	refs.histories = append(refs.histories, h)
 	return nil
 }
 
 // releaseNames decodes what a release file (either format) names, without
 // opening sealed values or reading its chunks.
-func releaseNames(data []byte) (spec, specRef string, chunks []string, phase engine.Phase, err error) {
+func releaseNames(data []byte) (spec, specRef string, chunks []string, phase engine.Phase, op engine.Operation, err error) {
 	var rec struct {
-		SpecHash string       `json:"specHash"`
-		Phase    engine.Phase `json:"phase"`
-		Parts    *recordParts `json:"kumoRecord"`
+		SpecHash  string           `json:"specHash"`
+		Phase     engine.Phase     `json:"phase"`
+		Operation engine.Operation `json:"operation"`
+		Parts     *recordParts     `json:"kumoRecord"`
 	}
 	if isCompressed(data) {
 		text, err := decompress(data)
 		if err != nil {
-			return "", "", nil, "", err
+			return "", "", nil, "", "", err
 		}
 		if err := decodeJSON(text, &rec); err != nil {
-			return "", "", nil, "", fmt.Errorf("decode: %w", err)
+			return "", "", nil, "", "", fmt.Errorf("decode: %w", err)
 		}
 		if rec.Parts == nil || !knownRecordFormat(rec.Parts.Format) {
-			return "", "", nil, "", fmt.Errorf("not a release record of format %d or %d", recordFormatWhole, recordFormat)
+			return "", "", nil, "", "", fmt.Errorf("not a release record of format %d or %d", recordFormatWhole, recordFormat)
 		}
 	} else if err := decodeYAML(data, &rec); err != nil {
-		return "", "", nil, "", fmt.Errorf("decode: %w", err)
+		return "", "", nil, "", "", fmt.Errorf("decode: %w", err)
 	}
 	if rec.Parts != nil {
 		specRef = rec.Parts.SpecRef
 		for _, c := range rec.Parts.chunks() {
 			if !validHash(c.Key) {
-				return "", "", nil, "", fmt.Errorf("state chunk %q: not a hex sha256", c.Key)
+				return "", "", nil, "", "", fmt.Errorf("state chunk %q: not a hex sha256", c.Key)
 			}
 			chunks = append(chunks, c.Key)
 		}
 	}
-	return rec.SpecHash, specRef, chunks, rec.Phase, nil
+	return rec.SpecHash, specRef, chunks, rec.Phase, rec.Operation, nil
 }
 
 // readMarks returns Collect's marks and their version ("" when none).
@@ -296,6 +338,15 @@ type gcPass struct {
 	dueObjects []string // specs and chunks
 	dueDirs    []gcDir
 	dueKeys    []gcKey
+	duePrunes  []gcPrune
+}
+
+// gcPrune is the revisions of one workspace to remove, under floor.
+type gcPrune struct {
+	project, workspace string
+	floor              int
+	revisions          []int
+	stateDirs          map[int]bool
 }
 
 type gcDir struct {
@@ -322,9 +373,11 @@ func (g *gcPass) candidate(key, sig string, keep time.Duration) bool {
 // Collect removes, from the backend s keeps its records in, what policy p says
 // has expired or is unreferenced (gc.go), as of now; with dryRun it removes
 // nothing and writes nothing, and reports what it would remove. Releases are
-// never removed, nor the specs they name or keepSpecs names (the specs of
-// runs waiting in a queue, which no release names yet). Two collections
-// running at once: one fails, naming the other.
+// removed only past p's history limit (history.go); never the specs kept
+// revisions name or keepSpecs names (the specs of runs waiting in a queue,
+// which no release names yet). Two collections running at once: one fails,
+// naming the other (and should both remove revisions, the floor they raise
+// keeps the higher of their two decisions).
 func Collect(ctx context.Context, s *Store, p GCPolicy, now time.Time, dryRun bool, keepSpecs ...string) (GCReport, error) {
 	if err := p.Validate(); err != nil {
 		return GCReport{}, fmt.Errorf("gc policy: %w", err)
@@ -347,6 +400,7 @@ func Collect(ctx context.Context, s *Store, p GCPolicy, now time.Time, dryRun bo
 	for _, h := range keepSpecs {
 		refs.specs[h] = true
 	}
+	g.findPruned(refs)
 	if err := g.findUnreferenced(ctx, refs); err != nil {
 		return GCReport{}, err
 	}
@@ -373,6 +427,32 @@ func Collect(ctx context.Context, s *Store, p GCPolicy, now time.Time, dryRun bo
 		return g.report, err
 	}
 	return g.report, nil
+}
+
+// findPruned finds, per workspace, the revisions under the floor the release
+// history limit sets (history.go), and those a collection that stopped
+// half-way left under the floor (with or without a limit). Their leftover
+// state directories go with them, not as leftovers.
+func (g *gcPass) findPruned(refs *gcRefs) {
+	for _, h := range refs.histories {
+		var kept []revisionHead
+		present := make([]int, 0, len(h.heads))
+		for _, r := range h.heads {
+			present = append(present, r.Revision)
+			if r.Revision >= h.floor {
+				kept = append(kept, r)
+			}
+		}
+		floor := historyFloor(kept, h.floor, g.p.Releases)
+		revs := belowFloor(present, floor)
+		if len(revs) == 0 {
+			continue
+		}
+		for _, rev := range revs {
+			delete(refs.leftover, stateDir(ReleaseKey{Project: h.project, Workspace: h.workspace, Revision: rev}))
+		}
+		g.duePrunes = append(g.duePrunes, gcPrune{project: h.project, workspace: h.workspace, floor: floor, revisions: revs, stateDirs: h.stateDirs})
+	}
 }
 
 // findUnreferenced finds the specs, chunks and leftover state directories no
@@ -529,8 +609,56 @@ func (g *gcPass) findRequests(ctx context.Context) error {
 	return nil
 }
 
+// countPruned adds the revisions of pr (removed, or due in a dry run) to the
+// report.
+func (g *gcPass) countPruned(pr gcPrune, revs []int) {
+	if len(revs) == 0 {
+		return
+	}
+	g.report.Revisions += len(revs)
+	g.report.Pruned = append(g.report.Pruned, PrunedReleases{Project: pr.project, Workspace: pr.workspace, Revisions: revs, Floor: pr.floor})
+	for _, rev := range revs {
+		g.report.Removed = append(g.report.Removed, releaseKey(ReleaseKey{Project: pr.project, Workspace: pr.workspace, Revision: rev}))
+	}
+}
+
+// prune removes the revisions due, each workspace's floor raised first so
+// that no reader meets them half-removed; a revision's leftover state
+// directory goes before its release file, so that a collection stopping
+// between the two leaves the release file under the floor, which the next
+// one removes.
+func (g *gcPass) prune(ctx context.Context) error {
+	s := g.s
+	for _, pr := range g.duePrunes {
+		if err := s.raiseFloor(ctx, pr.project, pr.workspace, pr.floor); err != nil {
+			return err
+		}
+		var done []int
+		for _, rev := range pr.revisions {
+			key := ReleaseKey{Project: pr.project, Workspace: pr.workspace, Revision: rev}
+			if pr.stateDirs[rev] {
+				if err := s.d.DeleteAll(ctx, stateDir(key)); err != nil {
+					g.countPruned(pr, done)
+					return fmt.Errorf("remove %s: %w", s.d.Where(stateDir(key)), err)
+				}
+			}
+			if err := s.d.Delete(ctx, releaseKey(key)); err != nil && !errors.Is(err, ErrNotFound) {
+				g.countPruned(pr, done)
+				return fmt.Errorf("remove release %s (under the oldest kept revision %d): %s: %w", key, pr.floor, s.d.Where(releaseKey(key)), err)
+			}
+			s.seen.forget(key)
+			done = append(done, rev)
+		}
+		g.countPruned(pr, done)
+	}
+	return nil
+}
+
 // listDue fills a dry run's report with what is due.
 func (g *gcPass) listDue() {
+	for _, pr := range g.duePrunes {
+		g.countPruned(pr, pr.revisions)
+	}
 	for _, k := range g.dueObjects {
 		g.countObject(k, 0)
 	}
@@ -559,6 +687,10 @@ func (g *gcPass) countObject(key string, size int) {
 // written meanwhile names.
 func (g *gcPass) remove(ctx context.Context) error {
 	s := g.s
+	if err := g.prune(ctx); err != nil {
+		slices.Sort(g.report.Removed)
+		return err
+	}
 	held := map[string][]byte{}
 	for _, k := range g.dueObjects {
 		data, _, err := s.d.Read(ctx, k)

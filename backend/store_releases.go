@@ -13,8 +13,10 @@ import (
 
 // CreateRelease stores r as revision latest+1 with a create-only write, so that of
 // concurrent creators exactly one succeeds; the others get ErrRevisionExists.
-// Releases are never deleted, so once revision N-1 exists, N leaves no gap; a
-// revision whose predecessor does not exist is refused.
+// Only revisions under the floor are ever deleted (store_floor.go), and never
+// the latest, so once revision N-1 exists, N leaves no gap; a revision whose
+// predecessor does not exist is refused, and one under the floor is taken
+// (ErrRevisionExists): the release history limit removed it.
 func (s *Store) CreateRelease(ctx context.Context, r *engine.Release) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -22,6 +24,14 @@ func (s *Store) CreateRelease(ctx context.Context, r *engine.Release) error {
 	key, err := checkRelease("create", r)
 	if err != nil {
 		return err
+	}
+	floor, _, err := s.readFloor(ctx, key.Project, key.Workspace)
+	if err != nil {
+		return fmt.Errorf("create release %s: %w", key, err)
+	}
+	if key.Revision < floor {
+		return fmt.Errorf("create release %s: %w (it is under the oldest kept revision %d of %s/%s: the release history limit removed it)",
+			key, ErrRevisionExists, floor, key.Project, key.Workspace)
 	}
 	if key.Revision > 1 {
 		prev := key
@@ -67,7 +77,7 @@ func (s *Store) gapError(ctx context.Context, key ReleaseKey) error {
 		return fmt.Errorf("create release %s: %w", key, err)
 	}
 	if key.Revision <= latest {
-		// Only reachable if a revision was removed by hand.
+		// Only reachable if a revision above the floor was removed by hand.
 		return fmt.Errorf("create release %s: %w (latest revision is %d)", key, ErrRevisionExists, latest)
 	}
 	return fmt.Errorf("create release %s: revision %d would leave a gap: the latest revision of %s/%s is %d, so the next one must be %d",
@@ -118,7 +128,8 @@ func (s *Store) UpdateRelease(ctx context.Context, r *engine.Release) error {
 	return nil
 }
 
-// GetRelease returns one revision, or an error wrapping ErrNotFound.
+// GetRelease returns one revision, or an error wrapping ErrNotFound: for a
+// revision under the floor, one that names it and the oldest kept revision.
 func (s *Store) GetRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -130,7 +141,23 @@ func (s *Store) GetRelease(ctx context.Context, project, workspace string, revis
 	if revision < 1 {
 		return nil, fmt.Errorf("get release %s: %w", key, ErrNotFound)
 	}
-	return s.readRelease(ctx, key)
+	// A revision under the floor is removed, though a collection that
+	// stopped half-way may have left its file.
+	floor, _, err := s.readFloor(ctx, project, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("get release %s: %w", key, err)
+	}
+	if revision < floor {
+		return nil, prunedError("get release", key, floor)
+	}
+	r, err := s.readRelease(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		// Removed while it was read: say so.
+		if floor, _, ferr := s.readFloor(ctx, project, workspace); ferr == nil && revision < floor {
+			return nil, prunedError("get release", key, floor)
+		}
+	}
+	return r, err
 }
 
 func (s *Store) readRelease(ctx context.Context, key ReleaseKey) (*engine.Release, error) {
@@ -163,7 +190,7 @@ func (s *Store) releaseExists(ctx context.Context, key ReleaseKey) (bool, error)
 
 // LatestRelease returns the highest revision, or an error wrapping ErrNotFound
 // when there is none. It lists nothing (see latestRevision): with a current hint
-// it is three driver calls however many revisions there are.
+// it is four driver calls however many revisions there are.
 func (s *Store) LatestRelease(ctx context.Context, project, workspace string) (*engine.Release, error) {
 	return latestOf(ctx, s, project, workspace, "latest release", s.readRelease)
 }
@@ -228,13 +255,23 @@ func latestOf[T any](ctx context.Context, s *Store, project, workspace, what str
 			if err != nil {
 				return zero, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, err)
 			}
-			if !ok {
+			if ok {
+				lo = h + 1
+				break
+			}
+			// h+1 is missing: h is the latest unless a collection removed
+			// h+1 under the floor (a hint left far behind). The floor read
+			// after the check says which: nothing at or over it is removed.
+			floor, _, err := s.readFloor(ctx, project, workspace)
+			if err != nil {
+				return zero, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, err)
+			}
+			if h >= floor {
 				return r, nil
 			}
-			lo = h + 1
 		}
 	}
-	latest, err := s.probeLatest(ctx, project, workspace, lo)
+	_, latest, err := s.probeLatest(ctx, project, workspace, lo)
 	if err != nil {
 		return zero, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, err)
 	}
@@ -261,11 +298,18 @@ func (s *Store) readHint(ctx context.Context, project, workspace string) int {
 // latestRevision finds the highest revision (0: none) without listing, starting
 // from the hint when it names an existing revision.
 func (s *Store) latestRevision(ctx context.Context, project, workspace string) (int, error) {
+	_, latest, err := s.keptRange(ctx, project, workspace)
+	return latest, err
+}
+
+// keptRange returns the floor and the latest revision (0: none) of
+// project/workspace: the revisions a reader reads.
+func (s *Store) keptRange(ctx context.Context, project, workspace string) (floor, latest int, err error) {
 	lo := 0
 	if h := s.readHint(ctx, project, workspace); h > 0 {
 		ok, err := s.releaseExists(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: h})
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if ok {
 			lo = h
@@ -274,14 +318,45 @@ func (s *Store) latestRevision(ctx context.Context, project, workspace string) (
 	return s.probeLatest(ctx, project, workspace, lo)
 }
 
-// probeLatest finds the highest revision given lo, a revision known to exist (0:
-// none known). Revisions are gapless, so "revision n exists" is true up to the
-// latest and false after: it gallops upward (lo+1, lo+2, lo+4, ...) until a
-// revision is missing, then bisects. That is a handful of existence checks
-// however many revisions there are, and one when lo is the latest. (Listing
-// would cost a request per thousand revisions on an object store, and reads
-// every name of a directory on a file system.)
-func (s *Store) probeLatest(ctx context.Context, project, workspace string, lo int) (int, error) {
+// probeLatest finds the highest revision (0: none) given lo, a revision known
+// to have existed (0: none known), and returns it with the floor. It gallops
+// from the floor or lo, whichever is higher (see gallop). A collection
+// removes revisions only under the floor it raised first, so when the floor
+// read after the gallop is the one read before, no revision the gallop
+// looked at was removed meanwhile; otherwise it starts again from the new
+// floor.
+func (s *Store) probeLatest(ctx context.Context, project, workspace string, lo int) (floor, latest int, err error) {
+	if floor, _, err = s.readFloor(ctx, project, workspace); err != nil {
+		return 0, 0, err
+	}
+	for range floorMaxTries {
+		if latest, err = s.gallop(ctx, project, workspace, max(lo, floor-1)); err != nil {
+			return 0, 0, err
+		}
+		after, _, err := s.readFloor(ctx, project, workspace)
+		if err != nil {
+			return 0, 0, err
+		}
+		if after == floor {
+			if latest < floor {
+				latest = 0 // not even the floor's revision: none
+			}
+			return floor, latest, nil
+		}
+		floor = after
+	}
+	return 0, 0, fmt.Errorf("the oldest kept revision of %s/%s kept rising while its latest revision was looked for (%d tries)", project, workspace, floorMaxTries)
+}
+
+// gallop finds the highest revision given lo, a revision taken to exist (the
+// floor's predecessor when none is known). Revisions are gapless from the
+// floor, so "revision n exists" is true up to the latest and false after: it
+// gallops upward (lo+1, lo+2, lo+4, ...) until a revision is missing, then
+// bisects. That is a handful of existence checks however many revisions
+// there are, and one when lo is the latest. (Listing would cost a request per
+// thousand revisions on an object store, and reads every name of a directory
+// on a file system.)
+func (s *Store) gallop(ctx context.Context, project, workspace string, lo int) (int, error) {
 	exists := func(rev int) (bool, error) {
 		return s.d.Exists(ctx, releaseKey(ReleaseKey{Project: project, Workspace: workspace, Revision: rev}))
 	}
@@ -312,8 +387,47 @@ func (s *Store) probeLatest(ctx context.Context, project, workspace string, lo i
 	return lo, nil
 }
 
-// ListReleases returns every revision in ascending order; none gives an empty list.
-// The revisions are found without listing and read a bounded number at a time.
+// readKept reads, with read, every kept revision of project/workspace (from
+// the floor to the latest) in ascending order, a bounded number at a time.
+// A revision that is gone by the time it is read was removed by a collection
+// that raised the floor meanwhile: the reading starts again from the new
+// floor (what names the call in errors).
+func readKept[T any](ctx context.Context, s *Store, project, workspace, what string, read func(context.Context, ReleaseKey) (T, error)) ([]T, error) {
+	for range floorMaxTries {
+		floor, latest, err := s.keptRange(ctx, project, workspace)
+		if err != nil {
+			return nil, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, err)
+		}
+		n := 0
+		if latest > 0 {
+			n = latest - floor + 1
+		}
+		out := make([]T, n)
+		err = forEach(ctx, n, func(ctx context.Context, i int) error {
+			r, err := read(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: floor + i})
+			out[i] = r
+			return err
+		})
+		if !errors.Is(err, ErrNotFound) {
+			if err != nil {
+				return nil, err
+			}
+			return out, nil
+		}
+		after, _, ferr := s.readFloor(ctx, project, workspace)
+		if ferr != nil {
+			return nil, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, ferr)
+		}
+		if after == floor {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("%s of %s/%s: its oldest kept revision kept rising while they were read (%d tries)", what, project, workspace, floorMaxTries)
+}
+
+// ListReleases returns every kept revision (from the floor) in ascending order;
+// none gives an empty list. The revisions are found without listing and read a
+// bounded number at a time.
 func (s *Store) ListReleases(ctx context.Context, project, workspace string) ([]*engine.Release, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -324,25 +438,13 @@ func (s *Store) ListReleases(ctx context.Context, project, workspace string) ([]
 	if dr, ok := s.d.(DirReader); ok {
 		return s.listReleasesDir(ctx, dr, project, workspace)
 	}
-	latest, err := s.latestRevision(ctx, project, workspace)
-	if err != nil {
-		return nil, fmt.Errorf("list releases of %s/%s: %w", project, workspace, err)
-	}
-	out := make([]*engine.Release, latest)
-	err = forEach(ctx, latest, func(ctx context.Context, i int) error {
-		r, err := s.readRelease(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: i + 1})
-		out[i] = r
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return readKept(ctx, s, project, workspace, "list releases", s.readRelease)
 }
 
 // ListProjects returns, sorted, the projects with at least one release in
-// workspace: of the project directories, those whose revision 1 exists in
-// workspace (revisions are gapless, so that is whether any does).
+// workspace: of the project directories, those whose oldest kept revision
+// exists in workspace (revisions are gapless from it, so that is whether any
+// does).
 func (s *Store) ListProjects(ctx context.Context, workspace string) ([]string, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -362,7 +464,7 @@ func (s *Store) ListProjects(ctx context.Context, workspace string) ([]string, e
 	}
 	has := make([]bool, len(candidates))
 	err = forEach(ctx, len(candidates), func(ctx context.Context, i int) error {
-		ok, err := s.releaseExists(ctx, ReleaseKey{Project: candidates[i], Workspace: workspace, Revision: 1})
+		ok, err := s.hasReleases(ctx, candidates[i], workspace)
 		has[i] = ok
 		return err
 	})
@@ -377,4 +479,19 @@ func (s *Store) ListProjects(ctx context.Context, workspace string) ([]string, e
 	}
 	slices.Sort(projects)
 	return projects, nil
+}
+
+// hasReleases says whether project/workspace has a release: whether its
+// revision 1 exists, or else, when the release history limit removed it, the
+// oldest kept revision.
+func (s *Store) hasReleases(ctx context.Context, project, workspace string) (bool, error) {
+	ok, err := s.releaseExists(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: 1})
+	if err != nil || ok {
+		return ok, err
+	}
+	floor, _, err := s.readFloor(ctx, project, workspace)
+	if err != nil || floor == 1 {
+		return false, err
+	}
+	return s.releaseExists(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: floor})
 }

@@ -26,7 +26,7 @@ type ReleaseSummary struct {
 	Stored int64
 }
 
-// ListReleaseSummaries returns every revision's summary in ascending order;
+// ListReleaseSummaries returns every kept revision's summary in ascending order;
 // none gives an empty list. Each reads one release file: for a release of
 // record format 2 a few hundred bytes, however many resources it records.
 func (s *Store) ListReleaseSummaries(ctx context.Context, project, workspace string) ([]ReleaseSummary, error) {
@@ -39,30 +39,19 @@ func (s *Store) ListReleaseSummaries(ctx context.Context, project, workspace str
 	if dr, ok := s.d.(DirReader); ok {
 		return s.listSummariesDir(ctx, dr, project, workspace)
 	}
-	latest, err := s.latestRevision(ctx, project, workspace)
-	if err != nil {
-		return nil, fmt.Errorf("list release summaries of %s/%s: %w", project, workspace, err)
-	}
-	out := make([]ReleaseSummary, latest)
-	err = forEach(ctx, latest, func(ctx context.Context, i int) error {
-		key := ReleaseKey{Project: project, Workspace: workspace, Revision: i + 1}
+	return readKept(ctx, s, project, workspace, "list release summaries", func(ctx context.Context, key ReleaseKey) (ReleaseSummary, error) {
 		objKey := releaseKey(key)
 		data, version, err := s.read(ctx, objKey, "release "+key.String())
 		if err != nil {
-			return err
+			return ReleaseSummary{}, err
 		}
 		sum, err := s.summarize(key, s.d.Where(objKey), data)
 		if err != nil {
-			return err
+			return ReleaseSummary{}, err
 		}
 		sum.Release.Version = version
-		out[i] = sum
-		return nil
+		return sum, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 // summarize decodes the summary of the release file data (read from where

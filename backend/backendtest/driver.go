@@ -36,6 +36,8 @@ func RunDriver(t *testing.T, newDriver func(t *testing.T) backend.Driver) {
 		{"IdentitySharedAcrossUpdates", testIdentitySharedAcrossUpdates},
 		{"SummariesReadReleaseFilesOnly", testSummariesReadReleaseFilesOnly},
 		{"Collect", testCollect},
+		{"ReleaseHistory", testReleaseHistory},
+		{"ReleaseHistoryRaces", testReleaseHistoryRaces},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

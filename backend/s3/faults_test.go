@@ -66,7 +66,9 @@ func TestLatestWithoutListing(t *testing.T) {
 
 // TestLatestHint: a missing, stale, garbage or runaway hint costs requests, not
 // the right answer; a current one makes LatestRelease four requests however
-// many revisions there are (and one for the release's spec, stored apart).
+// many revisions there are (and one for the release's spec, stored apart):
+// the hint, the release it names, whether the next exists, and the floor (a
+// hint under it may name a revision whose successor a collection removed).
 func TestLatestHint(t *testing.T) {
 	b, f := newFake(t, "kumo")
 	for rev := 1; rev <= 37; rev++ {
@@ -79,8 +81,8 @@ func TestLatestHint(t *testing.T) {
 	if latest, err := b.LatestRelease(ctx, "p", "w"); err != nil || latest.Revision != 37 {
 		t.Fatalf("LatestRelease: %v, %v", latest, err)
 	}
-	if got := requests(); len(got) != 4 {
-		t.Fatalf("LatestRelease with a current hint made %d requests, want 4 (hint, release, its spec, next): %q", len(got), got)
+	if got := requests(); len(got) != 5 {
+		t.Fatalf("LatestRelease with a current hint made %d requests, want 5 (hint, release, its spec, next, floor): %q", len(got), got)
 	}
 	for _, h := range []string{"1", "36", "999", "0", "-3", "x", ""} {
 		f.putRaw(t, hint, h)
@@ -102,7 +104,7 @@ func TestLatestHint(t *testing.T) {
 		t.Fatal(err)
 	}
 	requests = f.count()
-	if latest, err := b.LatestRelease(ctx, "p", "w"); err != nil || latest.Revision != 38 || len(requests()) != 4 {
+	if latest, err := b.LatestRelease(ctx, "p", "w"); err != nil || latest.Revision != 38 || len(requests()) != 5 {
 		t.Fatalf("LatestRelease after a create: %v, %v, %d requests", latest, err, len(requests()))
 	}
 }
