@@ -59,3 +59,19 @@ func TestBelowFloor(t *testing.T) {
 		t.Errorf("nothing under the floor: %v", got)
 	}
 }
+
+func TestPrunedRanges(t *testing.T) {
+	for _, tc := range []struct {
+		revs []int
+		want string
+	}{
+		{nil, ""},
+		{[]int{4}, "4"},
+		{[]int{1, 2, 3, 4, 5, 6, 7}, "1-7"},
+		{[]int{5, 1, 2, 3, 9, 10}, "1-3, 5, 9-10"},
+	} {
+		if got := (PrunedReleases{Revisions: tc.revs}).Ranges(); got != tc.want {
+			t.Errorf("Ranges(%v) = %q, want %q", tc.revs, got, tc.want)
+		}
+	}
+}

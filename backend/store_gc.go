@@ -130,6 +130,27 @@ type PrunedReleases struct {
 	Floor     int    `json:"floor"`
 }
 
+// Ranges names the revisions as runs of consecutive ones: "1-7" or "1-3, 5".
+func (p PrunedReleases) Ranges() string {
+	var b strings.Builder
+	revs := slices.Sorted(slices.Values(p.Revisions))
+	for i := 0; i < len(revs); {
+		j := i
+		for j+1 < len(revs) && revs[j+1] == revs[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(revs[i]))
+		if j > i {
+			b.WriteString("-" + strconv.Itoa(revs[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
 // gcRefs is what the releases of a backend name.
 type gcRefs struct {
 	specs map[string]bool // spec hash

@@ -29,12 +29,16 @@ type (
 	GCReport = backend.GCReport
 )
 
+// MinReleaseRetention is the smallest release history limit but 0 (every
+// revision kept).
+const MinReleaseRetention = backend.MinReleaseRetention
+
 // DefaultGCPolicy is the policy of a kumo server started without --retain-*.
 func DefaultGCPolicy() GCPolicy { return backend.DefaultGCPolicy() }
 
 // GCInputOf is the input of collections under policy p.
 func GCInputOf(p backend.GCPolicy, dryRun bool) runspec.GCInput {
-	return runspec.GCInput{RunLogs: p.RunLogs, DriftReports: p.DriftReports, Requests: p.Requests, Audit: p.Audit, Grace: p.Grace, DryRun: dryRun}
+	return runspec.GCInput{RunLogs: p.RunLogs, DriftReports: p.DriftReports, Requests: p.Requests, Audit: p.Audit, Grace: p.Grace, Releases: p.Releases, DryRun: dryRun}
 }
 
 // CollectBackend collects the records of the backend opts name under policy
@@ -86,7 +90,7 @@ func (c *Client) EnsureGCSchedule(ctx context.Context, p backend.GCPolicy, every
 	spec := sdkclient.ScheduleSpec{Intervals: []sdkclient.ScheduleIntervalSpec{{Every: every}}}
 	action := &sdkclient.ScheduleWorkflowAction{
 		ID: runspec.GCWorkflowID, Workflow: runspec.GCWorkflow, Args: []any{in}, TaskQueue: runspec.TaskQueue,
-		StaticSummary: fmt.Sprintf("collect kumo's records (run logs %s, drift reports %s, idempotency keys %s, grace %s)", p.RunLogs, p.DriftReports, p.Requests, p.Grace),
+		StaticSummary: fmt.Sprintf("collect kumo's records (run logs %s, drift reports %s, idempotency keys %s, grace %s, %s)", p.RunLogs, p.DriftReports, p.Requests, p.Grace, ReleasesKept(p)),
 		StaticDetails: gcDetails(p, every),
 	}
 	_, err = sc.Create(ctx, sdkclient.ScheduleOptions{
@@ -117,9 +121,17 @@ func gcDetails(p backend.GCPolicy, every time.Duration) string {
 	if p.Audit > 0 {
 		audit = "kept " + p.Audit.String()
 	}
-	return fmt.Sprintf("**kumo gc**, every %s: releases are never removed.\n\n- run logs: kept %s\n- drift reports: kept %s (each stack's newest always)\n"+
+	return fmt.Sprintf("**kumo gc**, every %s.\n\n- releases: %s\n- run logs: kept %s\n- drift reports: kept %s (each stack's newest always)\n"+
 		"- idempotency keys: kept %s\n- audit log: %s\n- specs and state chunks no release names: removed once unreferenced for %s\n",
-		every, p.RunLogs, p.DriftReports, p.Requests, audit, p.Grace)
+		every, ReleasesKept(p), p.RunLogs, p.DriftReports, p.Requests, audit, p.Grace)
+}
+
+// ReleasesKept says what the release history limit of p keeps.
+func ReleasesKept(p backend.GCPolicy) string {
+	if p.Releases == 0 {
+		return "every revision kept"
+	}
+	return fmt.Sprintf("the newest %d revisions of each project/workspace kept (and its newest succeeded one)", p.Releases)
 }
 
 // DeleteGCSchedule removes the schedule that collects kumo's records, if

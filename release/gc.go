@@ -12,13 +12,14 @@ import (
 
 // GCPolicy turns a collection's input into the backend's policy.
 func GCPolicy(in runspec.GCInput) backend.GCPolicy {
-	return backend.GCPolicy{RunLogs: in.RunLogs, DriftReports: in.DriftReports, Requests: in.Requests, Audit: in.Audit, Grace: in.Grace}
+	return backend.GCPolicy{RunLogs: in.RunLogs, DriftReports: in.DriftReports, Requests: in.Requests, Audit: in.Audit, Grace: in.Grace, Releases: in.Releases}
 }
 
 // GCResultOf is the counts of a collection's report.
 func GCResultOf(r backend.GCReport) runspec.GCResult {
 	return runspec.GCResult{Specs: r.Specs, Chunks: r.Chunks, StateDirs: r.StateDirs, RunLogs: r.RunLogs, DriftReports: r.DriftReports,
-		Requests: r.Requests, AuditDays: r.AuditDays, Bytes: r.Bytes, Restored: len(r.Restored), Waiting: r.Waiting, Releases: r.Releases}
+		Requests: r.Requests, AuditDays: r.AuditDays, Bytes: r.Bytes, Restored: len(r.Restored), Waiting: r.Waiting, Releases: r.Releases,
+		Revisions: r.Revisions, PrunedWorkspaces: len(r.Pruned)}
 }
 
 // CollectGarbage removes from the Manager's backend what in's policy says
@@ -47,6 +48,10 @@ func (m *Manager) CollectGarbage(ctx context.Context, in runspec.GCInput, now ti
 	}
 	for _, k := range rep.Restored {
 		slog.Info("kumo gc: wrote back (a release written meanwhile names it)", "key", k)
+	}
+	for _, p := range rep.Pruned {
+		slog.Info("kumo gc: "+verb+" release revisions past the history limit", "project", p.Project, "workspace", p.Workspace,
+			"revisions", p.Ranges(), "oldestKept", p.Floor)
 	}
 	return rep, nil
 }

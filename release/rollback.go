@@ -8,8 +8,9 @@ import (
 
 // RollbackTarget returns the release a rollback of project+workspace restores:
 // revision, or with revision 0 the last succeeded apply (or rollback) before the
-// latest release. A target that did not succeed is refused unless allowFailed.
-// Every refusal is ErrNoTarget.
+// latest release. A target that did not succeed is refused unless allowFailed,
+// and one the release history limit removed is refused naming the oldest kept
+// revision. Every refusal is ErrNoTarget.
 func (m *Manager) RollbackTarget(ctx context.Context, project, workspace string, revision int, allowFailed bool) (*engine.Release, error) {
 	// Summaries to choose by; only the chosen release is read whole.
 	sums, err := m.backend.ListReleaseSummaries(ctx, project, workspace)
@@ -35,10 +36,16 @@ func (m *Manager) RollbackTarget(ctx context.Context, project, workspace string,
 		}
 		return nil, kindf(ErrNoTarget, "nothing to roll back to: no succeeded apply before revision %d of %s/%s", latest.Revision, project, workspace)
 	}
+	oldest := releases[0].Revision
 	if revision < 1 || revision > latest.Revision {
-		return nil, kindf(ErrNoTarget, "cannot roll back to revision %d: %s/%s has revisions 1 to %d", revision, project, workspace, latest.Revision)
+		return nil, kindf(ErrNoTarget, "cannot roll back to revision %d: %s/%s has revisions %d to %d", revision, project, workspace, oldest, latest.Revision)
 	}
-	target := releases[revision-1]
+	if revision < oldest {
+		return nil, kindf(ErrNoTarget, "cannot roll back to revision %d of %s/%s: the release history limit (--retain-releases) removed it; the oldest kept revision is %d",
+			revision, project, workspace, oldest)
+	}
+	// Kept revisions are gapless from the oldest.
+	target := releases[revision-oldest]
 	if target.Phase != engine.PhaseSucceeded && !allowFailed {
 		return nil, kindf(ErrNoTarget, "revision %d is %s (%s); roll back to it anyway with --allow-failed", revision, target.Phase, target.Error)
 	}

@@ -22,7 +22,10 @@ type GCInput struct {
 	Requests     time.Duration `json:"requests"`
 	Audit        time.Duration `json:"audit,omitempty"`
 	Grace        time.Duration `json:"grace"`
-	DryRun       bool          `json:"dryRun,omitempty"`
+	// Releases is the release history limit: revisions kept per
+	// project/workspace (0: every one).
+	Releases int  `json:"releases,omitempty"`
+	DryRun   bool `json:"dryRun,omitempty"`
 }
 
 // GCResult is what a collection removed (backend.GCReport without the list
@@ -39,4 +42,9 @@ type GCResult struct {
 	Restored     int   `json:"restored"`
 	Waiting      int   `json:"waiting"`
 	Releases     int   `json:"releases"`
+	// Revisions is how many release revisions were removed (past the
+	// release history limit), in PrunedWorkspaces project/workspaces; the
+	// worker logs which.
+	Revisions        int `json:"revisions,omitempty"`
+	PrunedWorkspaces int `json:"prunedWorkspaces,omitempty"`
 }

@@ -18,6 +18,8 @@ func gcFlags() []cli.Flag {
 		&cli.StringFlag{Name: "retain-idempotency-keys", Value: "24h", Usage: "how long the HTTP API remembers an Idempotency-Key"},
 		&cli.StringFlag{Name: "retain-audit", Usage: "how long audit log entries are kept, by whole days, at least 1d (default: forever)"},
 		&cli.StringFlag{Name: "gc-grace", Value: "1h", Usage: "how long a spec or state chunk no release names (a preview's, a create that lost a race) must have been seen unreferenced before it is removed, at least 10m"},
+		&cli.IntFlag{Name: "retain-releases", Usage: "how many release revisions of each project/workspace are kept, the newest (0: every one, the default; else at least 2). " +
+			"The newest succeeded revision, which a rollback restores, and the prior of a running release stay too; a rollback to a removed revision is refused"},
 	}
 }
 
@@ -37,6 +39,11 @@ func gcPolicy(c *cli.Context) (client.GCPolicy, error) {
 		}
 		*f.to = d
 	}
+	p.Releases = c.Int("retain-releases")
+	if p.Releases < 0 || p.Releases > 0 && p.Releases < client.MinReleaseRetention {
+		return p, fmt.Errorf("--retain-releases %d: must be 0 (keep every revision) or at least %d, so that the latest revision and the one before it (a rollback's target, a running release's prior) stay",
+			p.Releases, client.MinReleaseRetention)
+	}
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("--retain-*/--gc-grace: %w", err)
 	}
@@ -47,7 +54,7 @@ func backendGCCommand() *cli.Command {
 	return &cli.Command{
 		Name: "gc",
 		Usage: "remove kumo's expired and unreferenced records now: run logs, drift reports and idempotency keys past their retention, " +
-			"specs and state chunks no release names (after --gc-grace), audit days past --retain-audit (only when set); never a release. " +
+			"specs and state chunks no release names (after --gc-grace), audit days past --retain-audit and release revisions past --retain-releases (each only when set). " +
 			"A kumo server does this on its schedule (--gc-every)",
 		Flags: append(gcFlags(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "only list what would be removed; write nothing"},
@@ -81,9 +88,16 @@ func backendGC(c *cli.Context) error {
 		for _, k := range rep.Restored {
 			fmt.Printf("Kept %s: a release written meanwhile names it\n", k)
 		}
-		fmt.Printf("%s %d records: %d run logs, %d drift reports, %d idempotency keys, %d audit days, %d specs and %d state chunks no release names (%d bytes), %d leftover state directories.\n",
-			verb, rep.Total(), rep.RunLogs, rep.DriftReports, rep.Requests, rep.AuditDays, rep.Specs, rep.Chunks, rep.Bytes, rep.StateDirs)
-		fmt.Printf("Read %d releases (all kept); %d candidates wait for their grace or retention.\n", rep.Releases, rep.Waiting)
+		for _, p := range rep.Pruned {
+			fmt.Printf("%s revisions %s of %s/%s; the oldest kept is %d\n", verb, p.Ranges(), p.Project, p.Workspace, p.Floor)
+		}
+		fmt.Printf("%s %d records: %d release revisions, %d run logs, %d drift reports, %d idempotency keys, %d audit days, %d specs and %d state chunks no release names (%d bytes), %d leftover state directories.\n",
+			verb, rep.Total(), rep.Revisions, rep.RunLogs, rep.DriftReports, rep.Requests, rep.AuditDays, rep.Specs, rep.Chunks, rep.Bytes, rep.StateDirs)
+		kept := "all kept"
+		if rep.Revisions > 0 {
+			kept = fmt.Sprintf("%d past --retain-releases", rep.Revisions)
+		}
+		fmt.Printf("Read %d releases (%s); %d candidates wait for their grace or retention.\n", rep.Releases, kept, rep.Waiting)
 		return nil
 	})
 }
@@ -123,5 +137,9 @@ func gcSummary(p client.GCPolicy) string {
 	if p.Audit > 0 {
 		audit = "audit log " + p.Audit.String()
 	}
-	return fmt.Sprintf("run logs %s, drift reports %s, idempotency keys %s, %s, unreferenced specs and chunks after %s", p.RunLogs, p.DriftReports, p.Requests, audit, p.Grace)
+	releases := "every release revision kept"
+	if p.Releases > 0 {
+		releases = fmt.Sprintf("the newest %d release revisions per workspace", p.Releases)
+	}
+	return fmt.Sprintf("%s, run logs %s, drift reports %s, idempotency keys %s, %s, unreferenced specs and chunks after %s", releases, p.RunLogs, p.DriftReports, p.Requests, audit, p.Grace)
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +87,65 @@ func TestBackendGCByHand(t *testing.T) {
 	}
 	e.fails([]string{"backend", "gc", "--gc-grace", "1m"}, "gc grace 1m0s: must be at least 10m0s")
 	e.fails([]string{"backend", "gc", "--retain-audit", "2h"}, "audit retention 2h0m0s")
+}
+
+// TestBackendGCRetainReleases: `kumo backend gc --retain-releases 2` removes
+// every revision but the newest two (--dry-run only lists them); `release
+// list` shows the kept ones and says which went; reading or rolling back to a
+// removed revision is refused naming it and the oldest kept one, and the
+// next apply makes the next revision. A limit of 1, or a negative one, is
+// refused naming the flag.
+func TestBackendGCRetainReleases(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for i := 1; i <= 4; i++ {
+		e.ok("apply", "--yes", "-f", e.writeSpec(fmt.Sprintf("spec%d.yaml", i), manyConfigMaps(e.ns, i)))
+	}
+	e.fails([]string{"backend", "gc", "--retain-releases", "1"}, "--retain-releases 1: must be 0 (keep every revision) or at least 2")
+	e.fails([]string{"backend", "gc", "--retain-releases", "-3"}, "--retain-releases -3: must be 0")
+	revisions := func() []int {
+		t.Helper()
+		var rows []releaseRow
+		r := e.ok("release", "list", "-o", "json")
+		if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil {
+			t.Fatalf("%v: %s", err, r.stdout)
+		}
+		var out []int
+		for _, row := range rows {
+			out = append(out, row.Revision)
+		}
+		return out
+	}
+	r := e.ok("backend", "gc", "--dry-run", "--retain-releases", "2", "-o", "json")
+	var dry client.GCReport
+	if err := json.Unmarshal([]byte(r.stdout), &dry); err != nil {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	if !dry.DryRun || dry.Revisions != 2 || len(dry.Pruned) != 1 || !slices.Equal(dry.Pruned[0].Revisions, []int{1, 2}) || dry.Pruned[0].Floor != 3 {
+		t.Errorf("dry run with --retain-releases 2: %+v, want revisions 1 and 2 listed, 3 the oldest kept", dry)
+	}
+	if got := revisions(); !slices.Equal(got, []int{1, 2, 3, 4}) {
+		t.Fatalf("revisions after the dry run: %v", got)
+	}
+	r = e.ok("backend", "gc", "--retain-releases", "2")
+	if !strings.Contains(r.stdout, "Removed revisions 1-2 of "+e.project+"/") || !strings.Contains(r.stdout, "the oldest kept is 3") {
+		t.Errorf("gc output:\n%s", r.stdout)
+	}
+	if got := revisions(); !slices.Equal(got, []int{3, 4}) {
+		t.Errorf("revisions after gc --retain-releases 2: %v, want 3 and 4", got)
+	}
+	if list := e.ok("release", "list"); !strings.Contains(list.stdout, "Revisions 1 to 2 were removed by the release history limit") {
+		t.Errorf("release list after gc:\n%s", list.stdout)
+	}
+	e.fails([]string{"release", "show", "--revision", "1"}, "revision 1 of "+e.project+"/", "oldest kept revision is 3")
+	e.fails([]string{"rollback", "--revision", "2", "--yes"}, "cannot roll back to revision 2 of "+e.project+"/", "the oldest kept revision is 3")
+	if rel := e.release(3); rel["revision"] != float64(3) {
+		t.Errorf("revision 3 after gc: %v", rel["revision"])
+	}
+	e.ok("apply", "--yes", "-f", e.writeSpec("spec5.yaml", manyConfigMaps(e.ns, 5)))
+	if got := revisions(); !slices.Equal(got, []int{3, 4, 5}) {
+		t.Errorf("revisions after the next apply: %v, want 3 to 5", got)
+	}
 }
 
 // TestServerKeepsAGCSchedule: kumo server creates the kumo-gc schedule with

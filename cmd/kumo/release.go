@@ -21,7 +21,7 @@ func releaseCommand() *cli.Command {
 		Subcommands: append([]*cli.Command{
 			{
 				Name:   "list",
-				Usage:  "list every revision",
+				Usage:  "list every kept revision (a server's --retain-releases removes the older ones)",
 				Flags:  []cli.Flag{outputFlag(formatTable, formatJSON)},
 				Action: releaseList,
 			},
@@ -132,6 +132,9 @@ func printReleases(rows []releaseRow, t target, drifted string) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if oldest := rows[0].Revision; oldest > 1 {
+		fmt.Printf("\nRevisions 1 to %d were removed by the release history limit (--retain-releases).\n", oldest-1)
 	}
 	if drifted != "" {
 		fmt.Printf("\n%s; `kumo drift report` shows it.\n", drifted)
