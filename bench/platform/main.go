@@ -8,6 +8,13 @@
 // Temporal started each check against when it was due), apply latency under
 // load against the same apply on the idle server, and what grew.
 //
+// With -retention the server keeps kumo's own records as long as Temporal
+// keeps closed runs, and keeps the newest -retain-releases revisions of each
+// stack (default 10, as Helm's --history-max), so that over a long run the
+// backend, like the Temporal database, reaches a plateau: each apply adds a
+// revision (~1 KB) and the collection every -gc-every removes the oldest one
+// beyond the limit, and what only it named after --gc-grace (1h).
+//
 // The applies arrive on their own clock (an open loop, as a platform's teams
 // do), so latency under load is the server's, not the load generator's. With
 // -rate 0 the bench instead keeps -inflight applies running back to back (a
@@ -27,6 +34,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +63,8 @@ type config struct {
 	// gcEvery: a month of records compressed into the run.
 	retention string
 	gcEvery   time.Duration
+	// retainReleases: with retention, the server's --retain-releases.
+	retainReleases int
 }
 
 func main() {
@@ -71,10 +81,15 @@ func main() {
 	flag.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write the server's CPU profile (its whole life: setup, idle applies and the load) to this file")
 	flag.StringVar(&cfg.retention, "retention", "", "kumo server --retention: how long Temporal keeps closed runs (at least 1h; with a run longer than it plus Temporal's 30 minutes of spread deletions, the database's plateau shows)")
 	flag.DurationVar(&cfg.gcEvery, "gc-every", 10*time.Minute, "with -retention: kumo server --gc-every, how often kumo's expired run logs and drift reports (kept as long as -retention) are removed")
+	flag.IntVar(&cfg.retainReleases, "retain-releases", 10, "with -retention: kumo server --retain-releases, the revisions of each stack kept, so the backend reaches a plateau too (0: every one)")
 	flag.StringVar(&cfg.heapprofile, "heapprofile", "", "write the server's heap when it stops, after the load, to this file")
 	flag.Parse()
 	if cfg.gcEvery < time.Minute {
 		fmt.Fprintf(os.Stderr, "bench-platform: -gc-every %s: want at least a minute (kumo server's limit)\n", cfg.gcEvery)
+		os.Exit(2)
+	}
+	if cfg.retainReleases < 0 || cfg.retainReleases == 1 {
+		fmt.Fprintf(os.Stderr, "bench-platform: -retain-releases %d: want 0 (every revision) or at least 2 (kumo server's limit)\n", cfg.retainReleases)
 		os.Exit(2)
 	}
 	if cfg.rate < 0 || cfg.inflight < 1 || cfg.stacks < 1 || cfg.resources < 1 {
@@ -356,7 +371,8 @@ func startServer(ctx context.Context, bin, home string, cfg config) (*server, er
 	args := []string{"server", "--headless", "--address", "127.0.0.1:0"}
 	if cfg.retention != "" {
 		args = append(args, "--retention", cfg.retention, "--retain-run-logs", cfg.retention,
-			"--retain-drift-reports", cfg.retention, "--gc-every", cfg.gcEvery.String())
+			"--retain-drift-reports", cfg.retention, "--gc-every", cfg.gcEvery.String(),
+			"--retain-releases", strconv.Itoa(cfg.retainReleases))
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), "KUMO_HOME="+home)

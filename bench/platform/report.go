@@ -58,7 +58,11 @@ func (r *report) markdown() string {
 	}
 	retention := "Temporal's retention of closed runs: the server's default, 7d; kumo's run logs and drift reports: 30d"
 	if r.cfg.retention != "" {
-		retention = fmt.Sprintf("Temporal's retention of closed runs, and kumo's of run logs and drift reports: %s (collected every %s)", r.cfg.retention, r.cfg.gcEvery)
+		releases := "every revision"
+		if r.cfg.retainReleases > 0 {
+			releases = fmt.Sprintf("the newest %d revisions of each stack", r.cfg.retainReleases)
+		}
+		retention = fmt.Sprintf("Temporal's retention of closed runs, and kumo's of run logs and drift reports: %s; releases kept: %s (collected every %s)", r.cfg.retention, releases, r.cfg.gcEvery)
 	}
 	fmt.Fprintf(&b, "Setup (every stack applied once, %d at a time) took %s. %s.\n\n", r.cfg.inflight, r.setup.Round(time.Second), retention)
 
