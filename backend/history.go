@@ -13,7 +13,8 @@ import "github.com/kumoproj/kumo/engine"
 //     latest and the one before it, the prior of a run in flight, stay);
 //   - the newest succeeded revision that is not a destroy, which a rollback
 //     without --revision and a rollout's undo restore (Helm likewise keeps the
-//     last deployed release whatever its history limit);
+//     last deployed release whatever its history limit), and the newest
+//     succeeded one of any operation, which a drift check and a test read;
 //   - the prior revision of any release that is not final, whose run may
 //     still read it.
 
@@ -43,12 +44,16 @@ func historyFloor(revs []revisionHead, floor, keep int) int {
 			f = min(f, r.Revision-1)
 		}
 	}
-	for i := len(revs) - 1; i >= 0; i-- {
-		if r := revs[i]; r.Phase == engine.PhaseSucceeded && r.Operation != engine.OperationDestroy {
-			f = min(f, r.Revision)
-			break
+	succeeded := func(destroyToo bool) {
+		for i := len(revs) - 1; i >= 0; i-- {
+			if r := revs[i]; r.Phase == engine.PhaseSucceeded && (destroyToo || r.Operation != engine.OperationDestroy) {
+				f = min(f, r.Revision)
+				return
+			}
 		}
 	}
+	succeeded(false)
+	succeeded(true)
 	return max(f, floor, 1)
 }
 

@@ -41,6 +41,7 @@ func TestHistoryFloor(t *testing.T) {
 		"a destroy is no success":         {history(1, "sssff", map[int]engine.Operation{3: engine.OperationDestroy}), 1, 2, 2},
 		"a rollback is one":               {history(1, "sssff", map[int]engine.Operation{3: engine.OperationRollback}), 1, 2, 3},
 		"no success at all":               {history(1, "fffff", nil), 1, 2, 4},
+		"only a destroy succeeded":        {history(1, "fsfff", map[int]engine.Operation{2: engine.OperationDestroy}), 1, 2, 2},
 		"a run in flight keeps its prior": {history(1, "ssssasss", nil), 1, 2, 4},
 		"a running latest":                {history(1, "ssssa", nil), 1, 2, 4},
 		"never under 1":                   {history(1, "asss", nil), 1, 2, 1},

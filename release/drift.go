@@ -160,6 +160,11 @@ func (m *Manager) latestSucceeded(ctx context.Context, project, workspace string
 			return nil, kindf(ErrNoRelease, "%s/%s has no succeeded release to check", project, workspace)
 		}
 		r, err = m.priorRelease(ctx, project, workspace, r.Revision-1)
+		if errors.Is(err, backend.ErrNotFound) {
+			// Under the oldest revision the history limit kept: it keeps
+			// the newest succeeded one, so there is none.
+			return nil, kindf(ErrNoRelease, "%s/%s has no succeeded release to check: %v", project, workspace, err)
+		}
 	}
 	return r, err
 }

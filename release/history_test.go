@@ -85,3 +85,33 @@ func TestRollbackAfterHistoryLimit(t *testing.T) {
 		}
 	})
 }
+
+// TestDriftCheckAfterHistoryLimit: a stack whose applies all failed and
+// whose older revisions the history limit removed has nothing to check
+// (ErrNoRelease), as before they were removed, rather than failing to read
+// a removed revision.
+func TestDriftCheckAfterHistoryLimit(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		m := release.New(b, newFakeRuntime(), &runs{})
+		for i := range 4 {
+			info, err := m.Begin(ctx, begin("p", "w", fmt.Sprint("run-", i+1), putSpec(t, b, ns(fmt.Sprint("a", i)))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseFailed, Error: "e"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		in := runspec.GCInput{RunLogs: backend.DefaultRunLogRetention, DriftReports: backend.DefaultDriftRetention,
+			Requests: backend.DefaultRequestRetention, Grace: backend.DefaultGCGrace, Releases: 2}
+		if rep, err := m.CollectGarbage(ctx, in, time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)); err != nil || rep.Revisions != 2 {
+			t.Fatalf("collection with a limit of 2: %+v, %v; want revisions 1 and 2 removed", rep.Pruned, err)
+		}
+		// A manager of its own: this one cached the revisions it read.
+		fresh := release.New(b, newFakeRuntime(), &runs{})
+		_, _, err := fresh.CheckDrift(ctx, release.DriftInput{Project: "p", Workspace: "w", RunID: "c1", CheckTime: time.Now()})
+		if !errors.Is(err, release.ErrNoRelease) {
+			t.Fatalf("drift check with only failed revisions kept: %v, want ErrNoRelease", err)
+		}
+	})
+}
