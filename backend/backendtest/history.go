@@ -267,7 +267,8 @@ func testReleaseHistory(t *testing.T, d *recorder, b backend.Backend) {
 }
 
 // testReleaseHistoryRaces: a collection with a history limit running while
-// revisions are created never loses one nor breaks the numbering, and two
+// revisions are created never loses one nor breaks the numbering, readers
+// listing meanwhile always get a gapless run of revisions, and two
 // collections at once leave a readable history.
 func testReleaseHistoryRaces(t *testing.T, d *recorder, b backend.Backend) {
 	s, ok := b.(*backend.Store)
@@ -303,6 +304,37 @@ func testReleaseHistoryRaces(t *testing.T, d *recorder, b backend.Backend) {
 			}
 		}
 	}()
+	var listErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			rels, err := b.ListReleases(ctx, "shop", "dev")
+			if err != nil {
+				listErr = fmt.Errorf("ListReleases while collecting: %w", err)
+				return
+			}
+			revs := revisionsBy(rels, func(r *engine.Release) int { return r.Revision })
+			if len(revs) == 0 || !slices.Equal(revs, seq(revs[0], revs[len(revs)-1])) {
+				listErr = fmt.Errorf("ListReleases while collecting gave revisions %v", revs)
+				return
+			}
+			sums, err := b.ListReleaseSummaries(ctx, "shop", "dev")
+			if err != nil {
+				listErr = fmt.Errorf("ListReleaseSummaries while collecting: %w", err)
+				return
+			}
+			if len(sums) == 0 {
+				listErr = errors.New("ListReleaseSummaries while collecting gave none")
+				return
+			}
+		}
+	}()
 	var collectErrs []error
 	for i := 0; ; i++ {
 		if _, err := backend.Collect(ctx, s, policy, t0.Add(time.Duration(i)*time.Minute), false); err != nil {
@@ -318,6 +350,9 @@ func testReleaseHistoryRaces(t *testing.T, d *recorder, b backend.Backend) {
 	wg.Wait()
 	if createErr != nil {
 		t.Fatalf("creating while collections ran: %v", createErr)
+	}
+	if listErr != nil {
+		t.Fatal(listErr)
 	}
 	if err := errors.Join(collectErrs...); err != nil {
 		t.Fatalf("collections while revisions were created: %v", err)
