@@ -12,10 +12,10 @@ import (
 
 // Store is the portable Backend over a Driver: it checks every argument (names
 // with ValidateName, nil records, spec hashes) and the context before the driver
-// is called, encodes and decodes records, keeps revisions gapless, and turns the
-// driver's errors into ones that say which record they concern and wrap
-// ErrNotFound, ErrRevisionExists, ErrExists or ErrConflict. It is safe for
-// concurrent use when its driver is.
+// is called, encodes and decodes records, keeps revisions gapless (from the
+// floor, store_floor.go), and turns the driver's errors into ones that say which
+// record they concern and wrap ErrNotFound, ErrRevisionExists, ErrExists or
+// ErrConflict. It is safe for concurrent use when its driver is.
 type Store struct {
 	d       Driver
 	sealer  Sealer // nil: sensitive values are stored in clear

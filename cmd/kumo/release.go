@@ -133,7 +133,10 @@ func printReleases(rows []releaseRow, t target, drifted string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if oldest := rows[0].Revision; oldest > 1 {
+	switch oldest := rows[0].Revision; {
+	case oldest == 2:
+		fmt.Println("\nRevision 1 was removed by the release history limit (--retain-releases).")
+	case oldest > 2:
 		fmt.Printf("\nRevisions 1 to %d were removed by the release history limit (--retain-releases).\n", oldest-1)
 	}
 	if drifted != "" {
