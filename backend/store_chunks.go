@@ -262,7 +262,7 @@ func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, 
 			return fail(err)
 		}
 		if there {
-			found.spec = r.Spec
+			found.spec, found.specHash = r.Spec, hash
 		}
 		rec.Parts.SpecRef = hash
 		rec.Parts.SpecResources = len(r.Spec.Resources)

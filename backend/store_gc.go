@@ -42,9 +42,11 @@ const (
 
 // reused is what a release write found already stored instead of writing.
 type reused struct {
-	spec   *engine.Spec
-	mu     sync.Mutex
-	chunks map[string][]byte
+	// spec, when set, was stored already under specHash.
+	spec     *engine.Spec
+	specHash string
+	mu       sync.Mutex
+	chunks   map[string][]byte
 }
 
 func (r *reused) addChunk(key string, data []byte) {
@@ -63,8 +65,16 @@ func (s *Store) keepReused(ctx context.Context, key ReleaseKey, found *reused) e
 		return nil
 	}
 	if found.spec != nil {
-		if _, err := s.PutSpec(ctx, found.spec); err != nil {
-			return err
+		// The hash is the one the write just computed: hashing a large spec
+		// again only to look for it costs as much as the write itself.
+		ok, err := s.d.Exists(ctx, specKey(found.specHash))
+		if err != nil {
+			return fmt.Errorf("spec %s: %w", found.specHash, err)
+		}
+		if !ok {
+			if _, err := s.PutSpec(ctx, found.spec); err != nil {
+				return err
+			}
 		}
 	}
 	for k, data := range found.chunks {
