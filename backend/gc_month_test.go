@@ -67,15 +67,92 @@ func TestMonthOfLoadEndsBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a month of simulated load: 720 applies, 2,160 drift reports")
 	}
-	ctx := context.Background()
 	root := t.TempDir()
+	daily, removed := monthOfLoad(t, root, monthPolicy)
+	t.Logf("day | releases/ bytes (objects) | specs/ bytes (objects) | runs+drift+requests+gc bytes (objects)")
+	for d, u := range daily {
+		if d < 3 || d%5 == 4 || d == len(daily)-1 {
+			b, o := u.perRun()
+			t.Logf("%3d | %9d (%5d) | %8d (%4d) | %8d (%4d)", d+1, u["releases"][0], u["releases"][1], u["specs"][0], u["specs"][1], b, o)
+		}
+	}
+	t.Logf("%d records removed over %d days; %d revisions kept", removed, monthDays, 24*monthDays)
+	// Bounded: from day 3 on, what runs leave behind stays within 10 % of
+	// day 3's; unreferenced specs are only the last hours' previews.
+	b3, o3 := daily[2].perRun()
+	for d := 3; d < len(daily); d++ {
+		b, o := daily[d].perRun()
+		if float64(b) > 1.1*float64(b3) || float64(o) > 1.1*float64(o3) {
+			t.Errorf("day %d: per-run records %d bytes in %d objects, day 3: %d in %d: not a plateau", d+1, b, o, b3, o3)
+		}
+	}
+	last := daily[len(daily)-1]
+	if specs, applies := last["specs"][1], int64(24*monthDays); specs > applies+2*7 {
+		t.Errorf("%d specs stored after %d applies: the previews' and lost creates' are not collected", specs, applies)
+	}
+	// Releases grow by their revisions only: the lost creates' chunks went.
+	if chunks := countChunks(t, root); chunks > 24*monthDays+monthStacks {
+		t.Errorf("%d state chunks for %d revisions: the lost creates' chunks stay", chunks, 24*monthDays)
+	}
+}
+
+// TestMonthOfLoadWithAHistoryLimitEndsBounded: the same month with the
+// release history limit set (kumo server --retain-releases 10): the releases
+// and the specs they name stop growing too, so the whole backend reaches a
+// plateau once every stack has ten revisions.
+func TestMonthOfLoadWithAHistoryLimitEndsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a month of simulated load: 720 applies, 2,160 drift reports")
+	}
+	const keep = 10
+	p := monthPolicy
+	p.Releases = keep
+	root := t.TempDir()
+	daily, _ := monthOfLoad(t, root, p)
+	total := func(u usage) (bytes, objects int64) {
+		for _, v := range u {
+			bytes += v[0]
+			objects += v[1]
+		}
+		return bytes, objects
+	}
+	// Each stack has its ten revisions by day 3 (4 applies a stack a day).
+	b5, o5 := total(daily[4])
+	for d := 5; d < len(daily); d++ {
+		if b, o := total(daily[d]); float64(b) > 1.1*float64(b5) || float64(o) > 1.1*float64(o5) {
+			t.Errorf("day %d: the backend holds %d bytes in %d objects, day 5: %d in %d: not a plateau", d+1, b, o, b5, o5)
+		}
+	}
+	b30, o30 := total(daily[len(daily)-1])
+	t.Logf("whole backend: day 5 %d bytes in %d objects, day %d %d bytes in %d objects", b5, o5, len(daily), b30, o30)
+	releases, err := filepath.Glob(filepath.Join(root, "releases", "shop", "*", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A collection every 6 hours: at most a collection's worth of applies
+	// (one per stack) beyond the limit.
+	if want := monthStacks * (keep + 1); len(releases) > want {
+		t.Errorf("%d release files after a month, want at most %d (%d stacks, %d kept, one apply since the last collection)", len(releases), want, monthStacks, keep)
+	}
+}
+
+// monthPolicy keeps run logs and drift reports a day.
+var monthPolicy = backend.GCPolicy{RunLogs: 24 * time.Hour, DriftReports: 24 * time.Hour, Requests: time.Hour, Grace: backend.MinGCGrace}
+
+const monthStacks, monthDays = 6, 30
+
+// monthOfLoad runs the month (TestMonthOfLoadEndsBounded) on a local backend
+// at root, collecting under policy, and returns the backend's usage at the
+// end of each day and how many records the collections removed.
+func monthOfLoad(t *testing.T, root string, policy backend.GCPolicy) (daily []usage, removed int) {
+	t.Helper()
+	ctx := context.Background()
 	b, err := local.New(root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := b.RecordStore()
-	policy := backend.GCPolicy{RunLogs: 24 * time.Hour, DriftReports: 24 * time.Hour, Requests: time.Hour, Grace: backend.MinGCGrace}
-	const stacks, resources, days = 6, 20, 30
+	const stacks, resources, days = monthStacks, 20, monthDays
 	state := make([][]engine.Resource, stacks)
 	for i := range state {
 		for r := range resources {
@@ -84,8 +161,6 @@ func TestMonthOfLoadEndsBounded(t *testing.T) {
 	}
 	revision := make([]int, stacks)
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-	var daily []usage
-	var removed int
 	apply := func(now time.Time, h int) {
 		i := h % stacks
 		ws := fmt.Sprintf("w%d", i)
@@ -165,31 +240,7 @@ func TestMonthOfLoadEndsBounded(t *testing.T) {
 			daily = append(daily, measure(t, root))
 		}
 	}
-	t.Logf("day | releases/ bytes (objects) | specs/ bytes (objects) | runs+drift+requests+gc bytes (objects)")
-	for d, u := range daily {
-		if d < 3 || d%5 == 4 || d == len(daily)-1 {
-			b, o := u.perRun()
-			t.Logf("%3d | %9d (%5d) | %8d (%4d) | %8d (%4d)", d+1, u["releases"][0], u["releases"][1], u["specs"][0], u["specs"][1], b, o)
-		}
-	}
-	t.Logf("%d records removed over %d days; %d revisions kept", removed, days, 24*days)
-	// Bounded: from day 3 on, what runs leave behind stays within 10 % of
-	// day 3's; unreferenced specs are only the last hours' previews.
-	b3, o3 := daily[2].perRun()
-	for d := 3; d < len(daily); d++ {
-		b, o := daily[d].perRun()
-		if float64(b) > 1.1*float64(b3) || float64(o) > 1.1*float64(o3) {
-			t.Errorf("day %d: per-run records %d bytes in %d objects, day 3: %d in %d: not a plateau", d+1, b, o, b3, o3)
-		}
-	}
-	last := daily[len(daily)-1]
-	if specs, applies := last["specs"][1], int64(24*days); specs > applies+2*7 {
-		t.Errorf("%d specs stored after %d applies: the previews' and lost creates' are not collected", specs, applies)
-	}
-	// Releases grow by their revisions only: the lost creates' chunks went.
-	if chunks := countChunks(t, root); chunks > 24*days+stacks {
-		t.Errorf("%d state chunks for %d revisions: the lost creates' chunks stay", chunks, 24*days)
-	}
+	return daily, removed
 }
 
 func countChunks(t *testing.T, root string) int {
