@@ -56,3 +56,65 @@ func TestStepReadsTheWorkspaceOnce(t *testing.T) {
 		t.Errorf("outside a step: %v, %d reads; want a read each time", err, cb.reads)
 	}
 }
+
+// priorCountingBackend counts the reads of one revision.
+type priorCountingBackend struct {
+	backend.Backend
+	revision int
+	reads    int
+}
+
+func (c *priorCountingBackend) GetRelease(ctx context.Context, project, workspace string, revision int) (*engine.Release, error) {
+	if revision == c.revision {
+		c.reads++
+	}
+	return c.Backend.GetRelease(ctx, project, workspace, revision)
+}
+
+func (c *priorCountingBackend) LatestRelease(ctx context.Context, project, workspace string) (*engine.Release, error) {
+	r, err := c.Backend.LatestRelease(ctx, project, workspace)
+	if err == nil && r.Revision == c.revision {
+		c.reads++
+	}
+	return r, err
+}
+
+// TestARunReadsItsPriorReleaseOnce: the release a run starts from is read
+// (its whole state decoded) once, when the run's release is created; the
+// plan and the finish take that copy.
+func TestARunReadsItsPriorReleaseOnce(t *testing.T) {
+	b, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	spec := &engine.Spec{Resources: []engine.Resource{{ID: "v1:ConfigMap:default:a", Type: engine.Kubernetes,
+		Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "namespace": "default"}}}}}
+	hash, err := b.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &engine.Release{Project: "p", Workspace: "w", Revision: 1, Operation: engine.OperationApply, Phase: engine.PhaseSucceeded,
+		SpecHash: hash, Spec: spec, State: &engine.State{Resources: spec.Resources}}
+	if err := b.CreateRelease(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	cb := &priorCountingBackend{Backend: b, revision: 1}
+	m := New(cb, nil, nil)
+	info, err := m.Begin(ctx, BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationApply, SpecHash: hash, WorkflowID: "wf", RunID: "run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.PriorRevision != 1 {
+		t.Fatalf("prior revision %d, want 1", info.PriorRevision)
+	}
+	if _, err := m.PlanGraph(ctx, PlanInput{Project: "p", Workspace: "w", SpecHash: hash, PriorRevision: info.PriorRevision}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Finish(ctx, FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
+		t.Fatal(err)
+	}
+	if cb.reads != 1 {
+		t.Errorf("the prior release was read %d times by one run's create, plan and finish, want 1", cb.reads)
+	}
+}
