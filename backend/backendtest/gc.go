@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -100,14 +101,7 @@ func testCollect(t *testing.T, d *recorder, b backend.Backend) {
 		slices.Sort(out)
 		return out
 	}
-	collect := func(at time.Time, p backend.GCPolicy, dry bool) backend.GCReport {
-		t.Helper()
-		rep, err := backend.Collect(ctx, s, p, at, dry)
-		if err != nil {
-			t.Fatalf("Collect at %s: %v", at, err)
-		}
-		return rep
-	}
+	collect := collector(t, ctx, s)
 	requireKept := func(when string) {
 		t.Helper()
 		for _, want := range kept {
@@ -226,5 +220,18 @@ func testCollect(t *testing.T, d *recorder, b backend.Backend) {
 	bad.Grace = time.Second
 	if _, err := backend.Collect(ctx, s, bad, t0, false); err == nil || !strings.Contains(err.Error(), "gc grace") {
 		t.Errorf("a grace of 1s: %v, want an error naming the gc grace", err)
+	}
+}
+
+// collector returns Collect on s at a time, under a policy, failing the test
+// on an error.
+func collector(t *testing.T, ctx context.Context, s *backend.Store) func(at time.Time, p backend.GCPolicy, dry bool) backend.GCReport {
+	return func(at time.Time, p backend.GCPolicy, dry bool) backend.GCReport {
+		t.Helper()
+		rep, err := backend.Collect(ctx, s, p, at, dry)
+		if err != nil {
+			t.Fatalf("Collect at %s: %v", at, err)
+		}
+		return rep
 	}
 }

@@ -120,14 +120,7 @@ func testReleaseHistory(t *testing.T, d *recorder, b backend.Backend) {
 	t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	policy := backend.DefaultGCPolicy()
 	policy.Releases = 3
-	collect := func(at time.Time, p backend.GCPolicy, dry bool) backend.GCReport {
-		t.Helper()
-		rep, err := backend.Collect(ctx, s, p, at, dry)
-		if err != nil {
-			t.Fatalf("Collect at %s: %v", at, err)
-		}
-		return rep
-	}
+	collect := collector(t, ctx, s)
 	chunks := func() int {
 		t.Helper()
 		ents, err := d.List(ctx, "releases/shop/dev/chunks")
