@@ -235,8 +235,32 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	return start(ctx, opts, fullTuning)
 }
 
-// start is Start with the performance tuning switchable, for benchmarks.
-func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr error) {
+// errServerBroken is start's error when the server logged a Fatal while it
+// was made: most often a port taken between picking it and listening on it.
+var errServerBroken = errors.New("the server failed while it was made")
+
+// startTries is how many times start makes the server with fresh ports when
+// one of them was taken before its service listened.
+const startTries = 3
+
+// afterPickPorts, when set (tests), runs once the ports are picked.
+var afterPickPorts func(servicePorts)
+
+// start is Start with the performance tuning switchable, for benchmarks. It
+// makes the server again, with fresh ports, when it broke while being made.
+func start(ctx context.Context, opts Options, tune tuning) (*Server, error) {
+	var err error
+	for range startTries {
+		var s *Server
+		if s, err = startOnce(ctx, opts, tune); !errors.Is(err, errServerBroken) {
+			return s, err
+		}
+	}
+	return nil, err
+}
+
+// startOnce makes and starts the server once.
+func startOnce(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr error) {
 	if opts.Dir == "" {
 		return nil, errors.New("embedded temporal: Options.Dir is required")
 	}
@@ -304,11 +328,6 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: %w", err)
 	}
-	ports, err := pickPorts(opts.Host, opts.Port)
-	if err != nil {
-		return nil, err
-	}
-
 	sqlCfg := sqlConfig(filepath.Join(dir, dbFileName), tune.wal)
 	if err := ensureSchema(sqlCfg.DatabaseName); err != nil {
 		return nil, err
@@ -323,6 +342,16 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 		return nil, err
 	}
 
+	// The ports are picked last, just before the server is made: a port
+	// picked is free again until its service listens, and another program
+	// may take it meanwhile (the shorter that time, the rarer).
+	ports, err := pickPorts(opts.Host, opts.Port)
+	if err != nil {
+		return nil, err
+	}
+	if afterPickPorts != nil {
+		afterPickPorts(ports)
+	}
 	address := net.JoinHostPort(dialHost(opts.Host), strconv.Itoa(ports.frontend))
 	cfg := serverConfig(sqlCfg, ports, opts.Host)
 	applyTLS(cfg, homePKI, opts.TLS)
@@ -371,6 +400,12 @@ func start(ctx context.Context, opts Options, tune tuning) (_ *Server, retErr er
 	srv, err := temporal.NewServer(serverOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("embedded temporal: create server: %w", err)
+	}
+	if msg, ok := srvLogger.fatalLogged(); ok {
+		// A service that could not listen (its port taken since it was
+		// picked) would panic the whole process once started.
+		_ = stopServer(srv)
+		return nil, fmt.Errorf("embedded temporal: %w: %s", errServerBroken, msg)
 	}
 	if err := startServer(srv); err != nil {
 		_ = stopServer(srv)

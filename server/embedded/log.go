@@ -2,7 +2,9 @@ package embedded
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"go.temporal.io/server/common/log"
 	"go.temporal.io/server/common/log/tag"
@@ -13,6 +15,10 @@ import (
 // take kumo down (or exit the process) from a log call.
 type serverLogger struct {
 	l *slog.Logger
+	// fatal keeps the first Fatal message: the server logs one, and goes on,
+	// when a service cannot listen on its port (it then panics in a
+	// goroutine of its own once started, out of kumo's reach).
+	fatal *atomic.Pointer[string]
 }
 
 var (
@@ -23,7 +29,15 @@ var (
 )
 
 func newServerLogger(l *slog.Logger) serverLogger {
-	return serverLogger{l: l.With("component", "temporal")}
+	return serverLogger{l: l.With("component", "temporal"), fatal: &atomic.Pointer[string]{}}
+}
+
+// fatalLogged returns the first Fatal message logged, if any.
+func (s serverLogger) fatalLogged() (string, bool) {
+	if m := s.fatal.Load(); m != nil {
+		return *m, true
+	}
+	return "", false
 }
 
 func (s serverLogger) Debug(msg string, tags ...tag.Tag)  { s.log(slog.LevelDebug, msg, tags) }
@@ -32,7 +46,14 @@ func (s serverLogger) Warn(msg string, tags ...tag.Tag)   { s.log(slog.LevelWarn
 func (s serverLogger) Error(msg string, tags ...tag.Tag)  { s.log(slog.LevelError, msg, tags) }
 func (s serverLogger) DPanic(msg string, tags ...tag.Tag) { s.log(slog.LevelError, msg, tags) }
 func (s serverLogger) Panic(msg string, tags ...tag.Tag)  { s.log(slog.LevelError, msg, tags) }
-func (s serverLogger) Fatal(msg string, tags ...tag.Tag)  { s.log(slog.LevelError, msg, tags) }
+func (s serverLogger) Fatal(msg string, tags ...tag.Tag) {
+	text := msg
+	for _, t := range tags {
+		text += fmt.Sprintf(" %s=%v", t.Key(), t.Value())
+	}
+	s.fatal.CompareAndSwap(nil, &text)
+	s.log(slog.LevelError, msg, tags)
+}
 
 // With returns a logger that adds tags to every record.
 func (s serverLogger) With(tags ...tag.Tag) log.Logger {
@@ -40,7 +61,7 @@ func (s serverLogger) With(tags ...tag.Tag) log.Logger {
 	for i, t := range tags {
 		args[i] = slog.Any(t.Key(), t.Value())
 	}
-	return serverLogger{l: s.l.With(args...)}
+	return serverLogger{l: s.l.With(args...), fatal: s.fatal}
 }
 
 // Skip is for call-site reporting, which this adapter does not do.

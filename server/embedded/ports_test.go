@@ -4,6 +4,7 @@ import (
 	"net"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/kumoproj/kumo/internal/quietport"
 )
@@ -36,5 +37,49 @@ func TestQuietPortsAreOutsideTheOutgoingRange(t *testing.T) {
 			continue
 		}
 		l.Close()
+	}
+}
+
+// TestStartRetriesWhenAPortIsTaken: a port taken by another program between
+// picking it and the service listening on it made the server panic the whole
+// process once started (its worker service served a nil listener); Start now
+// sees the failure while the server is made and makes it again with fresh
+// ports.
+func TestStartRetriesWhenAPortIsTaken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the embedded server")
+	}
+	var taken net.Listener
+	afterPickPorts = func(p servicePorts) {
+		if taken != nil {
+			return
+		}
+		l, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p.worker)))
+		if err != nil {
+			t.Errorf("take the worker's port %d: %v", p.worker, err)
+			return
+		}
+		taken = l
+	}
+	t.Cleanup(func() {
+		afterPickPorts = nil
+		if taken != nil {
+			_ = taken.Close()
+		}
+	})
+	s, err := Start(ctxTimeout(t, 2*time.Minute), Options{Dir: t.TempDir(), adminWorkflows: testWorkflows})
+	if err != nil {
+		t.Fatalf("start with the worker's first port taken: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Stop() })
+	if taken == nil {
+		t.Fatal("the test did not take a port")
+	}
+	if got := taken.Addr().(*net.TCPAddr).Port; s.ports.worker == got {
+		t.Fatalf("the server's worker service is on the taken port %d", got)
+	}
+	c := connect(t, s)
+	if err := run(t, c, "after-retry", TaggedWorkflow, "p").Get(ctxTimeout(t, time.Minute), nil); err != nil {
+		t.Fatalf("a workflow on the server started again: %v", err)
 	}
 }
