@@ -61,6 +61,15 @@ type GCPolicy struct {
 	Releases int `json:"releases,omitempty"`
 }
 
+// ValidateReleaseRetention refuses a release history limit that is negative
+// or 1.
+func ValidateReleaseRetention(n int) error {
+	if n < 0 || n > 0 && n < MinReleaseRetention {
+		return fmt.Errorf("must be 0 (keep every revision) or at least %d, so that the latest revision and the one before it, which a rollback and a run in flight read, stay", MinReleaseRetention)
+	}
+	return nil
+}
+
 // Defaults of GCPolicy (kumo server's flags document them).
 const (
 	DefaultRunLogRetention  = 30 * 24 * time.Hour
@@ -99,8 +108,8 @@ func (p GCPolicy) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %s: must be at least %s", f.name, f.d, f.min))
 		}
 	}
-	if p.Releases < 0 || p.Releases > 0 && p.Releases < MinReleaseRetention {
-		errs = append(errs, fmt.Errorf("release history limit %d: must be 0 (keep every revision) or at least %d, so that the latest revision and the one before it, which a rollback and a run in flight read, stay", p.Releases, MinReleaseRetention))
+	if err := ValidateReleaseRetention(p.Releases); err != nil {
+		errs = append(errs, fmt.Errorf("release history limit %d: %w", p.Releases, err))
 	}
 	if p.Audit != 0 && p.Audit < MinAuditRetention {
 		errs = append(errs, fmt.Errorf("audit retention %s: must be 0 (keep forever) or at least %s", p.Audit, MinAuditRetention))

@@ -29,9 +29,9 @@ type (
 	GCReport = backend.GCReport
 )
 
-// MinReleaseRetention is the smallest release history limit but 0 (every
-// revision kept).
-const MinReleaseRetention = backend.MinReleaseRetention
+// ValidateReleaseRetention refuses a release history limit that is negative
+// or 1 (backend.ValidateReleaseRetention).
+func ValidateReleaseRetention(n int) error { return backend.ValidateReleaseRetention(n) }
 
 // DefaultGCPolicy is the policy of a kumo server started without --retain-*.
 func DefaultGCPolicy() GCPolicy { return backend.DefaultGCPolicy() }

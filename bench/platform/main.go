@@ -88,8 +88,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "bench-platform: -gc-every %s: want at least a minute (kumo server's limit)\n", cfg.gcEvery)
 		os.Exit(2)
 	}
-	if cfg.retainReleases < 0 || cfg.retainReleases == 1 {
-		fmt.Fprintf(os.Stderr, "bench-platform: -retain-releases %d: want 0 (every revision) or at least 2 (kumo server's limit)\n", cfg.retainReleases)
+	if err := client.ValidateReleaseRetention(cfg.retainReleases); err != nil {
+		fmt.Fprintf(os.Stderr, "bench-platform: -retain-releases %d: %v\n", cfg.retainReleases, err)
 		os.Exit(2)
 	}
 	if cfg.rate < 0 || cfg.inflight < 1 || cfg.stacks < 1 || cfg.resources < 1 {

@@ -40,9 +40,8 @@ func gcPolicy(c *cli.Context) (client.GCPolicy, error) {
 		*f.to = d
 	}
 	p.Releases = c.Int("retain-releases")
-	if p.Releases < 0 || p.Releases > 0 && p.Releases < client.MinReleaseRetention {
-		return p, fmt.Errorf("--retain-releases %d: must be 0 (keep every revision) or at least %d, so that the latest revision and the one before it (a rollback's target, a running release's prior) stay",
-			p.Releases, client.MinReleaseRetention)
+	if err := client.ValidateReleaseRetention(p.Releases); err != nil {
+		return p, fmt.Errorf("--retain-releases %d: %w", p.Releases, err)
 	}
 	if err := p.Validate(); err != nil {
 		return p, fmt.Errorf("--retain-*/--gc-grace: %w", err)
@@ -137,9 +136,5 @@ func gcSummary(p client.GCPolicy) string {
 	if p.Audit > 0 {
 		audit = "audit log " + p.Audit.String()
 	}
-	releases := "every release revision kept"
-	if p.Releases > 0 {
-		releases = fmt.Sprintf("the newest %d release revisions per workspace", p.Releases)
-	}
-	return fmt.Sprintf("%s, run logs %s, drift reports %s, idempotency keys %s, %s, unreferenced specs and chunks after %s", releases, p.RunLogs, p.DriftReports, p.Requests, audit, p.Grace)
+	return fmt.Sprintf("releases: %s, run logs %s, drift reports %s, idempotency keys %s, %s, unreferenced specs and chunks after %s", client.ReleasesKept(p), p.RunLogs, p.DriftReports, p.Requests, audit, p.Grace)
 }
