@@ -112,14 +112,7 @@ func testCollect(t *testing.T, d *recorder, b backend.Backend) {
 			requireSameRelease(t, fmt.Sprintf("%s: revision %d", when, want.Revision), got, want)
 		}
 	}
-	chunks := func() int {
-		t.Helper()
-		ents, err := d.List(ctx, "releases/shop/dev/chunks")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(ents)
-	}
+	chunks := chunkCounter(t, ctx, d, "shop", "dev")
 	allChunks := chunks()
 
 	before := keys()
@@ -233,5 +226,18 @@ func collector(t *testing.T, ctx context.Context, s *backend.Store) func(at time
 			t.Fatalf("Collect at %s: %v", at, err)
 		}
 		return rep
+	}
+}
+
+// chunkCounter returns how many state chunks the driver holds for
+// project/workspace, failing the test on an error.
+func chunkCounter(t *testing.T, ctx context.Context, d backend.Driver, project, workspace string) func() int {
+	return func() int {
+		t.Helper()
+		ents, err := d.List(ctx, "releases/"+project+"/"+workspace+"/chunks")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ents)
 	}
 }

@@ -121,14 +121,7 @@ func testReleaseHistory(t *testing.T, d *recorder, b backend.Backend) {
 	policy := backend.DefaultGCPolicy()
 	policy.Releases = 3
 	collect := collector(t, ctx, s)
-	chunks := func() int {
-		t.Helper()
-		ents, err := d.List(ctx, "releases/shop/dev/chunks")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return len(ents)
-	}
+	chunks := chunkCounter(t, ctx, d, "shop", "dev")
 
 	// Revisions 7 to 9 share a spec and a state (held as patches of that
 	// spec): 8 and 9 name the spec and the chunk 7 wrote, so 9 must read the
