@@ -118,14 +118,12 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 			s := len(left)
 			left = append(left, len(nodes))
 			inflight++
-			for k, f := range w.start(nodes) {
+			fs := w.start(nodes)
+			for k, f := range fs {
 				j := nodes[k]
 				started[j], futures[j], stepOf[j] = true, f, s
-				workflow.Go(ctx, func(ctx workflow.Context) {
-					_ = f.Get(ctx, nil) // only waits; done reads the outcome
-					completions.Send(ctx, j)
-				})
 			}
+			forward(ctx, nodes, fs, completions)
 		}
 		if inflight == 0 {
 			break
@@ -209,4 +207,38 @@ func (w batchWalk) take(ready []int, free int) (nodes, rest []int) {
 		}
 	}
 	return nodes, rest
+}
+
+// forward sends nodes[k] on completions once fs[k] is ready, from one
+// coroutine for the step. Each time it runs it sends, in step order, every
+// node ready by then, as one coroutine per node visited in that order would
+// (nodes done together therefore arrive in the same order as before). One
+// per node cost the workflow's every dispatch a switch to and from each
+// waiting node's coroutine: the SDK runs every live coroutine each time it
+// runs any, so a walk paid per node in flight for each step that ended.
+func forward(ctx workflow.Context, nodes []int, fs []workflow.Future, completions workflow.Channel) {
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		pending := make([]int, len(fs))
+		for k := range pending {
+			pending[k] = k
+		}
+		for {
+			rest := pending[:0]
+			for _, k := range pending {
+				if fs[k].IsReady() {
+					completions.Send(ctx, nodes[k])
+				} else {
+					rest = append(rest, k)
+				}
+			}
+			if pending = rest; len(pending) == 0 {
+				return
+			}
+			sel := workflow.NewSelector(ctx)
+			for _, k := range pending {
+				sel.AddFuture(fs[k], func(workflow.Future) {})
+			}
+			sel.Select(ctx)
+		}
+	})
 }

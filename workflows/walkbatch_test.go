@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -170,5 +171,64 @@ func TestBatchWalkAppliedDeps(t *testing.T) {
 				t.Errorf("events\n%s\nwant\n%s", got, c.want)
 			}
 		})
+	}
+}
+
+// TestBatchWalkKeepsACoroutinePerStep: while a walk of 1,000 nodes has ten
+// steps of 100 in flight, the workflow holds a coroutine per step (and the
+// steps' own), not one per node: the SDK switches to every live coroutine
+// each time it runs any, so one per node made every workflow task of a large
+// run cost a switch per node in flight. Nodes a step finishes together reach
+// done in step order, however their futures were set.
+func TestBatchWalkKeepsACoroutinePerStep(t *testing.T) {
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(quietLogger)
+	env := s.NewTestWorkflowEnvironment()
+	// Every coroutine is a goroutine: count them as the steps are in flight.
+	base := runtime.NumGoroutine()
+	var coroutines int
+	env.RegisterDelayedCallback(func() { coroutines = runtime.NumGoroutine() - base }, 30*time.Second)
+	var order []int
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		notStarted := batchWalk{
+			deps: make([][]int32, 1000), limit: 10, maxBatch: 100,
+			work:  func(int) bool { return true },
+			class: func(int) string { return "k" },
+			start: func(nodes []int) []workflow.Future {
+				futures, sets := make([]workflow.Future, len(nodes)), make([]workflow.Settable, len(nodes))
+				for k := range nodes {
+					futures[k], sets[k] = workflow.NewFuture(ctx)
+				}
+				workflow.Go(ctx, func(ctx workflow.Context) {
+					_ = workflow.Sleep(ctx, time.Minute)
+					for k := len(nodes) - 1; k >= 0; k-- {
+						sets[k].Set(nil, nil)
+					}
+				})
+				return futures
+			},
+			done: func(i int, _ workflow.Future) error {
+				order = append(order, i)
+				return nil
+			},
+		}.run(ctx)
+		if len(notStarted) > 0 {
+			return fmt.Errorf("not started: %v", notStarted)
+		}
+		return nil
+	})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	if coroutines < 10 || coroutines > 100 {
+		t.Errorf("the workflow held %d more goroutines with ten steps of 100 nodes in flight, want a few per step", coroutines)
+	}
+	for i, n := range order {
+		if n != i {
+			t.Fatalf("done in the order %v..., want node order", order[:min(len(order), i+5)])
+		}
+	}
+	if len(order) != 1000 {
+		t.Errorf("%d nodes done, want 1000", len(order))
 	}
 }
