@@ -65,8 +65,11 @@ type Runtime struct {
 	mapper        *restmapper.DeferredDiscoveryRESTMapper
 	deleteTimeout time.Duration
 
-	mu         sync.Mutex
-	mapperGen  uint64 // incremented at each discovery reset
+	mu        sync.Mutex
+	mapperGen uint64 // incremented at each discovery reset
+	// mappings are the kinds looked up since the last reset: the discovery
+	// mapper answers each lookup by searching every group it knows again.
+	mappings   map[schema.GroupVersionKind]*meta.RESTMapping
 	pollPeriod time.Duration
 
 	// namespaces seen to exist; a namespace is rarely deleted under a run, and a
@@ -295,18 +298,35 @@ func (r *Runtime) resolve(res *engine.Resource) (*target, error) {
 func (r *Runtime) mapping(gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
 	r.mu.Lock()
 	gen := r.mapperGen
+	if m, ok := r.mappings[gvk]; ok {
+		r.mu.Unlock()
+		return m, nil
+	}
 	r.mu.Unlock()
 	m, err := r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-	if !meta.IsNoMatchError(err) {
-		return m, err
+	if meta.IsNoMatchError(err) {
+		r.mu.Lock()
+		if r.mapperGen == gen {
+			r.mapper.Reset()
+			r.mapperGen++
+			r.mappings = nil
+		}
+		gen = r.mapperGen
+		r.mu.Unlock()
+		m, err = r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if err != nil {
+		return nil, err
 	}
 	r.mu.Lock()
 	if r.mapperGen == gen {
-		r.mapper.Reset()
-		r.mapperGen++
+		if r.mappings == nil {
+			r.mappings = map[schema.GroupVersionKind]*meta.RESTMapping{}
+		}
+		r.mappings[gvk] = m
 	}
 	r.mu.Unlock()
-	return r.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return m, nil
 }
 
 // Apply server-side applies desired (field manager "kumo"; conflicts with other

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -483,5 +484,31 @@ func TestNoClientSideRateLimitUnlessAsked(t *testing.T) {
 				t.Errorf("QPS %v, want %v", limiter.QPS(), tc.qps)
 			}
 		})
+	}
+}
+
+// TestAKindIsLookedUpOnce: after its first lookup a kind's mapping comes
+// from the runtime's own cache, without searching discovery's groups again
+// (which allocates at every call), until a lookup of an unknown kind resets
+// discovery.
+func TestAKindIsLookedUpOnce(t *testing.T) {
+	_, rt, _ := setup(t)
+	gvk := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	first, err := rt.mapping(gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if allocs := testing.AllocsPerRun(100, func() {
+		if m, err := rt.mapping(gvk); err != nil || m != first {
+			t.Fatalf("mapping %v, %v: want the first one", m, err)
+		}
+	}); allocs != 0 {
+		t.Errorf("a kind looked up before allocates %.0f times a lookup, want none (searched again)", allocs)
+	}
+	if _, err := rt.mapping(schema.GroupVersionKind{Group: "nothing.kumo.test", Version: "v1", Kind: "Nothing"}); !meta.IsNoMatchError(err) {
+		t.Fatalf("an unknown kind: %v, want no match", err)
+	}
+	if m, err := rt.mapping(gvk); err != nil || m.Resource.Resource != "configmaps" {
+		t.Fatalf("after a reset: %v, %v", m, err)
 	}
 }
