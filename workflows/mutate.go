@@ -291,16 +291,21 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	if changeVersion(ctx, batchChange, batchVersion) >= batchVersion {
 		appliedDeps := r.appliedDeps(ctx, wait)
 		follows, chainMin := r.chainFollows(ctx, changes, wait, steps)
+		// Each node's class, once: the walk asks it of every ready node it
+		// looks at for each step, and a delete's parses its ID.
+		classes := make([]string, len(changes))
+		for i := range changes {
+			if pending(i) {
+				classes[i] = "wait"
+			} else {
+				classes[i] = batchClass(changes[i])
+			}
+		}
 		notStarted = batchWalk{
 			appliedDeps: appliedDeps, applied: r.applied,
 			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.stopTest(ctx),
-			work: func(i int) bool { return changes[i].Action != engine.UnChanged || pending(i) },
-			class: func(i int) string {
-				if pending(i) {
-					return "wait"
-				}
-				return batchClass(changes[i])
-			},
+			work:  func(i int) bool { return changes[i].Action != engine.UnChanged || pending(i) },
+			class: func(i int) string { return classes[i] },
 			start: func(nodes []int) []workflow.Future {
 				if len(nodes) == 1 { // one resource's step, as before batches
 					return []workflow.Future{start(nodes[0])}

@@ -3,7 +3,9 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +232,69 @@ func TestBatchWalkKeepsACoroutinePerStep(t *testing.T) {
 	}
 	if len(order) != 1000 {
 		t.Errorf("%d nodes done, want 1000", len(order))
+	}
+}
+
+// TestTakeSpreadsAClassOverFreeSlots: take gives the same steps as taking
+// every ready node of the class in order, up to its share of the free slots,
+// and keeping the others' order, for ready lists of mixed classes and nodes
+// without work; the step is a slice of its own.
+func TestTakeSpreadsAClassOverFreeSlots(t *testing.T) {
+	model := func(w batchWalk, ready []int, free int) (nodes, rest []int) {
+		c := w.class(ready[0])
+		if c == "" || w.maxBatch <= 1 {
+			return ready[:1], ready[1:]
+		}
+		same := 0
+		for _, i := range ready {
+			if w.class(i) == c && w.work(i) {
+				same++
+			}
+		}
+		size := min(w.maxBatch, (same+free-1)/free)
+		for _, i := range ready {
+			if len(nodes) < size && w.class(i) == c && w.work(i) {
+				nodes = append(nodes, i)
+			} else {
+				rest = append(rest, i)
+			}
+		}
+		return nodes, rest
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := range 2000 {
+		n := 1 + rng.IntN(400)
+		classes, idle := make([]string, n), make([]bool, n)
+		for i := range n {
+			classes[i] = []string{"apply", "delete", ""}[rng.IntN(3)]
+			idle[i] = rng.IntN(5) == 0
+		}
+		w := batchWalk{maxBatch: 1 + rng.IntN(100),
+			class: func(i int) string { return classes[i] },
+			work:  func(i int) bool { return !idle[i] }}
+		ready := rng.Perm(n)
+		for idle[ready[0]] { // the walk finishes a node without work before take
+			ready = ready[1:]
+			if len(ready) == 0 {
+				break
+			}
+		}
+		if len(ready) == 0 {
+			continue
+		}
+		free := 1 + rng.IntN(10)
+		wantNodes, wantRest := model(w, slices.Clone(ready), free)
+		nodes, rest := w.take(ready, free)
+		if !slices.Equal(nodes, wantNodes) || !slices.Equal(rest, wantRest) {
+			t.Fatalf("trial %d (maxBatch %d, free %d): take gave %v and %v, want %v and %v", trial, w.maxBatch, free, nodes, rest, wantNodes, wantRest)
+		}
+		// The walk goes on appending to rest while the step holds nodes.
+		for k := range rest {
+			rest[k] = -1
+		}
+		_ = append(rest, slices.Repeat([]int{-1}, n)...)
+		if !slices.Equal(nodes, wantNodes) {
+			t.Fatalf("trial %d: the step %v shares its array with the rest", trial, nodes)
+		}
 	}
 }
