@@ -51,3 +51,47 @@ func BenchmarkReleaseWrites(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReleaseRead: reading back whole a release of 10,000 ConfigMaps
+// (its state rebuilt from patches of its spec), as a run reads the release it
+// starts from.
+//
+//	go test -run '^$' -bench ReleaseRead -benchmem ./backend
+func BenchmarkReleaseRead(b *testing.B) {
+	ctx := context.Background()
+	d, err := local.NewDriver(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := backend.NewStore(d)
+	spec, state := &engine.Spec{}, &engine.State{}
+	for i := range 10000 {
+		r := configMap(i, 0)
+		state.Resources = append(state.Resources, r)
+		desired := r
+		desired.Attributes = map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": r.Attributes["metadata"].(map[string]any)["name"], "namespace": "bench"},
+			"data": r.Attributes["data"]}
+		spec.Resources = append(spec.Resources, desired)
+	}
+	hash, err := s.PutSpec(ctx, spec)
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := &engine.Release{Project: "p", Workspace: "w", Revision: 1, Operation: engine.OperationApply, Phase: engine.PhaseApplying, SpecHash: hash}
+	if err := s.CreateRelease(ctx, r); err != nil {
+		b.Fatal(err)
+	}
+	r.Phase, r.Spec, r.State = engine.PhaseSucceeded, spec, state
+	if err := s.UpdateRelease(ctx, r); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		got, err := backend.NewStore(d).GetRelease(ctx, "p", "w", 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(got.State.Resources) != 10000 {
+			b.Fatalf("%d resources", len(got.State.Resources))
+		}
+	}
+}

@@ -155,3 +155,47 @@ func TestSealedStateKeepsSensitiveResourcesWhole(t *testing.T) {
 		t.Errorf("stored entry of a Secret: %s", enc.storedEntries[0])
 	}
 }
+
+// TestResourceFromObjectIsTheJSONDecode: a rebuilt object becomes the resource
+// its JSON decodes to, numbers normalized, and one a decode refuses is refused.
+func TestResourceFromObjectIsTheJSONDecode(t *testing.T) {
+	objects := []string{
+		`{"id":"v1:ConfigMap:ns:a","type":"Kubernetes","attributes":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"x":"1"}},"data":{"k":"v"},"n":3,"f":1.5,"big":12345678901234,"list":[1,"two",{"three":3.0}],"none":null}}`,
+		`{"id":"aws:aws:aws_s3_bucket:b","type":"Terraform","attributes":{"bucket":"b","tags":{}},"dependsOn":["v1:Namespace:ns"],"extensions":{"provider":{"region":"eu-west-1"},"n":2}}`,
+		`{"id":"x","type":"Kubernetes","dependsOn":[]}`,
+		`{"id":"x","attributes":null,"extensions":null,"dependsOn":null,"unknown":{"a":1}}`,
+		`{}`,
+	}
+	for _, o := range objects {
+		var m map[string]any
+		if err := decodeJSON([]byte(o), &m); err != nil {
+			t.Fatal(err)
+		}
+		var want engine.Resource
+		if err := decodeJSON([]byte(o), &want); err != nil {
+			t.Fatal(err)
+		}
+		normalizeResource(&want)
+		got, err := resourceFromObject(m)
+		if err != nil {
+			t.Fatalf("%s: %v", o, err)
+		}
+		normalizeResource(&got)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %#v\nwant %#v", o, got, want)
+		}
+	}
+	for _, o := range []string{`{"id":3}`, `{"type":["x"]}`, `{"attributes":"a"}`, `{"extensions":[1]}`, `{"dependsOn":"a"}`, `{"dependsOn":[1]}`} {
+		var m map[string]any
+		if err := decodeJSON([]byte(o), &m); err != nil {
+			t.Fatal(err)
+		}
+		var r engine.Resource
+		if decodeJSON([]byte(o), &r) == nil {
+			t.Fatalf("%s: the JSON decode takes it", o)
+		}
+		if _, err := resourceFromObject(m); err == nil {
+			t.Errorf("%s: taken, want refused as the JSON decode refuses it", o)
+		}
+	}
+}
