@@ -68,17 +68,21 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 		}
 	}
 	targets, lives, errs := r.readByList(ctx, readable, readLiveParallel, read)
-	// Asked once, and only when an object changes.
+	// Asked once, and only when an object changes: the cluster's admission,
+	// and, for each namespace, whether kumo may patch there, side by side.
 	configMapsAdmitted := sync.OnceValue(func() bool { return r.admissionMayChange(ctx, opts.Snapshot, "", "configmaps") })
 	allowed := map[listKey]bool{}
-	mayPatch := func(t *target) bool {
+	mayPlan := func(t *target) bool {
 		k := listKey{t.gvr, t.ns}
 		ok, asked := allowed[k]
 		if !asked {
-			ok = r.mayPatch(ctx, opts.Snapshot, t)
+			var wg sync.WaitGroup
+			wg.Go(func() { ok = r.mayPatch(ctx, opts.Snapshot, t) })
+			configMapsAdmitted()
+			wg.Wait()
 			allowed[k] = ok
 		}
-		return ok
+		return ok && !configMapsAdmitted()
 	}
 	for i, t := range targets {
 		switch {
@@ -89,7 +93,7 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 			body := applyBody(desired[i].Attributes, t.ns)
 			out[i].Unchanged = drift.ApplyChangesNothing(body, lives[i].Object, FieldManager)
 			if opts.Plan && !out[i].Unchanged {
-				if planned, ok := planLocally(t, body, lives[i], configMapsAdmitted, mayPatch); ok {
+				if planned, ok := planLocally(t, body, lives[i], mayPlan); ok {
 					out[i].Planned = result(desired[i], &unstructured.Unstructured{Object: planned})
 				}
 			}

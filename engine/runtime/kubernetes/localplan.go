@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,9 +37,9 @@ const configMapMaxSize = 1 << 20
 //   - and kumo may patch ConfigMaps in the object's namespace (mayPatch): a
 //     dry-run would be refused otherwise, and so the preview still is.
 //
-// configMapsAdmitted is admissionMayChange for ConfigMaps, asked once by the
-// caller's planLocally calls; mayPatch answers for t's namespace.
-func planLocally(t *target, body map[string]any, live *unstructured.Unstructured, configMapsAdmitted func() bool, mayPatch func(*target) bool) (map[string]any, bool) {
+// mayPlan answers the last two for t (the caller asks the cluster once for
+// the run's objects).
+func planLocally(t *target, body map[string]any, live *unstructured.Unstructured, mayPlan func(*target) bool) (map[string]any, bool) {
 	if t.gvk != (schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}) {
 		return nil, false
 	}
@@ -49,7 +50,7 @@ func planLocally(t *target, body map[string]any, live *unstructured.Unstructured
 	if !ok || !sameOutside(planned, live.Object, "data", "binaryData") || !validConfigMapData(planned) {
 		return nil, false
 	}
-	if configMapsAdmitted() || !mayPatch(t) {
+	if !mayPlan(t) {
 		return nil, false
 	}
 	return planned, true
@@ -124,28 +125,40 @@ var admissionKinds = []schema.GroupKind{
 // the answer is true: not known. With a snapshot, each kind is listed once
 // for it.
 func (r *Runtime) admissionMayChange(ctx context.Context, snapshot, group, resource string) bool {
-	for _, gk := range admissionKinds {
-		m, err := r.mapper.RESTMapping(gk)
-		if meta.IsNoMatchError(err) {
-			continue // not served by this cluster: none exist
-		}
-		if err != nil {
+	// The kinds are listed side by side: one after another, they were four
+	// round trips in a row before the first change of a preview was planned.
+	mayChange := make([]bool, len(admissionKinds))
+	var wg sync.WaitGroup
+	for i, gk := range admissionKinds {
+		wg.Go(func() { mayChange[i] = r.admissionOfKindMayChange(ctx, snapshot, gk, group, resource) })
+	}
+	wg.Wait()
+	return slices.Contains(mayChange, true)
+}
+
+// admissionOfKindMayChange is admissionMayChange for the objects of one of
+// admissionKinds.
+func (r *Runtime) admissionOfKindMayChange(ctx context.Context, snapshot string, gk schema.GroupKind, group, resource string) bool {
+	m, err := r.mapper.RESTMapping(gk)
+	if meta.IsNoMatchError(err) {
+		return false // not served by this cluster: none exist
+	}
+	if err != nil {
+		return true
+	}
+	k := listKey{gvr: m.Resource}
+	var objs map[string]*unstructured.Unstructured
+	if snapshot != "" {
+		objs, err = r.snapshots.list(ctx, snapshot, k, r.list)
+	} else {
+		objs, err = r.list(ctx, k)
+	}
+	if err != nil {
+		return true
+	}
+	for _, obj := range objs {
+		if admissionMatches(obj.Object, group, resource) {
 			return true
-		}
-		k := listKey{gvr: m.Resource}
-		var objs map[string]*unstructured.Unstructured
-		if snapshot != "" {
-			objs, err = r.snapshots.list(ctx, snapshot, k, r.list)
-		} else {
-			objs, err = r.list(ctx, k)
-		}
-		if err != nil {
-			return true
-		}
-		for _, obj := range objs {
-			if admissionMatches(obj.Object, group, resource) {
-				return true
-			}
 		}
 	}
 	return false
