@@ -87,17 +87,26 @@ func baseOf(spec *engine.Spec) (map[string]map[string]any, error) {
 
 // objectOf is r's JSON as an object, its numbers as a chunk's decoder
 // normalizes them (integral ones as int64), so that encoding it again gives
-// the JSON a resource read back from a chunk encodes to.
+// the JSON a resource read back from a chunk encodes to. It is built from r's
+// fields (engine.Normalize: the same tree as a JSON round trip gives) rather
+// than by encoding r and decoding it again, which was most of what writing a
+// release cost.
 func objectOf(r engine.Resource) (map[string]any, error) {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
+	m := map[string]any{"id": r.ID, "type": string(r.Type)}
+	if len(r.Attributes) > 0 {
+		m["attributes"] = engine.Normalize(r.Attributes)
 	}
-	var m map[string]any
-	if err := decodeJSON(data, &m); err != nil {
-		return nil, fmt.Errorf("%s: decode: %w", r.ID, err)
+	if len(r.DependsOn) > 0 {
+		deps := make([]any, len(r.DependsOn))
+		for i, d := range r.DependsOn {
+			deps[i] = d
+		}
+		m["dependsOn"] = deps
 	}
-	return engine.NormalizeDecoded(m).(map[string]any), nil
+	if len(r.Extensions) > 0 {
+		m["extensions"] = engine.Normalize(r.Extensions)
+	}
+	return m, nil
 }
 
 // resourceOf decodes a JSON object back into a resource as a chunk would.

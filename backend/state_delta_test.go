@@ -199,3 +199,40 @@ func TestResourceFromObjectIsTheJSONDecode(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectOfIsTheJSONRoundTrip: a resource's object is the tree its JSON
+// decodes to (numbers normalized), whatever Go types its values have.
+func TestObjectOfIsTheJSONRoundTrip(t *testing.T) {
+	type port struct {
+		Name string `json:"name"`
+		Port int32  `json:"port,omitempty"`
+	}
+	for _, r := range []engine.Resource{
+		{ID: "v1:ConfigMap:ns:a", Type: engine.Kubernetes, Attributes: map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "labels": map[string]string{"x": "<&>"}},
+			"data": map[string]any{"k": "v", "empty": ""}, "n": 3, "i32": int32(-7), "u": uint16(9), "f": 1.5, "f32": float32(0.25), "whole": 2.0, "big": 1e21,
+			"num": json.Number("12"), "list": []any{1, "two", map[string]any{"three": 3.0}, nil}, "strs": []string{"a", "b"},
+			"none": nil, "emptyMap": map[string]any{}, "emptyList": []any{}, "ports": []port{{Name: "http", Port: 80}, {Name: "x"}},
+			"ptr": new(int), "nilPtr": (*int)(nil), "bytes": []byte("hi")}},
+		{ID: "x", Type: engine.Terraform, DependsOn: []string{"a", "b"}, Extensions: map[string]any{"kubeConfig": "/k", "n": int64(1)}},
+		{ID: "empty", Attributes: map[string]any{}, DependsOn: []string{}, Extensions: map[string]any{}},
+		{},
+	} {
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]any
+		if err := decodeJSON(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		want = engine.NormalizeDecoded(want).(map[string]any)
+		got, err := objectOf(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %#v\nwant %#v", r.ID, got, want)
+		}
+	}
+}
