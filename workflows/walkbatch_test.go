@@ -52,8 +52,8 @@ func TestBatchWalkRunsChainsAsSteps(t *testing.T) {
 			s.SetLogger(quietLogger)
 			env := s.NewTestWorkflowEnvironment()
 			var steps []string
-			env.ExecuteWorkflow(func(ctx workflow.Context) error {
-				notStarted := batchWalk{
+			runWalk(t, env, func(ctx workflow.Context) batchWalk {
+				return batchWalk{
 					deps: c.deps, limit: c.limit, maxBatch: maxBatch,
 					work:     func(int) bool { return true },
 					class:    func(int) string { return "k" },
@@ -79,15 +79,8 @@ func TestBatchWalkRunsChainsAsSteps(t *testing.T) {
 						return futures
 					},
 					done: func(int, workflow.Future) error { return nil },
-				}.run(ctx)
-				if len(notStarted) > 0 {
-					return fmt.Errorf("not started: %v", notStarted)
 				}
-				return nil
 			})
-			if err := env.GetWorkflowError(); err != nil {
-				t.Fatal(err)
-			}
 			if got := fmt.Sprint(steps); got != "["+c.want+"]" {
 				t.Errorf("steps %s, want [%s]", got, c.want)
 			}
@@ -191,8 +184,8 @@ func TestBatchWalkKeepsACoroutinePerStep(t *testing.T) {
 	var coroutines int
 	env.RegisterDelayedCallback(func() { coroutines = runtime.NumGoroutine() - base }, 30*time.Second)
 	var order []int
-	env.ExecuteWorkflow(func(ctx workflow.Context) error {
-		notStarted := batchWalk{
+	runWalk(t, env, func(ctx workflow.Context) batchWalk {
+		return batchWalk{
 			deps: make([][]int32, 1000), limit: 10, maxBatch: 100,
 			work:  func(int) bool { return true },
 			class: func(int) string { return "k" },
@@ -213,15 +206,8 @@ func TestBatchWalkKeepsACoroutinePerStep(t *testing.T) {
 				order = append(order, i)
 				return nil
 			},
-		}.run(ctx)
-		if len(notStarted) > 0 {
-			return fmt.Errorf("not started: %v", notStarted)
 		}
-		return nil
 	})
-	if err := env.GetWorkflowError(); err != nil {
-		t.Fatal(err)
-	}
 	if coroutines < 10 || coroutines > 100 {
 		t.Errorf("the workflow held %d more goroutines with ten steps of 100 nodes in flight, want a few per step", coroutines)
 	}
@@ -296,5 +282,20 @@ func TestTakeSpreadsAClassOverFreeSlots(t *testing.T) {
 		if !slices.Equal(nodes, wantNodes) {
 			t.Fatalf("trial %d: the step %v shares its array with the rest", trial, nodes)
 		}
+	}
+}
+
+// runWalk runs the walk that walk makes in env's workflow, and fails t when
+// the workflow fails or the walk leaves nodes not started.
+func runWalk(t *testing.T, env *testsuite.TestWorkflowEnvironment, walk func(ctx workflow.Context) batchWalk) {
+	t.Helper()
+	env.ExecuteWorkflow(func(ctx workflow.Context) error {
+		if notStarted := walk(ctx).run(ctx); len(notStarted) > 0 {
+			return fmt.Errorf("not started: %v", notStarted)
+		}
+		return nil
+	})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
 	}
 }
