@@ -68,19 +68,15 @@ func baseOf(spec *engine.Spec) (map[string]map[string]any, error) {
 	if spec == nil {
 		return out, nil
 	}
-	data, err := json.Marshal(spec.Resources)
-	if err != nil {
-		return nil, fmt.Errorf("encode spec: %w", err)
-	}
-	var ms []map[string]any
-	if err := decodeJSON(data, &ms); err != nil {
-		return nil, fmt.Errorf("decode spec: %w", err)
-	}
-	for _, m := range ms {
-		id, _ := m["id"].(string)
-		if _, ok := out[id]; !ok {
-			out[id] = engine.NormalizeDecoded(m).(map[string]any)
+	for _, r := range spec.Resources {
+		if _, ok := out[r.ID]; ok {
+			continue
 		}
+		m, err := objectOf(r)
+		if err != nil {
+			return nil, fmt.Errorf("encode spec: %w", err)
+		}
+		out[r.ID] = m
 	}
 	return out, nil
 }
