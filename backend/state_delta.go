@@ -121,8 +121,8 @@ func resourceOf(m map[string]any) (engine.Resource, error) {
 
 // resourceFromObject is the resource m's JSON decodes to, taken from m
 // itself: its maps become the resource's (m is the decoder's to give away).
-// Encoding m and decoding the JSON again cost a rebuilt state of 50,000
-// resources a second of CPU and a second copy of every object.
+// Encoding m and decoding the JSON again cost a large state's decode much of
+// its CPU and a second copy of every object.
 func resourceFromObject(m map[string]any) (engine.Resource, error) {
 	var r engine.Resource
 	str := func(key string) (string, error) {

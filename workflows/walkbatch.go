@@ -190,8 +190,8 @@ func earlyDependents(appliedDeps [][]int32, dependents [][]int) [][]int {
 //
 // It looks no further into ready than it must: counting the class's nodes
 // stops once there are enough for a full step in every free slot, and the
-// rest past the step's last node stays where it is. A walk of 50,000 ready
-// nodes scanned and copied all of them for each of its 500 steps.
+// rest past the step's last node stays where it is: a large flat walk
+// scanned and copied all its ready nodes for every step.
 func (w batchWalk) take(ready []int, free int) (nodes, rest []int) {
 	c := w.class(ready[0])
 	if c == "" || w.maxBatch <= 1 {
