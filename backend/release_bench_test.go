@@ -16,11 +16,7 @@ import (
 //	go test -run '^$' -bench ReleaseWrites -cpuprofile cpu.out ./backend
 func BenchmarkReleaseWrites(b *testing.B) {
 	ctx := context.Background()
-	d, err := local.NewDriver(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := backend.NewStore(d)
+	_, s := localStore(b)
 	spec := &engine.Spec{}
 	for i := range 200 {
 		spec.Resources = append(spec.Resources, configMap(i, 0))
@@ -59,11 +55,7 @@ func BenchmarkReleaseWrites(b *testing.B) {
 //	go test -run '^$' -bench ReleaseRead -benchmem ./backend
 func BenchmarkReleaseRead(b *testing.B) {
 	ctx := context.Background()
-	d, err := local.NewDriver(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := backend.NewStore(d)
+	d, s := localStore(b)
 	spec, state := &engine.Spec{}, &engine.State{}
 	for i := range 10000 {
 		r := configMap(i, 0)
@@ -94,4 +86,13 @@ func BenchmarkReleaseRead(b *testing.B) {
 			b.Fatalf("%d resources", len(got.State.Resources))
 		}
 	}
+}
+
+// localStore is a store on a local driver in a directory of b's.
+func localStore(b *testing.B) (backend.Driver, *backend.Store) {
+	d, err := local.NewDriver(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d, backend.NewStore(d)
 }

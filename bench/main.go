@@ -319,9 +319,9 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 			return t, err
 		}
 		if i > 0 {
-			// What the bench read to measure the run before (a release of
-			// 50,000 decoded whole) is not kumo's: the garbage goes back to
-			// the OS, as kumo server returns it after a large run.
+			// What the bench read to measure the run before (its release
+			// decoded whole) is not kumo's: the garbage goes back to the OS,
+			// as kumo server returns it after a large run.
 			if err := resetPeakRSS(); err != nil {
 				return t, err
 			}

@@ -183,7 +183,7 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 			// The latest release, read whole, is the new one's prior: the
 			// plan, the preview and the finish read it next. A final
 			// release never changes, so they take this copy rather than
-			// decode its state again (a second of CPU at 50,000 resources).
+			// decode its state again (a large state's decode is seconds).
 			m.priors.put(backend.KeyOf(latest), indexedPrior(latest))
 		}
 		info := infoOf(r)
