@@ -10,13 +10,43 @@ package drift
 //     and of the same length (a value the apiserver would normalise or
 //     default differently counts as a change).
 //
+// Or manager has no entry in live and desired names the object and sets
+// nothing else (a bare Namespace): the apply owns no field before or after,
+// and the apiserver keeps no entry for an empty set.
+//
 // false means "not known": the caller asks the apiserver (a dry-run).
 func ApplyChangesNothing(desired, live map[string]any, manager string) bool {
 	set, err := appliedSet(live, manager)
-	if err != nil || set == nil {
+	switch {
+	case err != nil:
 		return false
+	case set == nil:
+		return namesOnly(desired)
 	}
 	return covers(desired, set) && subset(desired, live)
+}
+
+// namesOnly reports whether obj holds nothing but what names it: apiVersion,
+// kind, and metadata's name and namespace (fields a field set never holds).
+func namesOnly(obj map[string]any) bool {
+	for k, v := range obj {
+		switch k {
+		case "apiVersion", "kind":
+		case "metadata":
+			md, ok := v.(map[string]any)
+			if !ok {
+				return false
+			}
+			for mk := range md {
+				if mk != "name" && mk != "namespace" {
+					return false
+				}
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // covers reports whether every field of set is in v.

@@ -25,6 +25,14 @@ func TestApplyChangesNothing(t *testing.T) {
 		{"a field kumo owns is no longer sent", desired(map[string]any{"a": "1"}), live(both, entry("kumo", "Apply", cmSet)), false},
 		{"a field is added", desired(map[string]any{"a": "1", "b": "2", "c": "3"}), live(both, entry("kumo", "Apply", cmSet)), false},
 		{"kumo manages nothing there", desired(both), live(both, entry("kubectl", "Update", cmSet)), false},
+		// An apply that names the object and sets nothing owns nothing:
+		// the apiserver keeps no entry for it, and the object stays as it is.
+		{"kumo sends only the names and manages nothing", nsObj(nil), nsObj(map[string]any{"labels": map[string]any{"team": "a"}}, entry("kubectl", "Update", map[string]any{"f:metadata": map[string]any{"f:labels": map[string]any{"f:team": map[string]any{}}}})), true},
+		{"names of a namespaced object only", map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "c", "namespace": "n"}}, live(both), true},
+		{"a label besides the names, kumo managing nothing", nsObj(map[string]any{"labels": map[string]any{"team": "a"}}), nsObj(map[string]any{"labels": map[string]any{"team": "a"}}), false},
+		{"empty labels besides the names", nsObj(map[string]any{"labels": map[string]any{}}), nsObj(nil), false},
+		{"an empty spec besides the names", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "n"}, "spec": map[string]any{}}, nsObj(nil), false},
+		{"no metadata", map[string]any{"apiVersion": "v1", "kind": "Namespace"}, map[string]any{"apiVersion": "v1", "kind": "Namespace"}, false},
 		{"the same number, typed differently", map[string]any{"spec": map[string]any{"replicas": int64(3)}},
 			map[string]any{"spec": map[string]any{"replicas": float64(3)}, "metadata": map[string]any{"managedFields": []any{entry("kumo", "Apply", map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}})}}}, true},
 		{"a number where a string was", map[string]any{"spec": map[string]any{"replicas": "3"}},
@@ -48,4 +56,17 @@ func TestApplyChangesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// nsObj is a Namespace named n with the metadata fields md adds and, live, the
+// managedFields entries managed.
+func nsObj(md map[string]any, managed ...any) map[string]any {
+	m := map[string]any{"name": "n"}
+	for k, v := range md {
+		m[k] = v
+	}
+	if managed != nil {
+		m["managedFields"] = managed
+	}
+	return map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": m}
 }

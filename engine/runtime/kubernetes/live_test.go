@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/runtime"
 )
@@ -15,7 +20,7 @@ import (
 // each read as what they are; what cannot be told from the object is not
 // called unchanged. Every unchanged verdict agrees with a dry-run.
 func TestReadLive(t *testing.T) {
-	_, rt, ns := setup(t)
+	c, rt, ns := setup(t)
 	applied := []*engine.Resource{
 		configMap(ns, "a", map[string]any{"k": "1"}),
 		configMap(ns, "b", map[string]any{"k": "1", "gone": "x"}),
@@ -26,6 +31,13 @@ func TestReadLive(t *testing.T) {
 	for _, r := range applied {
 		mustApply(t, rt, r)
 	}
+	// Someone else labels the Namespace kumo applied bare.
+	ctx := context.Background()
+	dyn := dynamic.NewForConfigOrDie(c.RESTConfig())
+	if _, err := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}).Patch(ctx, ns, types.MergePatchType,
+		[]byte(`{"metadata":{"labels":{"team":"a"}}}`), metav1.PatchOptions{FieldManager: "kubectl-label"}); err != nil {
+		t.Fatal(err)
+	}
 	desired := []*engine.Resource{
 		applied[0],
 		configMap(ns, "b", map[string]any{"k": "1"}), // "gone" dropped: an apply removes it
@@ -35,8 +47,10 @@ func TestReadLive(t *testing.T) {
 		configMap(ns, "absent", map[string]any{"k": "1"}),
 		{ID: "example.com/v1:Widget:" + ns + ":w", Type: engine.Kubernetes, Attributes: map[string]any{
 			"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w", "namespace": ns}}},
+		// Named and nothing else: kumo owns no field of it (the apiserver
+		// keeps no empty entry), and an apply leaves the label as it is.
+		namespace(ns),
 	}
-	ctx := context.Background()
 	got := rt.ReadLive(ctx, desired, runtime.ReadLiveOptions{})
 	want := []struct{ live, unchanged, err bool }{
 		{true, true, false}, {true, false, false}, {true, false, false}, {true, true, false},
@@ -44,6 +58,7 @@ func TestReadLive(t *testing.T) {
 		// which desired does not say: not known without a dry-run.
 		{true, false, false},
 		{false, false, false}, {false, false, true},
+		{true, true, false},
 	}
 	for i, w := range want {
 		g := got[i]
