@@ -3,6 +3,7 @@ package release
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
@@ -72,8 +73,12 @@ func (m *Manager) previewBatch(ctx context.Context, nodes []Node, snapshot strin
 	ctx = oneStep(ctx)
 	refresh = make([]*backend.StateEntry, len(nodes))
 	changes, errs = make([]engine.Change, len(nodes)), make([]error, len(nodes))
+	changing, err := m.specChanged(ctx, nodes)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	// The nodes read together, by runtime (their settings are the run's).
-	listed, desired, lives, err := m.readListed(ctx, nodes, runtime.ReadLiveOptions{Snapshot: snapshot, Plan: true})
+	listed, desired, lives, err := m.readListed(ctx, nodes, runtime.ReadLiveOptions{Snapshot: snapshot, Plan: true, Changing: changing})
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -184,4 +189,22 @@ func (m *Manager) previewPlanned(ctx context.Context, in Node, res, live, planne
 	}
 	truncateValues(&change)
 	return change, true, nil
+}
+
+// specChanged reports whether nodes (of one run) apply something, and another
+// spec than the release before the run's (an update, a rollback): their
+// objects likely change, which runtime.ReadLiveOptions.Changing tells the
+// read. A run with no prior release creates what it applies; deletes are not
+// planned.
+func (m *Manager) specChanged(ctx context.Context, nodes []Node) (bool, error) {
+	i := slices.IndexFunc(nodes, func(n Node) bool { return !n.Delete })
+	if i < 0 {
+		return false, nil
+	}
+	in := nodes[i]
+	p, err := m.prior(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
+	if err != nil || p == nil {
+		return false, err
+	}
+	return p.rel.SpecHash != in.SpecHash, nil
 }

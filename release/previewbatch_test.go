@@ -3,6 +3,7 @@ package release_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -27,6 +28,8 @@ type listingRuntime struct {
 	// plan: ReadLive gives each object that changes its Planned object (the
 	// in-memory runtime's dry-run, not counted), as a runtime sure of it does.
 	plan bool
+	// changing: ReadLiveOptions.Changing of the last ReadLive.
+	changing atomic.Bool
 }
 
 func (l *listingRuntime) Read(ctx context.Context, r *engine.Resource) (*engine.Resource, error) {
@@ -47,6 +50,7 @@ func (l *listingRuntime) Apply(ctx context.Context, r *engine.Resource, opts run
 
 func (l *listingRuntime) ReadLive(ctx context.Context, desired []*engine.Resource, opts runtime.ReadLiveOptions) []runtime.Live {
 	l.listed.Add(int64(len(desired)))
+	l.changing.Store(opts.Changing)
 	out := make([]runtime.Live, len(desired))
 	for i, d := range desired {
 		live, err := l.Runtime.Read(ctx, d)
@@ -219,6 +223,66 @@ func TestPreviewBatchTakesPlannedChanges(t *testing.T) {
 			}
 			if changes[i].Action != engine.Update && changes[i].Action != engine.Adopt {
 				t.Errorf("%s: %s, want an update or adoption", n.ID, changes[i].Action)
+			}
+		}
+	})
+}
+
+// TestPreviewBatchTellsTheReadOfAChangedSpec: the read of a preview batch is
+// told its objects are likely changing (runtime.ReadLiveOptions.Changing)
+// when the run applies another spec than the release before it, and not on
+// the first apply, a re-apply of the same spec or a batch of deletes.
+func TestPreviewBatchTellsTheReadOfAChangedSpec(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		rt := &listingRuntime{Runtime: memory.New()}
+		m := release.New(b, rt, &runs{})
+		a := cm("a", "1")
+		run := 0
+		// next previews (and applies) a run of spec, and tells what the read
+		// was told.
+		next := func(spec []engine.Resource, deletes ...string) bool {
+			t.Helper()
+			run++
+			info, err := m.Begin(ctx, begin("p", "w", fmt.Sprintf("run-%d", run), putSpec(t, b, spec...)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			node := nodes(info)
+			var batch []release.Node
+			for _, r := range spec {
+				batch = append(batch, node(r.ID))
+			}
+			for _, id := range deletes {
+				n := node(id)
+				n.Delete = true
+				batch = append(batch, n)
+			}
+			rt.changing.Store(false)
+			if _, _, _, err := m.PreviewBatch(ctx, batch, fmt.Sprintf("run-%d", run)); err != nil {
+				t.Fatal(err)
+			}
+			changing := rt.changing.Load()
+			if _, err := m.Batch(ctx, batch, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
+				t.Fatal(err)
+			}
+			return changing
+		}
+		for _, step := range []struct {
+			name    string
+			spec    []engine.Resource
+			deletes []string
+			want    bool
+		}{
+			{"the first apply", []engine.Resource{a}, nil, false},
+			{"the same spec again", []engine.Resource{a}, nil, false},
+			{"a changed spec", []engine.Resource{cm("a", "2")}, nil, true},
+			{"only deletes", nil, []string{a.ID}, false},
+		} {
+			if got := next(step.spec, step.deletes...); got != step.want {
+				t.Errorf("%s: the read was told changing %v, want %v", step.name, got, step.want)
 			}
 		}
 	})

@@ -52,6 +52,11 @@ type ReadLiveOptions struct {
 	// Plan asks for Live.Planned (a preview's read): computing it may cost
 	// the runtime a few requests of its own per call or snapshot.
 	Plan bool
+	// Changing, with Plan, says the desired objects are likely not those
+	// live (the run's spec is not the last release's): the runtime asks what
+	// planning needs alongside its reads rather than once a read finds a
+	// change, at the cost of those requests when nothing changed after all.
+	Changing bool
 }
 
 // Live is one resource as LiveReader.ReadLive found it.

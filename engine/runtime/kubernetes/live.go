@@ -54,6 +54,22 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 		}
 		readable[i] = res
 	}
+	// Asked once, and only when an object changes: the cluster's admission,
+	// and, for each namespace, whether kumo may patch there, side by side.
+	// With Changing, asked alongside the list of each namespace's ConfigMaps
+	// instead of after it.
+	configMapsAdmitted := sync.OnceValue(func() bool { return r.admissionMayChange(ctx, opts.Snapshot, "", "configmaps") })
+	patchable := r.patchAnswers(ctx, opts.Snapshot)
+	mayPlan := func(t *target) bool {
+		allowed := patchable(t)
+		var wg sync.WaitGroup
+		wg.Go(func() { allowed() })
+		admitted := configMapsAdmitted()
+		wg.Wait()
+		return allowed() && !admitted
+	}
+	var ahead sync.WaitGroup
+	defer ahead.Wait()
 	read := r.readGroup
 	if opts.Snapshot != "" {
 		read = func(ctx context.Context, k listKey, idx []int, targets []*target, lives []*unstructured.Unstructured, errs []error) {
@@ -67,23 +83,17 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 			}
 		}
 	}
-	targets, lives, errs := r.readByList(ctx, readable, readLiveParallel, read)
-	// Asked once, and only when an object changes: the cluster's admission,
-	// and, for each namespace, whether kumo may patch there, side by side.
-	configMapsAdmitted := sync.OnceValue(func() bool { return r.admissionMayChange(ctx, opts.Snapshot, "", "configmaps") })
-	allowed := map[listKey]bool{}
-	mayPlan := func(t *target) bool {
-		k := listKey{t.gvr, t.ns}
-		ok, asked := allowed[k]
-		if !asked {
-			var wg sync.WaitGroup
-			wg.Go(func() { ok = r.mayPatch(ctx, opts.Snapshot, t) })
-			configMapsAdmitted()
-			wg.Wait()
-			allowed[k] = ok
+	if opts.Plan && opts.Changing {
+		list := read
+		read = func(ctx context.Context, k listKey, idx []int, targets []*target, lives []*unstructured.Unstructured, errs []error) {
+			if t := targets[idx[0]]; t.gvk == configMapKind {
+				ahead.Go(func() { configMapsAdmitted() })
+				ahead.Go(func() { patchable(t)() })
+			}
+			list(ctx, k, idx, targets, lives, errs)
 		}
-		return ok && !configMapsAdmitted()
 	}
+	targets, lives, errs := r.readByList(ctx, readable, readLiveParallel, read)
 	for i, t := range targets {
 		switch {
 		case readable[i] == nil:
@@ -101,6 +111,23 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 		}
 	}
 	return out
+}
+
+// patchAnswers returns, for a target, whether kumo may patch objects of its
+// kind in its namespace (mayPatch), asked once per kind and namespace by
+// whichever caller needs it first.
+func (r *Runtime) patchAnswers(ctx context.Context, snapshot string) func(*target) func() bool {
+	var mu sync.Mutex
+	answers := map[listKey]func() bool{}
+	return func(t *target) func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		k := listKey{t.gvr, t.ns}
+		if answers[k] == nil {
+			answers[k] = sync.OnceValue(func() bool { return r.mayPatch(ctx, snapshot, t) })
+		}
+		return answers[k]
+	}
 }
 
 // snapshots keeps the lists taken for each snapshot for snapshotTTL.

@@ -21,6 +21,8 @@ import (
 // binaryData together (keys included): a larger one is refused.
 const configMapMaxSize = 1 << 20
 
+var configMapKind = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+
 // planLocally returns what a forced server-side apply of body (applyBody of
 // the desired object) onto live would store, without a dry-run, when that is
 // sure, and false otherwise (dry-run it). It is sure only for a change the
@@ -40,7 +42,7 @@ const configMapMaxSize = 1 << 20
 // mayPlan answers the last two for t (the caller asks the cluster once for
 // the run's objects).
 func planLocally(t *target, body map[string]any, live *unstructured.Unstructured, mayPlan func(*target) bool) (map[string]any, bool) {
-	if t.gvk != (schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}) {
+	if t.gvk != configMapKind {
 		return nil, false
 	}
 	if immutable, _ := live.Object["immutable"].(bool); immutable {

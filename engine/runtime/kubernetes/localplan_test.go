@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -184,6 +186,86 @@ func TestAdmissionMatches(t *testing.T) {
 	} {
 		if got := admissionMatches(tc.obj, "", "configmaps"); got != tc.want {
 			t.Errorf("%d %v: %v, want %v", i, tc.obj, got, tc.want)
+		}
+	}
+}
+
+// TestReadLiveAsksPlanningAlongsideTheList: told the objects are likely
+// changing, ReadLive asks what planning needs (the access review, the
+// admission lists) while the list of the ConfigMaps is still on its way;
+// not told, only once the list found a change, and not at all when nothing
+// changed. The plan is the same either way.
+func TestReadLiveAsksPlanningAlongsideTheList(t *testing.T) {
+	c, rt, ns := setup(t)
+	applied := []*engine.Resource{configMap(ns, "a", map[string]any{"k": "1"}), configMap(ns, "b", map[string]any{"k": "1"})}
+	for _, r := range applied {
+		mustApply(t, rt, r)
+	}
+	changed := []*engine.Resource{configMap(ns, "a", map[string]any{"k": "2"}), applied[1]}
+	listPath := "/api/v1/namespaces/" + ns + "/configmaps"
+	const review = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+	// Each request's start, and when the list's answer came back (held
+	// back long enough that anything asked alongside starts before it).
+	var mu sync.Mutex
+	var started map[string]time.Time
+	var listed time.Time
+	rc := rest.CopyConfig(c.RESTConfig())
+	rc.WrapTransport = func(next http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			mu.Lock()
+			if _, seen := started[req.URL.Path]; !seen {
+				started[req.URL.Path] = time.Now()
+			}
+			mu.Unlock()
+			resp, err := next.RoundTrip(req)
+			if req.URL.Path == listPath {
+				time.Sleep(300 * time.Millisecond)
+				mu.Lock()
+				listed = time.Now()
+				mu.Unlock()
+			}
+			return resp, err
+		})
+	}
+	counted, err := NewForConfig(rc, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	read := func(desired []*engine.Resource, changing bool) []runtime.Live {
+		mu.Lock()
+		started, listed = map[string]time.Time{}, time.Time{}
+		mu.Unlock()
+		return counted.ReadLive(ctx, desired, runtime.ReadLiveOptions{Plan: true, Changing: changing})
+	}
+	for _, changing := range []bool{true, false} {
+		got := read(changed, changing)
+		if got[0].Planned == nil || !got[1].Unchanged {
+			t.Fatalf("changing %v: a planned %v, b unchanged %v; want a planned and b unchanged", changing, got[0].Planned != nil, got[1].Unchanged)
+		}
+		reviewed, ok := started[review]
+		if !ok || listed.IsZero() {
+			t.Fatalf("changing %v: requests %v, listed %v; want the list and an access review", changing, started, listed)
+		}
+		if alongside := reviewed.Before(listed); alongside != changing {
+			t.Errorf("changing %v: the access review was asked before the list's answer: %v, want %v", changing, alongside, changing)
+		}
+		for path, at := range started {
+			if strings.Contains(path, "admissionregistration") && at.Before(listed) != changing {
+				t.Errorf("changing %v: %s asked before the list's answer: %v, want %v", changing, path, at.Before(listed), changing)
+			}
+		}
+	}
+	// Nothing changed after all: told otherwise, the review and the
+	// admission lists were asked for nothing; not told, not asked.
+	for _, changing := range []bool{true, false} {
+		got := read(applied, changing)
+		if !got[0].Unchanged || !got[1].Unchanged {
+			t.Fatalf("changing %v, nothing changed: %+v", changing, got)
+		}
+		_, asked := started[review]
+		if asked != changing {
+			t.Errorf("changing %v, nothing changed: access review asked %v, want %v (requests %v)", changing, asked, changing, started)
 		}
 	}
 }
