@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
+	"sync"
 
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/internal/keyring"
@@ -256,24 +257,35 @@ func (s *Store) encodeRecord(ctx context.Context, op string, r *engine.Release, 
 	found := &reused{}
 	rec := releaseRecord{Release: *r, Parts: &recordParts{Format: recordFormat}}
 	rec.Spec, rec.State = nil, nil
+	// The spec (hashed whole) and the state (encoded against it) are stored
+	// side by side: neither waits for the other, and they set apart fields.
+	var specErr error
+	var spec sync.WaitGroup
 	if r.Spec != nil {
-		hash, there, err := s.putSpec(ctx, r.Spec)
-		if err != nil {
-			return fail(err)
-		}
-		if there {
-			found.spec, found.specHash = r.Spec, hash
-		}
-		rec.Parts.SpecRef = hash
-		rec.Parts.SpecResources = len(r.Spec.Resources)
+		spec.Go(func() {
+			hash, there, err := s.putSpec(ctx, r.Spec)
+			if err != nil {
+				specErr = err
+				return
+			}
+			if there {
+				found.spec, found.specHash = r.Spec, hash
+			}
+			rec.Parts.SpecRef = hash
+			rec.Parts.SpecResources = len(r.Spec.Resources)
+		})
 	}
 	if r.State != nil {
 		rec.Parts.HasState = true
 		rec.Parts.StateResources = len(r.State.Resources)
 		rec.Parts.NilResources = r.State.Resources == nil
 		if err := s.putState(ctx, key, r.Spec, r.State.Resources, rec.Parts, prior, found); err != nil {
+			spec.Wait()
 			return fail(err)
 		}
+	}
+	if spec.Wait(); specErr != nil {
+		return fail(specErr)
 	}
 	text, err := json.Marshal(rec)
 	if err != nil {
