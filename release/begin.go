@@ -81,6 +81,8 @@ func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
 		}
 		specHash = h
 	}
+	specRead := m.readSpecAhead(ctx, specHash)
+	defer func() { <-specRead }()
 	policy, err := m.approvalPolicy(ctx, in.Workspace)
 	if err != nil {
 		return Info{}, err
@@ -89,7 +91,7 @@ func (m *Manager) Begin(ctx context.Context, in BeginInput) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	info, err := m.begin(ctx, in, specHash)
+	info, err := m.begin(ctx, in, specHash, specRead)
 	info.Approval, info.Policies = policy, rules.Len() > 0
 	return info, err
 }
@@ -109,7 +111,7 @@ func (m *Manager) approvalPolicy(ctx context.Context, workspace string) (engine.
 	return ws.Approval, nil
 }
 
-func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (Info, error) {
+func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string, specRead <-chan struct{}) (Info, error) {
 	for {
 		latest, err := m.backend.LatestRelease(ctx, in.Project, in.Workspace)
 		if err != nil && !errors.Is(err, backend.ErrNotFound) {
@@ -144,6 +146,7 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string) (In
 			prior = latest.Revision
 		}
 		if in.Operation == engine.OperationApply && in.SpecHash != "" && prior > 0 {
+			<-specRead
 			moved, err := m.recordMove(ctx, in, prior)
 			if errors.Is(err, backend.ErrRevisionExists) {
 				continue // another creator won this revision; look again
@@ -307,4 +310,19 @@ func (m *Manager) RevisionOfVersion(ctx context.Context, project, workspace, ver
 		}
 	}
 	return 0, kindf(ErrNoTarget, "no release of %s/%s is named %s (release list shows their versions)", project, workspace, version)
+}
+
+// readSpecAhead reads the spec of hash into m.specs while the workspace and
+// the latest release are read: the move check, the plan and the preview read
+// it next. The channel closes once it is read (or failed: its error is the
+// next reader's).
+func (m *Manager) readSpecAhead(ctx context.Context, hash string) <-chan struct{} {
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		if hash != "" {
+			_, _ = m.spec(ctx, hash)
+		}
+	}()
+	return read
 }
