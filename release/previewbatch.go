@@ -191,20 +191,24 @@ func (m *Manager) previewPlanned(ctx context.Context, in Node, res, live, planne
 	return change, true, nil
 }
 
-// specChanged reports whether nodes (of one run) apply something, and another
-// spec than the release before the run's (an update, a rollback): their
-// objects likely change, which runtime.ReadLiveOptions.Changing tells the
-// read. A run with no prior release creates what it applies; deletes are not
-// planned.
+// specChanged reports whether nodes (of one run) hold something the run's
+// spec applies over what the release before recorded, and the spec is not
+// that release's (an update, a rollback): those objects likely change, which
+// runtime.ReadLiveOptions.Changing tells the read. What the spec adds is
+// created, and what it dropped (a destroy's every node, unmarked in a
+// preview batch) deleted: neither is planned.
 func (m *Manager) specChanged(ctx context.Context, nodes []Node) (bool, error) {
-	i := slices.IndexFunc(nodes, func(n Node) bool { return !n.Delete })
-	if i < 0 {
+	if len(nodes) == 0 {
 		return false, nil
 	}
-	in := nodes[i]
+	in := nodes[0]
 	p, err := m.prior(ctx, in.Key.Project, in.Key.Workspace, in.PriorRevision)
-	if err != nil || p == nil {
+	if err != nil || p == nil || p.rel.SpecHash == in.SpecHash {
 		return false, err
 	}
-	return p.rel.SpecHash != in.SpecHash, nil
+	spec, err := m.spec(ctx, in.SpecHash)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(nodes, func(n Node) bool { return spec.resource(n.ID) != nil && p.resource(n.ID) != nil }), nil
 }

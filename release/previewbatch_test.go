@@ -230,8 +230,9 @@ func TestPreviewBatchTakesPlannedChanges(t *testing.T) {
 
 // TestPreviewBatchTellsTheReadOfAChangedSpec: the read of a preview batch is
 // told its objects are likely changing (runtime.ReadLiveOptions.Changing)
-// when the run applies another spec than the release before it, and not on
-// the first apply, a re-apply of the same spec or a batch of deletes.
+// when the run applies another spec than the release before it to what that
+// release recorded, and not on the first apply, a re-apply of the same spec,
+// a spec that only adds and drops resources, or a destroy.
 func TestPreviewBatchTellsTheReadOfAChangedSpec(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
 		rt := &listingRuntime{Runtime: memory.New()}
@@ -248,17 +249,20 @@ func TestPreviewBatchTellsTheReadOfAChangedSpec(t *testing.T) {
 				t.Fatal(err)
 			}
 			node := nodes(info)
-			var batch []release.Node
+			// As the workflow sends them: the preview batch does not mark
+			// what the spec dropped as to delete; the apply's batch does.
+			var preview, batch []release.Node
 			for _, r := range spec {
-				batch = append(batch, node(r.ID))
+				preview, batch = append(preview, node(r.ID)), append(batch, node(r.ID))
 			}
 			for _, id := range deletes {
 				n := node(id)
+				preview = append(preview, n)
 				n.Delete = true
 				batch = append(batch, n)
 			}
 			rt.changing.Store(false)
-			if _, _, _, err := m.PreviewBatch(ctx, batch, fmt.Sprintf("run-%d", run)); err != nil {
+			if _, _, _, err := m.PreviewBatch(ctx, preview, fmt.Sprintf("run-%d", run)); err != nil {
 				t.Fatal(err)
 			}
 			changing := rt.changing.Load()
@@ -279,7 +283,8 @@ func TestPreviewBatchTellsTheReadOfAChangedSpec(t *testing.T) {
 			{"the first apply", []engine.Resource{a}, nil, false},
 			{"the same spec again", []engine.Resource{a}, nil, false},
 			{"a changed spec", []engine.Resource{cm("a", "2")}, nil, true},
-			{"only deletes", nil, []string{a.ID}, false},
+			{"a changed spec that only adds and drops", []engine.Resource{cm("b", "1")}, []string{a.ID}, false},
+			{"only deletes", nil, []string{"v1:ConfigMap:a:b"}, false},
 		} {
 			if got := next(step.spec, step.deletes...); got != step.want {
 				t.Errorf("%s: the read was told changing %v, want %v", step.name, got, step.want)
