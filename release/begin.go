@@ -318,11 +318,13 @@ func (m *Manager) RevisionOfVersion(ctx context.Context, project, workspace, ver
 // next reader's).
 func (m *Manager) readSpecAhead(ctx context.Context, hash string) <-chan struct{} {
 	read := make(chan struct{})
+	if hash == "" {
+		close(read)
+		return read
+	}
 	go func() {
 		defer close(read)
-		if hash != "" {
-			_, _ = m.spec(ctx, hash)
-		}
+		_, _ = m.spec(ctx, hash)
 	}()
 	return read
 }

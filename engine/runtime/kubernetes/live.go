@@ -60,13 +60,21 @@ func (r *Runtime) ReadLive(ctx context.Context, desired []*engine.Resource, opts
 	// instead of after it.
 	configMapsAdmitted := sync.OnceValue(func() bool { return r.admissionMayChange(ctx, opts.Snapshot, "", "configmaps") })
 	patchable := r.patchAnswers(ctx, opts.Snapshot)
+	// planned holds mayPlan's answer per kind and namespace: the loop below
+	// asks it for every object that changes.
+	planned := map[listKey]bool{}
 	mayPlan := func(t *target) bool {
+		k := listKey{t.gvr, t.ns}
+		if ok, asked := planned[k]; asked {
+			return ok
+		}
 		allowed := patchable(t)
 		var wg sync.WaitGroup
 		wg.Go(func() { allowed() })
 		admitted := configMapsAdmitted()
 		wg.Wait()
-		return allowed() && !admitted
+		planned[k] = allowed() && !admitted
+		return planned[k]
 	}
 	var ahead sync.WaitGroup
 	defer ahead.Wait()
