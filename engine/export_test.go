@@ -7,3 +7,10 @@ var (
 	RefPrefixOf = refPrefix
 	WalkStrings = walkStrings
 )
+
+// HashNormalized is HashSpec the long way, which the one-pass canonical
+// encoding (canonical_test.go) must agree with.
+var (
+	HashNormalized = hashNormalized
+	CanonicalJSON  = canonicalJSON
+)

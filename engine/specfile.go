@@ -111,6 +111,22 @@ func yamlTree(v any) any {
 // encoding (every object's keys sorted, numbers normalized). Specs that differ only in
 // key order or number spelling (1 vs 1.0) hash the same; resource order counts.
 func HashSpec(s *Spec) string {
+	if s != nil {
+		// Normalize encodes a struct with encoding/json and goes on from the
+		// text: canonicalJSON goes on from the same text, in one pass.
+		if text, err := json.Marshal(*s); err == nil {
+			if b, ok := canonicalJSON(text); ok {
+				sum := sha256.Sum256(b)
+				return hex.EncodeToString(sum[:])
+			}
+		}
+	}
+	return hashNormalized(s)
+}
+
+// hashNormalized is HashSpec the long way, the definition: s normalized
+// into a tree, the tree encoded.
+func hashNormalized(s *Spec) string {
 	b, err := json.Marshal(Normalize(s))
 	if err != nil {
 		// Normalize yields only JSON-encodable values except for non-finite floats,
