@@ -236,3 +236,23 @@ func TestObjectOfIsTheJSONRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONEqualIsDeepEqual: jsonEqual answers as reflect.DeepEqual does for
+// the trees a state is encoded from, where they differ only in a nil or a
+// type as much as in a value.
+func TestJSONEqualIsDeepEqual(t *testing.T) {
+	values := []any{
+		nil, "", "a", "b", int64(0), int64(1), 1.0, 1.5, true, false,
+		map[string]any(nil), map[string]any{}, map[string]any{"a": int64(1)}, map[string]any{"a": 1.0},
+		map[string]any{"a": int64(1), "b": nil}, map[string]any{"a": int64(1), "c": nil}, map[string]any{"a": map[string]any{"b": []any{}}},
+		[]any(nil), []any{}, []any{"a"}, []any{"a", nil}, []any{nil, "a"}, []any{map[string]any{}}, []any{map[string]any(nil)},
+		[]string{"a"}, map[string]string{"a": "b"}, 1,
+	}
+	for _, a := range values {
+		for _, b := range values {
+			if got, want := jsonEqual(a, b), reflect.DeepEqual(a, b); got != want {
+				t.Errorf("jsonEqual(%#v, %#v) = %v, reflect.DeepEqual says %v", a, b, got, want)
+			}
+		}
+	}
+}
