@@ -25,6 +25,9 @@ type BatchInput struct {
 	// DeferRefresh: a preview batch writes nothing, and lists the resources
 	// whose record to refresh once the run is approved (RefreshResources).
 	DeferRefresh bool `json:"deferRefresh,omitempty"`
+	// Parallel (more than 1): up to that many of the resources go at once,
+	// each taken by the first free worker (release.Manager.Pool).
+	Parallel int `json:"parallel,omitempty"`
 }
 
 // nodes are the release nodes of the batch's resources.
@@ -70,20 +73,22 @@ func (a *Activities) DeleteResources(ctx context.Context, in BatchInput) (BatchR
 	return a.batch(ctx, in, true)
 }
 
-// batch runs one batch of applies or deletes (release.Manager.Batch, or
-// Chain).
+// batch runs one batch of applies or deletes (release.Manager.Batch, Chain
+// or Pool).
 func (a *Activities) batch(ctx context.Context, in BatchInput, del bool) (BatchResult, error) {
 	if err := handOver(ctx); err != nil {
 		return BatchResult{}, err
 	}
 	in.Delete = del
 	nodes := in.nodes()
-	run := a.m.Batch
-	if in.Chain {
-		run = a.m.Chain
-	}
 	return runBatch(ctx, func(done []release.Outcome, recorded func([]release.Outcome)) ([]release.Outcome, error) {
-		return run(ctx, nodes, done, recorded)
+		switch {
+		case in.Chain:
+			return a.m.Chain(ctx, nodes, done, recorded)
+		case in.Parallel > 1:
+			return a.m.Pool(ctx, nodes, done, recorded, in.Parallel)
+		}
+		return a.m.Batch(ctx, nodes, done, recorded)
 	})
 }
 

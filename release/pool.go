@@ -1,0 +1,224 @@
+package release
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kumoproj/kumo/backend"
+)
+
+// Pool is Batch with up to parallel of its nodes' steps going at once, each
+// taking the next node not started when it is free: the floor's shape (one
+// queue, parallel workers), where parallel batches of a fixed share each
+// end when their own slowest requests let them, the walk waiting for the
+// last. What it returns is Batch's: the outcomes of its first nodes, in
+// order, as far as they are all done, and the error of the node after them
+// (or ErrStopped). A node after a failed one that had already started is
+// seen through, and left out of the outcomes with every node after the
+// failed one: a retry runs them again, as it would after a crash.
+//
+// The outcomes are recorded in one write per flush, as Batch's; flushed is
+// called with the outcomes recorded so far, as far as they are all
+// recorded. A delete waits for its resource to go on its worker. A
+// cancelled ctx stops the pool before its next node, never during one.
+func (m *Manager) Pool(ctx context.Context, nodes []Node, done []Outcome, flushed func([]Outcome), parallel int) ([]Outcome, error) {
+	if parallel <= 1 || len(nodes)-len(done) <= 1 {
+		return m.Batch(ctx, nodes, done, flushed)
+	}
+	ctx = oneStep(ctx)
+	ids := make([]string, len(nodes))
+	for i, n := range nodes {
+		ids[i] = n.ID
+		if n.Key != nodes[0].Key {
+			return done, kindf(ErrInvalid, "batch: %s is of release %s, not %s", n.ID, n.Key, nodes[0].Key)
+		}
+	}
+	if err := checkResume(ids, done); err != nil {
+		return nil, err
+	}
+	p := &poolRun{m: m, key: nodes[0].Key, flushed: flushed, nodes: nodes, next: len(done), results: make([]poolResult, len(nodes)),
+		going: make(chan struct{}, maxGoing*parallel)}
+	for i, o := range done {
+		p.results[i] = poolResult{outcome: o, finished: true, recorded: true}
+	}
+	for range min(parallel, len(nodes)-len(done)) {
+		p.steps.Go(func() { p.work(ctx) })
+	}
+	p.steps.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.flush(ctx); err != nil {
+		out, _ := p.prefix()
+		return out, fmt.Errorf("record %d resources: %w", len(p.pending), err)
+	}
+	out, err := p.prefix()
+	if errors.Is(err, ErrStopped) && p.flushErr != nil {
+		err = p.flushErr // the pool stopped because a write failed
+	}
+	return out, err
+}
+
+// poolRun is one Pool under way; mu guards what follows it.
+type poolRun struct {
+	m       *Manager
+	key     backend.ReleaseKey
+	flushed func([]Outcome)
+	nodes   []Node
+	// steps are the workers and the deletes' waits.
+	steps sync.WaitGroup
+	// going bounds the deletes issued and not gone yet, as Batch's do
+	// (maxGoing in each of parallel batches).
+	going chan struct{}
+
+	mu      sync.Mutex
+	next    int  // the next node to start
+	stop    bool // no node starts any more: one failed, or the pool was cancelled
+	results []poolResult
+	pending []backend.StateEntry
+	waiting []int     // the nodes finished whose entries are in pending
+	since   time.Time // when the first of pending came
+	// flushErr is why a flush due between two nodes failed: the pool
+	// stopped there.
+	flushErr error
+}
+
+// poolResult is what became of one node of a pool.
+type poolResult struct {
+	outcome  Outcome
+	err      error
+	finished bool // its step is over: outcome, or err
+	recorded bool // and its entry is written
+}
+
+// work starts nodes until none is left or the pool stops. A delete whose
+// resource is not gone at once is waited for on a goroutine of its own
+// while the worker goes on, as a Batch's deletes wait together.
+func (p *poolRun) work(ctx context.Context) {
+	for {
+		p.mu.Lock()
+		if p.stop || p.next == len(p.nodes) || ctx.Err() != nil {
+			p.stop = true
+			p.mu.Unlock()
+			return
+		}
+		i := p.next
+		p.next++
+		p.mu.Unlock()
+
+		in, start, step := p.nodes[i], time.Now(), context.WithoutCancel(ctx)
+		if !in.Delete {
+			res, err := p.m.apply(step, in, p.rec)
+			p.finish(ctx, i, Outcome{ID: in.ID, Apply: res, Took: time.Since(start)}, err)
+			continue
+		}
+		wait, err := p.startDelete(step, in)
+		if err != nil || wait == nil {
+			p.finish(ctx, i, Outcome{ID: in.ID, Took: time.Since(start)}, err)
+			continue
+		}
+		p.going <- struct{}{}
+		p.steps.Go(func() {
+			err := wait(step)
+			if err == nil {
+				err = tombstone(step, p.rec, in)
+			}
+			<-p.going
+			p.finish(ctx, i, Outcome{ID: in.ID, Took: time.Since(start)}, err)
+		})
+	}
+}
+
+// startDelete issues in's delete as a step of Batch does; wait is not nil
+// when its resource is not gone yet.
+func (p *poolRun) startDelete(ctx context.Context, in Node) (wait func(context.Context) error, _ error) {
+	res, err := p.m.recordedToDelete(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return p.m.startDelete(ctx, p.rec, in, res)
+}
+
+// finish takes node i's outcome (or failure, which stops the pool) and
+// flushes what is due.
+func (p *poolRun) finish(ctx context.Context, i int, o Outcome, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.results[i] = poolResult{outcome: o, err: err, finished: true}
+	if err != nil {
+		p.stop = true
+		return
+	}
+	p.waiting = append(p.waiting, i)
+	if err := p.flushDue(ctx); err != nil && p.flushErr == nil {
+		p.flushErr, p.stop = err, true
+	}
+}
+
+// rec keeps a step's entry in pending, replacing one of the same resource
+// (a record: steps call it from their workers).
+func (p *poolRun) rec(_ context.Context, e backend.StateEntry) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i := range p.pending {
+		if p.pending[i].ID == e.ID {
+			p.pending[i] = e
+			return nil
+		}
+	}
+	if len(p.pending) == 0 {
+		p.since = time.Now()
+	}
+	p.pending = append(p.pending, e)
+	return nil
+}
+
+// flushDue flushes once flushEvery entries wait or the first has waited
+// flushAfter.
+func (p *poolRun) flushDue(ctx context.Context) error {
+	if len(p.pending) < flushEvery && time.Since(p.since) < flushAfter {
+		return nil
+	}
+	if err := p.flush(ctx); err != nil {
+		return fmt.Errorf("record %d resources: %w", len(p.pending), err)
+	}
+	return nil
+}
+
+// flush writes the pending entries and tells flushed the outcomes recorded
+// so far, as far as they are all recorded.
+func (p *poolRun) flush(ctx context.Context) error {
+	if len(p.pending) > 0 {
+		if err := p.m.RecordBatch(context.WithoutCancel(ctx), p.key, p.pending); err != nil {
+			return err
+		}
+	}
+	for _, i := range p.waiting {
+		p.results[i].recorded = true
+	}
+	p.pending, p.waiting = nil, nil
+	if p.flushed != nil {
+		out, _ := p.prefix()
+		p.flushed(out)
+	}
+	return nil
+}
+
+// prefix is the outcomes of the first nodes, as far as they are all done
+// and recorded, and the error of the node after them: its failure, or
+// ErrStopped when it never ran.
+func (p *poolRun) prefix() ([]Outcome, error) {
+	var out []Outcome
+	for _, r := range p.results {
+		switch {
+		case r.finished && r.err != nil:
+			return out, r.err
+		case !r.recorded:
+			return out, ErrStopped
+		}
+		out = append(out, r.outcome)
+	}
+	return out, nil
+}
