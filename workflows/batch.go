@@ -169,12 +169,16 @@ func (r *run) startPreviewBatch(ctx workflow.Context, nodes []int, node func(int
 // and returns one future per node: ready with the node's outcome once the
 // batch returns, or, for an applied node that must wait for health, once its
 // WaitResource is done. A node the batch never ran gets errNotRun. The step
-// is local when steps says so (localBatches).
-func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Change, nodeInput func(int) activities.NodeInput, wait bool, steps *nodeSteps) []workflow.Future {
+// is local when steps says so (localBatches). parallel above 1 makes it a
+// pool of that many at once (batchWalk.pooled).
+func (r *run) startBatch(ctx workflow.Context, nodes []int, changes []engine.Change, nodeInput func(int) activities.NodeInput, wait bool, steps *nodeSteps, parallel int) []workflow.Future {
 	del := changes[nodes[0]].Action == engine.Delete
 	in := r.batchInput(nodes, nodeInput)
 	in.Delete = del
 	in.Chain = r.isChain(nodes)
+	if parallel > 1 {
+		in.Parallel = parallel
+	}
 	verb, act := "apply", acts.ApplyResources
 	if del {
 		verb, act = "delete", acts.DeleteResources

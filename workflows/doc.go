@@ -32,8 +32,11 @@
 // one node or a batch: ready Kubernetes nodes of one class (applies, deletes,
 // previews or refreshes) share one activity of up to maxBatch nodes
 // (batch.go), and fanOut gives each node its own future, so the walk goes on
-// per node. A node alone runs as a local activity on the workflow's own
-// worker when it can (node.go). An applied node that is not healthy yet
+// per node. A small plan's batches are local activities on the workflow's
+// own worker, and its ready nodes of one class go as one pool, a step that
+// holds every free slot and keeps that many of its nodes going. A node alone
+// runs as a local activity on the workflow's own worker when it can
+// (node.go). An applied node that is not healthy yet
 // waits for health (wait.go). Once the history is long (history.go), a chain
 // of the graph (each node the only dependent of the one before) runs as
 // steps of up to maxBatch nodes (chain.go), and the waits after a batch

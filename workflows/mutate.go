@@ -321,7 +321,18 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 					node := r.node(i)
 					node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
 				}
-				return r.startBatch(ctx, nodes, changes, nodeInput, wait, steps)
+				return r.startBatch(ctx, nodes, changes, nodeInput, wait, steps, 1)
+			},
+			maxPool: localBatchMax,
+			pooled: func(i int) bool {
+				return !pending(i) && steps.pools(ctx, len(r.plan.Nodes))
+			},
+			startPool: func(nodes []int, parallel int) []workflow.Future {
+				for _, i := range nodes {
+					node := r.node(i)
+					node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
+				}
+				return r.startBatch(ctx, nodes, changes, nodeInput, wait, steps, parallel)
 			},
 			follows:  notPending(follows, pending),
 			chainMin: chainMin,

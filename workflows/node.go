@@ -66,6 +66,9 @@ type nodeSteps struct {
 	// batches: whether batch steps are local too (nil: not decided yet;
 	// localBatches decides at the first batch).
 	batches *bool
+	// pool: whether batch steps are pools (nil: not decided yet; pools
+	// decides at the first batch that could be one).
+	pool *bool
 }
 
 // localBatchMax (a variable for tests) is the largest plan whose batch steps
@@ -100,6 +103,21 @@ func (s *nodeSteps) localBatches(ctx workflow.Context, nodes int) bool {
 		s.batches = &local
 	}
 	return *s.batches
+}
+
+// pools reports whether the walk of a plan of nodes resources takes the
+// ready nodes of a class as one pool step (batchWalk.pooled), since
+// poolChange: when its batch steps are local (localBatches), so that a
+// step's nodes all go within the worker that runs the workflow. A pool of
+// a small plan then goes as fast as its requests let every slot, where a
+// batch per slot ends when its own slowest requests let it, and the walk
+// waited for the last; and a flat apply is one step, not one per slot.
+func (s *nodeSteps) pools(ctx workflow.Context, nodes int) bool {
+	if s.pool == nil {
+		pool := s.localBatches(ctx, nodes) && changeVersion(ctx, poolChange, poolVersion) >= poolVersion
+		s.pool = &pool
+	}
+	return *s.pool
 }
 
 // newNodeSteps decides, once per run, how its nodes' steps run.

@@ -210,10 +210,10 @@ func TestPreviewBatchesAreLocal(t *testing.T) {
 }
 
 // TestBatchesAreLocal: a run with no runtime queue and a plan of up to
-// localBatchMax resources applies and destroys in batches that are local
-// steps (no ApplyResources or DeleteResources goes through the task queue),
-// recording the same releases; a plan over localBatchMax uses ordinary
-// batch activities.
+// localBatchMax resources applies and destroys its ConfigMaps in one pool
+// that is a local step (no ApplyResources or DeleteResources goes through
+// the task queue), recording the same releases; a plan over localBatchMax
+// uses ordinary batch activities, several.
 func TestBatchesAreLocal(t *testing.T) {
 	b := newBatchRuns(t)
 	n := len(b.spec.Resources)
@@ -228,9 +228,9 @@ func TestBatchesAreLocal(t *testing.T) {
 			{runspec.DestroyWorkflow, "delete", activities.DeleteResourcesActivity},
 		} {
 			local, ordinary := b.run(c.workflow, c.verb, c.batch)
-			if wantLocal && (local < 2 || ordinary != 0) || !wantLocal && (local != 0 || ordinary < 2) {
-				t.Errorf("%s of %d resources, localBatchMax %d: %d local batches and %d %s activities, want several of the %s only",
-					c.workflow, n, max, local, ordinary, c.batch, map[bool]string{true: "local batches", false: "activities"}[wantLocal])
+			if wantLocal && (local != 1 || ordinary != 0) || !wantLocal && (local != 0 || ordinary < 2) {
+				t.Errorf("%s of %d resources, localBatchMax %d: %d local batches and %d %s activities, want %s",
+					c.workflow, n, max, local, ordinary, c.batch, map[bool]string{true: "one local pool only", false: "several activities only"}[wantLocal])
 			}
 		}
 	}

@@ -258,7 +258,9 @@ func recordHistories(t *testing.T) {
 		{"apply-chain", runspec.ApplyWorkflow, chainSpec(10), nil, 0},
 		{"destroy-chain", runspec.DestroyWorkflow, nil, nil, 0},
 		// Flat batches (v20, localBatches): four independent ConfigMaps in
-		// two batches of two, applied, then destroyed in two batches.
+		// two batches of two, applied, then destroyed in two batches; since
+		// v21 (pools) one ApplyResources and one DeleteResources each, two
+		// of their resources going at once.
 		{"apply-flat", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("f1"), cm("f2"), cm("f3"), cm("f4")}}, nil, 0},
 		{"destroy-flat", runspec.DestroyWorkflow, nil, nil, 0},
 	}

@@ -282,6 +282,15 @@ const (
 	localBatchChange  = "local-batches"
 	localBatchVersion = workflow.Version(1)
 
+	// poolChange: a run whose batch steps are local (nodeSteps.localBatches)
+	// takes the ready nodes of a class as one step holding every free slot,
+	// its nodes going that many at once (nodeSteps.pools, batchWalk.pooled,
+	// release.Manager.Pool), instead of a batch per slot. Taken in by
+	// shapeChange's version 2 (shapedSince2). New: apply-flat-v21-pool,
+	// destroy-flat-v21-pool. Old: every history recorded before.
+	poolChange  = "pool-steps"
+	poolVersion = workflow.Version(1)
+
 	// shapeChange: a run takes every change before it (shaped) at the version
 	// it had then, without recording a marker of its own (changeVersion). The
 	// SDK records each GetVersion as a marker and an upsert of the
@@ -291,9 +300,10 @@ const (
 	// started since. A run records this one marker instead, at its first
 	// change; a run recorded before it (no marker) goes on taking each
 	// change's own. New: every -v20-shape history. Old: every history
-	// recorded before.
+	// recorded before. Version 2 takes shapedSince2 in too: a run recorded
+	// with version 1 takes those changes as a run before shapeChange does.
 	shapeChange  = "kumo-shape"
-	shapeVersion = workflow.Version(1)
+	shapeVersion = workflow.Version(2)
 )
 
 // shaped are the changes shapeChange takes, at the version each had then.
@@ -330,11 +340,21 @@ var shaped = map[string]workflow.Version{
 	localBatchChange:     1,
 }
 
+// shapedSince2 are the changes shapeChange's version 2 takes, at the version
+// each had then: fixed, as shaped's are.
+var shapedSince2 = map[string]workflow.Version{
+	poolChange: 1,
+}
+
 // changeVersion is the version of change, whose newest is newest, that the
-// run takes: its shaped version when the run is of shapeChange, else what
-// workflow.GetVersion gives, recording its marker the first time.
+// run takes: its shaped version when the run is of a shapeChange version
+// that takes it, else what workflow.GetVersion gives, recording its marker
+// the first time.
 func changeVersion(ctx workflow.Context, change string, newest workflow.Version) workflow.Version {
-	if v, ok := shaped[change]; ok && workflow.GetVersion(ctx, shapeChange, workflow.DefaultVersion, shapeVersion) >= shapeVersion {
+	if v, ok := shaped[change]; ok && workflow.GetVersion(ctx, shapeChange, workflow.DefaultVersion, shapeVersion) >= 1 {
+		return v
+	}
+	if v, ok := shapedSince2[change]; ok && workflow.GetVersion(ctx, shapeChange, workflow.DefaultVersion, shapeVersion) >= 2 {
 		return v
 	}
 	return workflow.GetVersion(ctx, change, workflow.DefaultVersion, newest)

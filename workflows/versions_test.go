@@ -27,4 +27,10 @@ func TestShapedVersionsAreFixed(t *testing.T) {
 				change, newest, v, ok, shapeChange)
 		}
 	}
+	for change, newest := range map[string]workflow.Version{poolChange: poolVersion} {
+		if v, ok := shapedSince2[change]; !ok || v != newest {
+			t.Errorf("%s: newest version %d, shaped since version 2 at %d (in shapedSince2: %v); give the new code a new change ID",
+				change, newest, v, ok)
+		}
+	}
 }

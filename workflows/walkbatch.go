@@ -38,6 +38,16 @@ type batchWalk struct {
 	// chain of one class in dependency order) and returns one future per
 	// node, ready when that node is done.
 	start func(nodes []int) []workflow.Future
+	// pooled (nil: never) says whether a step of node i's class, of two
+	// nodes or more, may be a pool when more than one slot is free: one step
+	// of every ready node of the class (up to maxPool) that takes every free
+	// slot and has that many of its nodes going at once, a free worker
+	// taking the next node (startPool, with that number). Batches of a fixed
+	// share each end when their own slowest requests let them, and the walk
+	// waits for the last.
+	pooled    func(i int) bool
+	maxPool   int
+	startPool func(nodes []int, parallel int) []workflow.Future
 	// done decides, as walk's does, whether node i failed.
 	done func(i int, f workflow.Future) error
 	// appliedDeps (nil: none) are, for each node, those of its deps that it
@@ -91,9 +101,10 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 		j := dependents[i][0]
 		return j, waiting[j] == 1 && !started[j] && w.work(j) && w.class(j) == w.class(i)
 	}
-	// stepOf[i] is the step node i runs in; left[s] counts its nodes not done.
+	// stepOf[i] is the step node i runs in; left[s] counts its nodes not
+	// done, held[s] the slots it holds (a pool's: more than one).
 	stepOf := make([]int, n)
-	var left []int
+	var left, held []int
 	completions := workflow.NewBufferedChannel(ctx, w.limit*max(w.maxBatch, 1))
 	inflight := 0
 	for {
@@ -106,7 +117,15 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 				continue
 			}
 			var nodes []int
-			nodes, ready = w.take(ready, w.limit-inflight)
+			free, slots := w.limit-inflight, 1
+			nodes, ready = w.take(ready, free, w.maxBatch)
+			pool := len(nodes) > 1 && free > 1 && w.pooled != nil && w.pooled(nodes[0])
+			if pool {
+				c := w.class(nodes[0])
+				var more []int
+				more, ready = w.takeOf(ready, c, w.count(ready, c, max(w.maxPool-len(nodes), 0)))
+				nodes, slots = append(nodes, more...), free
+			}
 			if len(nodes) == 1 && w.class(nodes[0]) != "" {
 				for j, ok := next(nodes[0]); ok && len(nodes) < w.maxBatch; j, ok = next(j) {
 					nodes = append(nodes, j)
@@ -116,9 +135,14 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 				}
 			}
 			s := len(left)
-			left = append(left, len(nodes))
-			inflight++
-			fs := w.start(nodes)
+			left, held = append(left, len(nodes)), append(held, slots)
+			inflight += slots
+			var fs []workflow.Future
+			if pool {
+				fs = w.startPool(nodes, slots)
+			} else {
+				fs = w.start(nodes)
+			}
 			for k, f := range fs {
 				j := nodes[k]
 				started[j], futures[j], stepOf[j] = true, f, s
@@ -130,7 +154,7 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 		}
 		completed := func(i int) {
 			if left[stepOf[i]]--; left[stepOf[i]] == 0 {
-				inflight--
+				inflight -= held[stepOf[i]]
 			}
 			finish(i)
 		}
@@ -185,29 +209,42 @@ func earlyDependents(appliedDeps [][]int32, dependents [][]int) [][]int {
 
 // take removes from ready the nodes of the next step: ready[0] alone, or with
 // the other ready nodes of its class that need work, as many as spread them
-// over free slots (at most maxBatch). It keeps the order of the rest, which
+// over free slots (at most most). It keeps the order of the rest, which
 // shares ready's array; the step's nodes do not.
 //
 // It looks no further into ready than it must: counting the class's nodes
 // stops once there are enough for a full step in every free slot, and the
 // rest past the step's last node stays where it is: a large flat walk
 // scanned and copied all its ready nodes for every step.
-func (w batchWalk) take(ready []int, free int) (nodes, rest []int) {
+func (w batchWalk) take(ready []int, free, most int) (nodes, rest []int) {
 	c := w.class(ready[0])
-	if c == "" || w.maxBatch <= 1 {
+	if c == "" || most <= 1 {
 		return []int{ready[0]}, ready[1:]
 	}
-	member := func(i int) bool { return w.class(i) == c && w.work(i) }
-	enough := w.maxBatch * free
+	same := w.count(ready, c, most*free)
+	return w.takeOf(ready, c, min(most, (same+free-1)/free))
+}
+
+// count counts the ready nodes of class c that need work, up to enough.
+func (w batchWalk) count(ready []int, c string, enough int) int {
 	same := 0
 	for _, i := range ready {
-		if member(i) {
-			if same++; same == enough {
-				break
-			}
+		if same == enough {
+			break
+		}
+		if w.class(i) == c && w.work(i) {
+			same++
 		}
 	}
-	size := min(w.maxBatch, (same+free-1)/free)
+	return same
+}
+
+// takeOf removes from ready its first size nodes of class c that need work
+// (there are that many), keeping the order of the rest as take does.
+func (w batchWalk) takeOf(ready []int, c string, size int) (nodes, rest []int) {
+	if size == 0 {
+		return nil, ready
+	}
 	nodes = make([]int, 0, size)
 	var others []int // before the step's last node, not in it
 	last := 0
@@ -215,7 +252,7 @@ func (w batchWalk) take(ready []int, free int) (nodes, rest []int) {
 		if len(nodes) == size {
 			break
 		}
-		if member(i) {
+		if w.class(i) == c && w.work(i) {
 			nodes, last = append(nodes, i), at
 		} else {
 			others = append(others, i)

@@ -270,7 +270,7 @@ func TestTakeSpreadsAClassOverFreeSlots(t *testing.T) {
 		}
 		free := 1 + rng.IntN(10)
 		wantNodes, wantRest := model(w, slices.Clone(ready), free)
-		nodes, rest := w.take(ready, free)
+		nodes, rest := w.take(ready, free, w.maxBatch)
 		if !slices.Equal(nodes, wantNodes) || !slices.Equal(rest, wantRest) {
 			t.Fatalf("trial %d (maxBatch %d, free %d): take gave %v and %v, want %v and %v", trial, w.maxBatch, free, nodes, rest, wantNodes, wantRest)
 		}
@@ -297,5 +297,83 @@ func runWalk(t *testing.T, env *testsuite.TestWorkflowEnvironment, walk func(ctx
 	})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBatchWalkPools: where pooled says so and more than one slot is free,
+// the ready nodes of a class go as one step that holds every free slot and
+// is told to run that many at once (up to maxPool nodes: the rest is the
+// next step); with one slot free, or a class not pooled, the walk takes
+// batches as before. A node that depends on one of a pool's starts once the
+// whole pool is done.
+func TestBatchWalkPools(t *testing.T) {
+	// 0 (alone) -> 1..200 (k); 1 -> 201 (j).
+	deps := make([][]int32, 202)
+	for i := 1; i <= 200; i++ {
+		deps[i] = []int32{0}
+	}
+	deps[201] = []int32{1}
+	class := func(i int) string {
+		switch i {
+		case 0:
+			return ""
+		case 201:
+			return "j"
+		}
+		return "k"
+	}
+	for _, c := range []struct {
+		name    string
+		limit   int
+		maxPool int
+		pooled  func(i int) bool
+		want    string
+	}{
+		{"pooled", 10, 500, func(i int) bool { return class(i) == "k" },
+			"[0] k[1-200]x10 j[201]x1"},
+		{"pool of at most maxPool", 10, 150, func(i int) bool { return class(i) == "k" },
+			"[0] k[1-150]x10 k[151-200]x10 j[201]x1"},
+		{"one slot", 1, 500, func(i int) bool { return true },
+			"[0] k[1-100]x1 k[101-200]x1 j[201]x1"},
+		{"not pooled", 10, 500, func(int) bool { return false },
+			"[0] k[1-20]x1 k[21-40]x1 k[41-60]x1 k[61-80]x1 k[81-100]x1 k[101-120]x1 k[121-140]x1 k[141-160]x1 k[161-180]x1 k[181-200]x1 j[201]x1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			s.SetLogger(quietLogger)
+			env := s.NewTestWorkflowEnvironment()
+			var steps []string
+			step := func(ctx workflow.Context, nodes []int, parallel int) []workflow.Future {
+				switch {
+				case len(nodes) == 1 && class(nodes[0]) == "":
+					steps = append(steps, fmt.Sprintf("[%d]", nodes[0]))
+				case len(nodes) == 1:
+					steps = append(steps, fmt.Sprintf("%s[%d]x%d", class(nodes[0]), nodes[0], parallel))
+				default:
+					steps = append(steps, fmt.Sprintf("%s[%d-%d]x%d", class(nodes[0]), nodes[0], nodes[len(nodes)-1], parallel))
+				}
+				futures := make([]workflow.Future, len(nodes))
+				for k := range nodes {
+					f, set := workflow.NewFuture(ctx)
+					set.Set(nil, nil)
+					futures[k] = f
+				}
+				return futures
+			}
+			runWalk(t, env, func(ctx workflow.Context) batchWalk {
+				return batchWalk{
+					deps: deps, limit: c.limit, maxBatch: maxBatch, maxPool: c.maxPool,
+					work:      func(int) bool { return true },
+					class:     class,
+					pooled:    c.pooled,
+					start:     func(nodes []int) []workflow.Future { return step(ctx, nodes, 1) },
+					startPool: func(nodes []int, parallel int) []workflow.Future { return step(ctx, nodes, parallel) },
+					done:      func(int, workflow.Future) error { return nil },
+				}
+			})
+			if got := strings.Join(steps, " "); got != c.want {
+				t.Errorf("steps %s\n want %s", got, c.want)
+			}
+		})
 	}
 }
