@@ -164,5 +164,5 @@ func decodeEntry(where string, data []byte) (StateEntry, error) {
 
 // headOf is the head of r, whose state records n resources.
 func headOf(r *engine.Release, n int) ReleaseHead {
-	return ReleaseHead{Revision: r.Revision, Phase: r.Phase, Operation: r.Operation, Stack: r.Stack, SpecHash: r.SpecHash, Resources: n}
+	return ReleaseHead{Revision: r.Revision, Phase: r.Phase, Operation: r.Operation, Stack: r.Stack, SpecHash: r.SpecHash, RunID: r.RunID, Resources: n}
 }

@@ -204,6 +204,8 @@ type ReleaseHead struct {
 	Operation engine.Operation `json:"operation"`
 	Stack     string           `json:"stack,omitempty"`
 	SpecHash  string           `json:"specHash"`
+	// RunID names the Temporal run that owns the release.
+	RunID string `json:"runID,omitempty"`
 	// Resources is how many resources the release's state records.
 	Resources int `json:"-"`
 }

@@ -113,7 +113,7 @@ func (m *Manager) approvalPolicy(ctx context.Context, workspace string) (engine.
 
 func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string, specRead <-chan struct{}) (Info, error) {
 	for {
-		latest, err := m.backend.LatestRelease(ctx, in.Project, in.Workspace)
+		latest, kept, err := m.latestRelease(ctx, in.Project, in.Workspace)
 		if err != nil && !errors.Is(err, backend.ErrNotFound) {
 			return Info{}, err
 		}
@@ -182,7 +182,7 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string, spe
 		if err != nil {
 			return Info{}, err
 		}
-		if latest != nil && latest.Revision == prior && latest.Phase.Final() {
+		if latest != nil && latest.Revision == prior && latest.Phase.Final() && !kept {
 			// The latest release, read whole, is the new one's prior: the
 			// plan, the preview and the finish read it next. A final
 			// release never changes, so they take this copy rather than
@@ -193,6 +193,26 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string, spe
 		info.Surgery = surgery
 		return info, nil
 	}
+}
+
+// latestRelease is the latest release of project/workspace, read whole,
+// and whether it is the copy this worker keeps: one it finished itself
+// (Finish keeps it) or read whole before, when the backend's head names it
+// still (the same revision, final, of the same run, phase and spec). A
+// final release never changes, and decoding a large one was most of what
+// creating the next release cost.
+func (m *Manager) latestRelease(ctx context.Context, project, workspace string) (_ *engine.Release, kept bool, _ error) {
+	head, err := m.backend.LatestReleaseHead(ctx, project, workspace)
+	if err != nil {
+		return nil, false, err
+	}
+	key := backend.ReleaseKey{Project: project, Workspace: workspace, Revision: head.Revision}
+	if p, ok := m.priors.get(key); ok && head.Phase.Final() && head.RunID != "" &&
+		p.rel.RunID == head.RunID && p.rel.Phase == head.Phase && p.rel.SpecHash == head.SpecHash && p.rel.Operation == head.Operation {
+		return p.rel, true, nil
+	}
+	latest, err := m.backend.LatestRelease(ctx, project, workspace)
+	return latest, false, err
 }
 
 // infoOf describes a release this run already created: its prior is the

@@ -76,6 +76,11 @@ func (m *Manager) Finish(ctx context.Context, in FinishInput) (int, error) {
 	if err := m.backend.ClearStateEntries(ctx, key); err != nil {
 		return 0, err
 	}
+	if r.Phase.Final() {
+		// The next run of the workspace starts from this release (Begin,
+		// latestRelease): kept whole, as written, it need not be read back.
+		m.priors.put(key, indexedPrior(r))
+	}
 	return len(r.State.Resources), nil
 }
 

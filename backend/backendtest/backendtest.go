@@ -800,7 +800,7 @@ func requireHead(t *testing.T, b backend.Backend, want *engine.Release) {
 	if want.State != nil {
 		n = len(want.State.Resources)
 	}
-	if err != nil || head != (backend.ReleaseHead{Revision: want.Revision, Phase: want.Phase, Operation: want.Operation, Stack: want.Stack, SpecHash: want.SpecHash, Resources: n}) {
+	if err != nil || head != (backend.ReleaseHead{Revision: want.Revision, Phase: want.Phase, Operation: want.Operation, Stack: want.Stack, SpecHash: want.SpecHash, RunID: want.RunID, Resources: n}) {
 		t.Fatalf("LatestReleaseHead = %+v, %v; want revision %d, %s, %s of stack %q, spec %s, %d resources", head, err, want.Revision, want.Phase, want.Operation, want.Stack, want.SpecHash, n)
 	}
 }

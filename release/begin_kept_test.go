@@ -1,0 +1,125 @@
+package release_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/local"
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/release"
+)
+
+// countingBackend counts the latest releases read whole; its store can be
+// swapped for another under the Manager.
+type countingBackend struct {
+	backend.Backend
+	wholeReads atomic.Int32
+}
+
+func (c *countingBackend) LatestRelease(ctx context.Context, project, workspace string) (*engine.Release, error) {
+	c.wholeReads.Add(1)
+	return c.Backend.LatestRelease(ctx, project, workspace)
+}
+
+// TestBeginKeepsTheReleaseItFinished: the next run of a workspace starts
+// from the release this worker finished without reading it back whole;
+// one another worker finished, or a release of the same revision that is
+// not that one (another run's: the backend was replaced), is read whole.
+func TestBeginKeepsTheReleaseItFinished(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		cb := &countingBackend{Backend: b}
+		m, _ := withRuntime(cb)
+		x := cm("x", "1")
+		node := started(t, cb, m, x)
+		if _, err := m.Batch(ctx, []release.Node{node(x.ID)}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Finish(ctx, release.FinishInput{Key: node(x.ID).Key, Phase: engine.PhaseSucceeded}); err != nil {
+			t.Fatal(err)
+		}
+		before := cb.wholeReads.Load()
+		info, err := m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
+		if err != nil || info.PriorRevision != 1 {
+			t.Fatalf("Begin = %+v, %v", info, err)
+		}
+		if n := cb.wholeReads.Load() - before; n != 0 {
+			t.Fatalf("Begin read the latest release whole %d times, want none: this worker finished it", n)
+		}
+		// The destroy deletes what revision 1 recorded.
+		del := release.Node{Key: info.Key, PriorRevision: info.PriorRevision, ID: x.ID, Delete: true}
+		if _, err := m.Batch(ctx, []release.Node{del}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+
+		// Another worker (its own Manager) finishes revision 2: this one
+		// reads it whole.
+		other, _ := withRuntime(cb)
+		if _, err := other.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
+			t.Fatal(err)
+		}
+		before = cb.wholeReads.Load()
+		info, err = m.Begin(ctx, begin("p", "w", "run-3", putSpec(t, cb, x)))
+		if err != nil || info.PriorRevision != 2 {
+			t.Fatalf("Begin after another worker's finish = %+v, %v", info, err)
+		}
+		if n := cb.wholeReads.Load() - before; n != 1 {
+			t.Fatalf("Begin read the latest release whole %d times, want once: another worker finished it", n)
+		}
+	})
+}
+
+// TestBeginReadsAReplacedRelease: a Manager that finished revision 1 of a
+// workspace, its backend's store replaced by one whose revision 1 another
+// run recorded, starts the next run from that one, read whole.
+func TestBeginReadsAReplacedRelease(t *testing.T) {
+	first, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cb := &countingBackend{Backend: first}
+	m, _ := withRuntime(cb)
+	x := cm("x", "1")
+	node := started(t, cb, m, x)
+	if _, err := m.Batch(ctx, []release.Node{node(x.ID)}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Finish(ctx, release.FinishInput{Key: node(x.ID).Key, Phase: engine.PhaseSucceeded}); err != nil {
+		t.Fatal(err)
+	}
+
+	second, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := cm("y", "1")
+	m2, _ := withRuntime(second)
+	info, err := m2.Begin(ctx, begin("p", "w", "run-elsewhere", putSpec(t, second, y)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m2.Batch(ctx, []release.Node{{Key: info.Key, SpecHash: info.SpecHash, ID: y.ID}}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m2.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
+		t.Fatal(err)
+	}
+
+	cb.Backend = second
+	before := cb.wholeReads.Load()
+	info, err = m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
+	if err != nil || info.PriorRevision != 1 {
+		t.Fatalf("Begin = %+v, %v", info, err)
+	}
+	if n := cb.wholeReads.Load() - before; n != 1 {
+		t.Fatalf("Begin read the latest release whole %d times, want once: the one it kept is another run's", n)
+	}
+	plan, err := m.PlanGraph(ctx, release.PlanInput{Project: "p", Workspace: "w", SpecHash: info.SpecHash, PriorRevision: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Nodes) != 1 || plan.Nodes[0].ID != y.ID {
+		t.Fatalf("the destroy plans %v, want y's delete: what the replaced revision 1 records", plan.Nodes)
+	}
+}
