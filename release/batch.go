@@ -158,7 +158,7 @@ func (m *Manager) batch(ctx context.Context, nodes []Node, done []Outcome, flush
 		stepErr = err
 	}
 	if err := b.flush(ctx); err != nil {
-		return b.out[:b.recorded], errors.Join(stepErr, fmt.Errorf("record %d resources: %w", len(b.pending), err))
+		return b.out[:b.recorded], errors.Join(stepErr, fmt.Errorf("record %d resources: %w", len(b.pending.entries), err))
 	}
 	return b.out, stepErr
 }
@@ -170,53 +170,67 @@ type batchRun struct {
 	flushed func([]Outcome)
 
 	out      []Outcome
-	recorded int                  // out[:recorded] is written
-	pending  []backend.StateEntry // the entries not written yet
-	since    time.Time            // when the first of pending came
-	going    []*goingDelete       // deletes issued whose outcome is not taken yet, in order
+	recorded int // out[:recorded] is written
+	pending  pendingEntries
+	going    []*goingDelete // deletes issued whose outcome is not taken yet, in order
+}
+
+// pendingEntries are the entries of a batch's steps not written yet.
+type pendingEntries struct {
+	entries []backend.StateEntry
+	since   time.Time // when the first came
+}
+
+// add keeps e, replacing an entry of the same resource (a step that failed
+// may have left one, which is flushed with the rest).
+func (p *pendingEntries) add(e backend.StateEntry) {
+	for i := range p.entries {
+		if p.entries[i].ID == e.ID {
+			p.entries[i] = e
+			return
+		}
+	}
+	if len(p.entries) == 0 {
+		p.since = time.Now()
+	}
+	p.entries = append(p.entries, e)
+}
+
+// due reports whether they are to be written: flushEvery of them wait, or
+// the first has waited flushAfter.
+func (p *pendingEntries) due() bool {
+	return len(p.entries) >= flushEvery || len(p.entries) > 0 && time.Since(p.since) >= flushAfter
 }
 
 // flush writes the pending entries.
 func (b *batchRun) flush(ctx context.Context) error {
-	if len(b.pending) == 0 {
+	if len(b.pending.entries) == 0 {
 		return nil
 	}
-	if err := b.m.RecordBatch(context.WithoutCancel(ctx), b.key, b.pending); err != nil {
+	if err := b.m.RecordBatch(context.WithoutCancel(ctx), b.key, b.pending.entries); err != nil {
 		return err
 	}
-	b.pending, b.recorded = nil, len(b.out)
+	b.pending.entries, b.recorded = nil, len(b.out)
 	if b.flushed != nil {
 		b.flushed(b.out[:b.recorded:b.recorded])
 	}
 	return nil
 }
 
-// flushDue flushes once flushEvery entries wait or the first has waited
-// flushAfter.
+// flushDue flushes once the pending entries are due.
 func (b *batchRun) flushDue(ctx context.Context) error {
-	if len(b.pending) < flushEvery && time.Since(b.since) < flushAfter {
+	if !b.pending.due() {
 		return nil
 	}
 	if err := b.flush(ctx); err != nil {
-		return fmt.Errorf("record %d resources: %w", len(b.pending), err)
+		return fmt.Errorf("record %d resources: %w", len(b.pending.entries), err)
 	}
 	return nil
 }
 
-// rec keeps a step's entry in pending. A step that failed may still have left
-// an entry (an object applied, then a failed record): it is flushed with the
-// rest.
+// rec keeps a step's entry in pending.
 func (b *batchRun) rec(_ context.Context, e backend.StateEntry) error {
-	for i := range b.pending {
-		if b.pending[i].ID == e.ID {
-			b.pending[i] = e
-			return nil
-		}
-	}
-	if len(b.pending) == 0 {
-		b.since = time.Now()
-	}
-	b.pending = append(b.pending, e)
+	b.pending.add(e)
 	return nil
 }
 

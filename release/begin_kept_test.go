@@ -32,13 +32,7 @@ func TestBeginKeepsTheReleaseItFinished(t *testing.T) {
 		cb := &countingBackend{Backend: b}
 		m, _ := withRuntime(cb)
 		x := cm("x", "1")
-		node := started(t, cb, m, x)
-		if _, err := m.Batch(ctx, []release.Node{node(x.ID)}, nil, nil); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := m.Finish(ctx, release.FinishInput{Key: node(x.ID).Key, Phase: engine.PhaseSucceeded}); err != nil {
-			t.Fatal(err)
-		}
+		applied(t, cb, m, "run-1", x)
 		before := cb.wholeReads.Load()
 		info, err := m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
 		if err != nil || info.PriorRevision != 1 {
@@ -72,7 +66,8 @@ func TestBeginKeepsTheReleaseItFinished(t *testing.T) {
 
 // TestBeginReadsAReplacedRelease: a Manager that finished revision 1 of a
 // workspace, its backend's store replaced by one whose revision 1 another
-// run recorded, starts the next run from that one, read whole.
+// run recorded, starts the next run from that one, read whole: of another
+// spec, and of the same spec, where only the run tells them apart.
 func TestBeginReadsAReplacedRelease(t *testing.T) {
 	first, err := local.New(t.TempDir())
 	if err != nil {
@@ -81,13 +76,7 @@ func TestBeginReadsAReplacedRelease(t *testing.T) {
 	cb := &countingBackend{Backend: first}
 	m, _ := withRuntime(cb)
 	x := cm("x", "1")
-	node := started(t, cb, m, x)
-	if _, err := m.Batch(ctx, []release.Node{node(x.ID)}, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m.Finish(ctx, release.FinishInput{Key: node(x.ID).Key, Phase: engine.PhaseSucceeded}); err != nil {
-		t.Fatal(err)
-	}
+	applied(t, cb, m, "run-1", x)
 
 	second, err := local.New(t.TempDir())
 	if err != nil {
@@ -95,20 +84,11 @@ func TestBeginReadsAReplacedRelease(t *testing.T) {
 	}
 	y := cm("y", "1")
 	m2, _ := withRuntime(second)
-	info, err := m2.Begin(ctx, begin("p", "w", "run-elsewhere", putSpec(t, second, y)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m2.Batch(ctx, []release.Node{{Key: info.Key, SpecHash: info.SpecHash, ID: y.ID}}, nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := m2.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
-		t.Fatal(err)
-	}
+	applied(t, second, m2, "run-elsewhere", y)
 
 	cb.Backend = second
 	before := cb.wholeReads.Load()
-	info, err = m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
+	info, err := m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
 	if err != nil || info.PriorRevision != 1 {
 		t.Fatalf("Begin = %+v, %v", info, err)
 	}
@@ -121,5 +101,48 @@ func TestBeginReadsAReplacedRelease(t *testing.T) {
 	}
 	if len(plan.Nodes) != 1 || plan.Nodes[0].ID != y.ID {
 		t.Fatalf("the destroy plans %v, want y's delete: what the replaced revision 1 records", plan.Nodes)
+	}
+
+	// The same spec applied by another run: only the run tells them apart.
+	third, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m3, _ := withRuntime(third)
+	applied(t, third, m3, "run-other", x)
+	fourth, err := local.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m4, _ := withRuntime(cb)
+	cb.Backend = fourth
+	applied(t, cb, m4, "run-1", x) // m4 keeps revision 1 of run-1
+	cb.Backend = third
+	before = cb.wholeReads.Load()
+	if _, err := m4.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-3"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := cb.wholeReads.Load() - before; n != 1 {
+		t.Fatalf("Begin read the latest release whole %d times, want once: the one it kept is of another run", n)
+	}
+}
+
+// applied applies rs as revision 1 of p/w by run through m and finishes it.
+func applied(t *testing.T, b backend.Backend, m *release.Manager, run string, rs ...engine.Resource) {
+	t.Helper()
+	info, err := m.Begin(ctx, begin("p", "w", run, putSpec(t, b, rs...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node := nodes(info)
+	var ns []release.Node
+	for _, r := range rs {
+		ns = append(ns, node(r.ID))
+	}
+	if _, err := m.Batch(ctx, ns, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
+		t.Fatal(err)
 	}
 }

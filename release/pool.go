@@ -52,7 +52,7 @@ func (m *Manager) Pool(ctx context.Context, nodes []Node, done []Outcome, flushe
 	defer p.mu.Unlock()
 	if err := p.flush(ctx); err != nil {
 		out, _ := p.prefix()
-		return out, fmt.Errorf("record %d resources: %w", len(p.pending), err)
+		return out, fmt.Errorf("record %d resources: %w", len(p.pending.entries), err)
 	}
 	out, err := p.prefix()
 	if errors.Is(err, ErrStopped) && p.flushErr != nil {
@@ -77,9 +77,8 @@ type poolRun struct {
 	next    int  // the next node to start
 	stop    bool // no node starts any more: one failed, or the pool was cancelled
 	results []poolResult
-	pending []backend.StateEntry
-	waiting []int     // the nodes finished whose entries are in pending
-	since   time.Time // when the first of pending came
+	pending pendingEntries
+	waiting []int // the nodes finished whose entries are in pending
 	// flushErr is why a flush due between two nodes failed: the pool
 	// stopped there.
 	flushErr error
@@ -157,32 +156,22 @@ func (p *poolRun) finish(ctx context.Context, i int, o Outcome, err error) {
 	}
 }
 
-// rec keeps a step's entry in pending, replacing one of the same resource
-// (a record: steps call it from their workers).
+// rec keeps a step's entry in pending (a record: steps call it from their
+// workers).
 func (p *poolRun) rec(_ context.Context, e backend.StateEntry) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for i := range p.pending {
-		if p.pending[i].ID == e.ID {
-			p.pending[i] = e
-			return nil
-		}
-	}
-	if len(p.pending) == 0 {
-		p.since = time.Now()
-	}
-	p.pending = append(p.pending, e)
+	p.pending.add(e)
 	return nil
 }
 
-// flushDue flushes once flushEvery entries wait or the first has waited
-// flushAfter.
+// flushDue flushes once the pending entries are due.
 func (p *poolRun) flushDue(ctx context.Context) error {
-	if len(p.pending) < flushEvery && time.Since(p.since) < flushAfter {
+	if !p.pending.due() {
 		return nil
 	}
 	if err := p.flush(ctx); err != nil {
-		return fmt.Errorf("record %d resources: %w", len(p.pending), err)
+		return fmt.Errorf("record %d resources: %w", len(p.pending.entries), err)
 	}
 	return nil
 }
@@ -190,15 +179,15 @@ func (p *poolRun) flushDue(ctx context.Context) error {
 // flush writes the pending entries and tells flushed the outcomes recorded
 // so far, as far as they are all recorded.
 func (p *poolRun) flush(ctx context.Context) error {
-	if len(p.pending) > 0 {
-		if err := p.m.RecordBatch(context.WithoutCancel(ctx), p.key, p.pending); err != nil {
+	if len(p.pending.entries) > 0 {
+		if err := p.m.RecordBatch(context.WithoutCancel(ctx), p.key, p.pending.entries); err != nil {
 			return err
 		}
 	}
 	for _, i := range p.waiting {
 		p.results[i].recorded = true
 	}
-	p.pending, p.waiting = nil, nil
+	p.pending.entries, p.waiting = nil, nil
 	if p.flushed != nil {
 		out, _ := p.prefix()
 		p.flushed(out)
