@@ -123,12 +123,7 @@ func (m *Manager) batch(ctx context.Context, nodes []Node, done []Outcome, flush
 					break
 				}
 			}
-			res, err := m.recordedToDelete(step, in)
-			if err != nil {
-				stepErr = err
-				break
-			}
-			wait, err := m.startDelete(step, b.rec, in, res)
+			wait, err := m.startRecordedDelete(step, b.rec, in)
 			if err != nil {
 				stepErr = err
 				break

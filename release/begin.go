@@ -202,6 +202,12 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string, spe
 // final release never changes, and decoding a large one was most of what
 // creating the next release cost.
 func (m *Manager) latestRelease(ctx context.Context, project, workspace string) (_ *engine.Release, kept bool, _ error) {
+	// Keeping none of the workspace's releases, the head would only be read
+	// before the whole release.
+	if !m.priors.has(func(k backend.ReleaseKey) bool { return k.Project == project && k.Workspace == workspace }) {
+		latest, err := m.backend.LatestRelease(ctx, project, workspace)
+		return latest, false, err
+	}
 	head, err := m.backend.LatestReleaseHead(ctx, project, workspace)
 	if err != nil {
 		return nil, false, err

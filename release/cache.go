@@ -33,6 +33,18 @@ func (c *cache[K, V]) get(k K) (V, bool) {
 	return v, ok
 }
 
+// has reports whether the cache holds a value under a key match accepts.
+func (c *cache[K, V]) has(match func(K) bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.m {
+		if match(k) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *cache[K, V]) put(k K, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

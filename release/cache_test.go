@@ -27,3 +27,12 @@ func TestCacheBoundsWeight(t *testing.T) {
 		t.Fatalf("count bound: %v (total %d), want 3 values", c.m, c.total)
 	}
 }
+
+// TestCacheHas: has finds a key a match accepts, and none when none does.
+func TestCacheHas(t *testing.T) {
+	c := newCache[string](3, 10, func(int) int { return 0 })
+	c.put("p/w#1", 1)
+	if !c.has(func(k string) bool { return k == "p/w#1" }) || c.has(func(k string) bool { return k == "p/x#1" }) {
+		t.Fatal("has: want p/w#1 found, p/x#1 not")
+	}
+}

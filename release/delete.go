@@ -31,6 +31,16 @@ func (m *Manager) recordedToDelete(ctx context.Context, in Node) (*engine.Resour
 	return prior, nil
 }
 
+// startRecordedDelete issues the delete of in's resource as the prior
+// state recorded it (startDelete): a step of Batch or Pool.
+func (m *Manager) startRecordedDelete(ctx context.Context, rec record, in Node) (wait func(context.Context) error, _ error) {
+	res, err := m.recordedToDelete(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	return m.startDelete(ctx, rec, in, res)
+}
+
 // deleteAndWait deletes res, waits until it is gone, and records a tombstone.
 func (m *Manager) deleteAndWait(ctx context.Context, rec record, in Node, res *engine.Resource) error {
 	wait, err := m.startDelete(ctx, rec, in, res)

@@ -113,7 +113,7 @@ func (p *poolRun) work(ctx context.Context) {
 			p.finish(ctx, i, Outcome{ID: in.ID, Apply: res, Took: time.Since(start)}, err)
 			continue
 		}
-		wait, err := p.startDelete(step, in)
+		wait, err := p.m.startRecordedDelete(step, p.rec, in)
 		if err != nil || wait == nil {
 			p.finish(ctx, i, Outcome{ID: in.ID, Took: time.Since(start)}, err)
 			continue
@@ -128,16 +128,6 @@ func (p *poolRun) work(ctx context.Context) {
 			p.finish(ctx, i, Outcome{ID: in.ID, Took: time.Since(start)}, err)
 		})
 	}
-}
-
-// startDelete issues in's delete as a step of Batch does; wait is not nil
-// when its resource is not gone yet.
-func (p *poolRun) startDelete(ctx context.Context, in Node) (wait func(context.Context) error, _ error) {
-	res, err := p.m.recordedToDelete(ctx, in)
-	if err != nil {
-		return nil, err
-	}
-	return p.m.startDelete(ctx, p.rec, in, res)
 }
 
 // finish takes node i's outcome (or failure, which stops the pool) and
