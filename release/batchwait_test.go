@@ -64,6 +64,20 @@ func (h *heldRuntime) issuedIDs() []string {
 	return slices.Clone(h.issued)
 }
 
+// awaitIssued waits until the deletes of ids are all issued, none of them
+// let go yet; failing, it lets every one go, so that what waits on them ends.
+func (h *heldRuntime) awaitIssued(t *testing.T, ids []string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(h.issuedIDs()) < len(ids); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			for _, id := range ids {
+				h.let(id, nil)
+			}
+			t.Fatalf("deletes issued while the first wait: %v, want all of %v", h.issuedIDs(), ids)
+		}
+	}
+}
+
 func (h *heldRuntime) StartDelete(ctx context.Context, res *engine.Resource) (func(context.Context) error, error) {
 	if _, ok := h.Object(res.ID); !ok {
 		return nil, nil
@@ -115,12 +129,7 @@ func TestBatchDeletesWaitTogether(t *testing.T) {
 			return res
 		}
 		res := batch(nil)
-		for deadline := time.Now().Add(10 * time.Second); len(h.issuedIDs()) < len(ids); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				h.let(ids[0], nil) // let a batch that waits for each in turn end
-				t.Fatalf("deletes issued while the first waits: %v, want all of %v", h.issuedIDs(), ids)
-			}
-		}
+		h.awaitIssued(t, ids)
 		// Gone out of order: x3, then x1 fails (a timeout), then x0.
 		h.let(ids[3], nil)
 		h.let(ids[1], errors.New("delete x1: still present (finalizers [kumo.test/hold])"))

@@ -156,14 +156,7 @@ func TestPoolDeletesWaitTogether(t *testing.T) {
 			out, err := m.Pool(ctx, dels, nil, nil, 2)
 			res <- result{out, err}
 		}()
-		for deadline := time.Now().Add(10 * time.Second); len(h.issuedIDs()) < len(ids); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				for _, id := range ids {
-					h.let(id, nil)
-				}
-				t.Fatalf("deletes issued while the first two wait: %v, want all of %v", h.issuedIDs(), ids)
-			}
-		}
+		h.awaitIssued(t, ids)
 		h.let(ids[3], nil)
 		h.let(ids[1], errors.New("delete x1: still present (finalizers [kumo.test/hold])"))
 		h.let(ids[0], nil)
