@@ -301,6 +301,14 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 				classes[i] = batchClass(changes[i])
 			}
 		}
+		// running marks the nodes of a step that starts (a single node's
+		// step marks its own).
+		running := func(nodes []int) {
+			for _, i := range nodes {
+				node := r.node(i)
+				node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
+			}
+		}
 		notStarted = batchWalk{
 			appliedDeps: appliedDeps, applied: r.applied,
 			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.stopTest(ctx),
@@ -310,16 +318,9 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 				if len(nodes) == 1 { // one resource's step, as before batches
 					return []workflow.Future{start(nodes[0])}
 				}
+				running(nodes)
 				if pending(nodes[0]) { // a class: all of them wait
-					for _, i := range nodes {
-						node := r.node(i)
-						node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
-					}
 					return r.waitUnchanged(ctx, nodes, changes, nodeInput)
-				}
-				for _, i := range nodes {
-					node := r.node(i)
-					node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
 				}
 				return r.startBatch(ctx, nodes, changes, nodeInput, wait, steps, 1)
 			},
@@ -328,10 +329,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 				return !pending(i) && steps.pools(ctx, len(r.plan.Nodes))
 			},
 			startPool: func(nodes []int, parallel int) []workflow.Future {
-				for _, i := range nodes {
-					node := r.node(i)
-					node.Status, node.Started = runspec.NodeRunning, workflow.Now(ctx)
-				}
+				running(nodes)
 				return r.startBatch(ctx, nodes, changes, nodeInput, wait, steps, parallel)
 			},
 			follows:  notPending(follows, pending),
