@@ -86,12 +86,12 @@ const (
 // and recorded (a batch's: a alone, or all of a local one), nothing else
 // is, and no step starts after the cancel.
 func cancelWhileApplying(t *testing.T, spec *engine.Spec, mode applySteps) {
-	steps := ""
+	steps := "SetReleasePhase," // the phase after local previews (phaseSteps)
 	want := "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b"
 	first := want // the two applies held
 	switch mode {
 	case ordinaryBatches:
-		steps = "ApplyResources,ApplyResources,"
+		steps += "ApplyResources,ApplyResources,"
 	case localBatches:
 		want = "v1:ConfigMap:ns:a,v1:ConfigMap:ns:a2,v1:ConfigMap:ns:a3,v1:ConfigMap:ns:b,v1:ConfigMap:ns:b2,v1:ConfigMap:ns:b3"
 		first = "v1:ConfigMap:ns:a,v1:ConfigMap:ns:a2"
@@ -180,7 +180,8 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, mode applySteps) {
 	}
 	// After the cancellation no new step starts but the release's finish (the
 	// other release steps and the preview's batches are local: markers, not
-	// activities; a cancelled run's finish is an ordinary step).
+	// activities; the phase before the walk and a cancelled run's finish are
+	// ordinary steps).
 	if got := strings.Join(startedActivities(history(ctx, t, tc, wr)), ","); got != steps+"FinishRelease" {
 		t.Errorf("activities started: %s, want no step after the cancellation", got)
 	}

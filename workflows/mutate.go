@@ -182,7 +182,7 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		phase, stage = engine.PhaseDestroying, runspec.StageDestroying
 	}
 	r.setStage(stage, len(r.plan.Nodes))
-	if err := r.release.start(ctx, shortOptions(string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase, People: r.people, Audit: r.audits}).Get(ctx, nil); err != nil {
+	if err := r.phaseSteps(ctx, changes).start(ctx, shortOptions(string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase, People: r.people, Audit: r.audits}).Get(ctx, nil); err != nil {
 		return changes, err
 	}
 	if err := r.refreshStale(ctx, nodeInput); err != nil {

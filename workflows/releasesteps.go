@@ -2,6 +2,8 @@ package workflows
 
 import (
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/kumoproj/kumo/engine"
 )
 
 // localFinishMax is the largest plan whose FinishRelease is a local step
@@ -55,6 +57,27 @@ func (s releaseSteps) start(ctx workflow.Context, o workflow.ActivityOptions, ac
 // to localFinishMax.
 func (s releaseSteps) finish(nodes int) releaseSteps {
 	return releaseSteps{local: s.local && nodes <= localFinishMax}
+}
+
+// phaseSteps is how SetReleasePhase runs before the walk of changes: the
+// run's release steps, but an ordinary activity when the walk will change
+// something and a preview ended with local reads in the current workflow
+// task (recordedReadsChange). A local step's result is recorded only when
+// its workflow task completes. Were the worker to die during the walk's
+// local steps in that same task, the next worker would run the task again
+// from its start, previews included, and they would see what this run had
+// applied meanwhile: an applied resource unchanged, so neither applied again
+// nor undone should the apply fail, and a reference to it resolved against
+// its new value. An ordinary step is taken only once the task completes, so
+// the previews are history before anything is written.
+func (r *run) phaseSteps(ctx workflow.Context, changes []engine.Change) releaseSteps {
+	if !r.release.local || r.readsIn == 0 || r.readsIn != workflow.GetInfo(ctx).GetCurrentHistoryLength() || !anyChange(changes) {
+		return r.release
+	}
+	if changeVersion(ctx, recordedReadsChange, recordedReadsVersion) < recordedReadsVersion {
+		return r.release
+	}
+	return releaseSteps{}
 }
 
 // localPreviewMax (a variable for tests) is the largest plan whose preview batches are local

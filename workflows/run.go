@@ -77,6 +77,9 @@ type run struct {
 	hookRuns  []engine.HookRun
 	// release: how the release lifecycle's steps run (newReleaseSteps).
 	release releaseSteps
+	// readsIn is the history length as of the workflow task in which the
+	// latest preview ended with local reads, 0 if none did (phaseSteps).
+	readsIn int
 }
 
 func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) {
@@ -207,6 +210,9 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 	}
 	if err := failures.err("preview"); err != nil {
 		return nil, err
+	}
+	if runtimeQueue(ctx) == "" { // its single reads are local, and so are its batches of a small plan
+		r.readsIn = workflow.GetInfo(ctx).GetCurrentHistoryLength()
 	}
 	r.stale = nil
 	for i, s := range stale {

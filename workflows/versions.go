@@ -286,10 +286,20 @@ const (
 	// takes the ready nodes of a class as one step holding every free slot,
 	// its nodes going that many at once (nodeSteps.pools, batchWalk.pooled,
 	// release.Manager.Pool), instead of a batch per slot. Taken in by
-	// shapeChange's version 2 (shapedSince2). New: apply-flat-v21-pool,
+	// shapeChange's version 2 (shapedSince). New: apply-flat-v21-pool,
 	// destroy-flat-v21-pool. Old: every history recorded before.
 	poolChange  = "pool-steps"
 	poolVersion = workflow.Version(1)
+
+	// recordedReadsChange: when the previews (the plan's or the check that
+	// it still holds) ended as local steps in the current workflow task,
+	// SetReleasePhase, the first step that writes before the walk changes
+	// anything, is an ordinary activity, so the task completes and history
+	// records them first (run.phaseSteps). Taken in by shapeChange's version
+	// 3 (shapedSince). New: v2-apply-approved-v22-reads (the phase after the
+	// approved plan's second preview). Old: every history recorded before.
+	recordedReadsChange  = "recorded-reads"
+	recordedReadsVersion = workflow.Version(1)
 
 	// shapeChange: a run takes every change before it (shaped) at the version
 	// it had then, without recording a marker of its own (changeVersion). The
@@ -300,10 +310,11 @@ const (
 	// started since. A run records this one marker instead, at its first
 	// change; a run recorded before it (no marker) goes on taking each
 	// change's own. New: every -v20-shape history. Old: every history
-	// recorded before. Version 2 takes shapedSince2 in too: a run recorded
-	// with version 1 takes those changes as a run before shapeChange does.
+	// recorded before. Each later version takes more changes in
+	// (shapedSince): a run recorded with an earlier version takes those as a
+	// run before shapeChange does.
 	shapeChange  = "kumo-shape"
-	shapeVersion = workflow.Version(2)
+	shapeVersion = workflow.Version(3)
 )
 
 // shaped are the changes shapeChange takes, at the version each had then.
@@ -340,10 +351,11 @@ var shaped = map[string]workflow.Version{
 	localBatchChange:     1,
 }
 
-// shapedSince2 are the changes shapeChange's version 2 takes, at the version
-// each had then: fixed, as shaped's are.
-var shapedSince2 = map[string]workflow.Version{
-	poolChange: 1,
+// shapedSince are the changes each later version of shapeChange takes in,
+// at the version each had then: fixed, as shaped's are.
+var shapedSince = map[workflow.Version]map[string]workflow.Version{
+	2: {poolChange: 1},
+	3: {recordedReadsChange: 1},
 }
 
 // changeVersion is the version of change, whose newest is newest, that the
@@ -354,8 +366,10 @@ func changeVersion(ctx workflow.Context, change string, newest workflow.Version)
 	if v, ok := shaped[change]; ok && workflow.GetVersion(ctx, shapeChange, workflow.DefaultVersion, shapeVersion) >= 1 {
 		return v
 	}
-	if v, ok := shapedSince2[change]; ok && workflow.GetVersion(ctx, shapeChange, workflow.DefaultVersion, shapeVersion) >= 2 {
-		return v
+	for since, changes := range shapedSince { // a change is in one at most: the order does not matter
+		if v, ok := changes[change]; ok && workflow.GetVersion(ctx, shapeChange, workflow.DefaultVersion, shapeVersion) >= since {
+			return v
+		}
 	}
 	return workflow.GetVersion(ctx, change, workflow.DefaultVersion, newest)
 }

@@ -27,10 +27,27 @@ func TestShapedVersionsAreFixed(t *testing.T) {
 				change, newest, v, ok, shapeChange)
 		}
 	}
-	for change, newest := range map[string]workflow.Version{poolChange: poolVersion} {
-		if v, ok := shapedSince2[change]; !ok || v != newest {
-			t.Errorf("%s: newest version %d, shaped since version 2 at %d (in shapedSince2: %v); give the new code a new change ID",
-				change, newest, v, ok)
+	for change, since := range map[string]struct {
+		shape, newest workflow.Version
+	}{poolChange: {2, poolVersion}, recordedReadsChange: {3, recordedReadsVersion}} {
+		if v, ok := shapedSince[since.shape][change]; !ok || v != since.newest {
+			t.Errorf("%s: newest version %d, shaped since version %d at %d (in shapedSince: %v); give the new code a new change ID",
+				change, since.newest, since.shape, v, ok)
+		}
+	}
+	if _, ok := shapedSince[shapeVersion]; !ok && shapeVersion > 1 {
+		t.Errorf("%s's newest version %d takes no change in (shapedSince)", shapeChange, shapeVersion)
+	}
+	for since, changes := range shapedSince {
+		for change := range changes {
+			if _, ok := shaped[change]; ok {
+				t.Errorf("%s is in shaped and in shapedSince[%d]: a change is taken in by one version", change, since)
+			}
+			for other, more := range shapedSince {
+				if _, ok := more[change]; ok && other != since {
+					t.Errorf("%s is in shapedSince[%d] and [%d]: a change is taken in by one version", change, since, other)
+				}
+			}
 		}
 	}
 }
