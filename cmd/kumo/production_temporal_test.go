@@ -436,5 +436,13 @@ func (f *productionFleet) trial(i int, fault string, rng *rand.Rand) []string {
 	if got >= n2 {
 		v = append(v, fmt.Sprintf("the fault came after the last ConfigMap changed (%d of %d): the trial proves nothing", got, n2))
 	}
-	return append(v, productionViolations(e, n2, 2, "2")...)
+	v = append(v, productionViolations(e, n2, 2, "2")...)
+	took, err := f.awaitServing()
+	if err != nil {
+		return append(v, err.Error())
+	}
+	if took > time.Second {
+		t.Logf("trial %d: the fleet served the namespace again %s after the apply ended", i, took.Round(time.Millisecond))
+	}
+	return v
 }
