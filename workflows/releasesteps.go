@@ -30,7 +30,9 @@ var localFinishMax = 2000
 // again unchanged), so a worker killed during one is no different from a
 // killed ordinary step: the workflow task times out and the next worker runs
 // the steps since the last completed task again. A bench apply of 200
-// ConfigMaps made four such round trips (docs/performance.md).
+// ConfigMaps made four such round trips (docs/performance.md). One of them
+// is back for a run that changes something: the phase, after previews that
+// were local steps of the same task (phaseSteps).
 type releaseSteps struct{ local bool }
 
 // newReleaseSteps decides, once per run and before its first release step,
