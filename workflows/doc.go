@@ -53,6 +53,18 @@
 // fails is reported in the release's Compensation and the others go on; the
 // original failure stays the release's error.
 //
+// # Crashes
+//
+// A local activity's result is history only once its workflow task
+// completes: a worker that dies first loses the task, and the next worker
+// runs its local steps again from the last completed task. Writes are made
+// so that this is harmless (every step is keyed by the run and idempotent),
+// but a read run again after this run's own writes sees them. So a walk
+// never writes in the task whose local previews it follows: the phase step
+// before it is then an ordinary activity, and the task completes first
+// (releasesteps.go, phaseSteps); undo steps are ordinary activities, so a
+// lost task after them holds only the finish, which a final release ignores.
+//
 // # Determinism
 //
 // A run's history is the commands its code issued (activities scheduled,
