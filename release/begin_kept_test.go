@@ -33,12 +33,11 @@ func TestBeginKeepsTheReleaseItFinished(t *testing.T) {
 		m, _ := withRuntime(cb)
 		x := cm("x", "1")
 		applied(t, cb, m, "run-1", x)
-		before := cb.wholeReads.Load()
-		info, err := m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
-		if err != nil || info.PriorRevision != 1 {
-			t.Fatalf("Begin = %+v, %v", info, err)
+		info, n := begun(t, cb, m, destroyBy("run-2"))
+		if info.PriorRevision != 1 {
+			t.Fatalf("Begin = %+v, want revision 1 its prior", info)
 		}
-		if n := cb.wholeReads.Load() - before; n != 0 {
+		if n != 0 {
 			t.Fatalf("Begin read the latest release whole %d times, want none: this worker finished it", n)
 		}
 		// The destroy deletes what revision 1 recorded.
@@ -53,12 +52,11 @@ func TestBeginKeepsTheReleaseItFinished(t *testing.T) {
 		if _, err := other.Finish(ctx, release.FinishInput{Key: info.Key, Phase: engine.PhaseSucceeded}); err != nil {
 			t.Fatal(err)
 		}
-		before = cb.wholeReads.Load()
-		info, err = m.Begin(ctx, begin("p", "w", "run-3", putSpec(t, cb, x)))
-		if err != nil || info.PriorRevision != 2 {
-			t.Fatalf("Begin after another worker's finish = %+v, %v", info, err)
+		info, n = begun(t, cb, m, begin("p", "w", "run-3", putSpec(t, cb, x)))
+		if info.PriorRevision != 2 {
+			t.Fatalf("Begin after another worker's finish = %+v", info)
 		}
-		if n := cb.wholeReads.Load() - before; n != 1 {
+		if n != 1 {
 			t.Fatalf("Begin read the latest release whole %d times, want once: another worker finished it", n)
 		}
 	})
@@ -87,12 +85,11 @@ func TestBeginReadsAReplacedRelease(t *testing.T) {
 	applied(t, second, m2, "run-elsewhere", y)
 
 	cb.Backend = second
-	before := cb.wholeReads.Load()
-	info, err := m.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-2"})
-	if err != nil || info.PriorRevision != 1 {
-		t.Fatalf("Begin = %+v, %v", info, err)
+	info, n := begun(t, cb, m, destroyBy("run-2"))
+	if info.PriorRevision != 1 {
+		t.Fatalf("Begin = %+v, want revision 1 its prior", info)
 	}
-	if n := cb.wholeReads.Load() - before; n != 1 {
+	if n != 1 {
 		t.Fatalf("Begin read the latest release whole %d times, want once: the one it kept is another run's", n)
 	}
 	plan, err := m.PlanGraph(ctx, release.PlanInput{Project: "p", Workspace: "w", SpecHash: info.SpecHash, PriorRevision: 1})
@@ -118,13 +115,26 @@ func TestBeginReadsAReplacedRelease(t *testing.T) {
 	cb.Backend = fourth
 	applied(t, cb, m4, "run-1", x) // m4 keeps revision 1 of run-1
 	cb.Backend = third
-	before = cb.wholeReads.Load()
-	if _, err := m4.Begin(ctx, release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: "run-3"}); err != nil {
-		t.Fatal(err)
-	}
-	if n := cb.wholeReads.Load() - before; n != 1 {
+	if _, n := begun(t, cb, m4, destroyBy("run-3")); n != 1 {
 		t.Fatalf("Begin read the latest release whole %d times, want once: the one it kept is of another run", n)
 	}
+}
+
+// destroyBy is a destroy of p/w by run.
+func destroyBy(run string) release.BeginInput {
+	return release.BeginInput{Project: "p", Workspace: "w", Operation: engine.OperationDestroy, WorkflowID: "kumo/p/w", RunID: run}
+}
+
+// begun begins in through m, a Manager over cb, and returns its release
+// (after the first, a prior) and how often it read the latest release whole.
+func begun(t *testing.T, cb *countingBackend, m *release.Manager, in release.BeginInput) (release.Info, int32) {
+	t.Helper()
+	before := cb.wholeReads.Load()
+	info, err := m.Begin(ctx, in)
+	if err != nil || info.PriorRevision < 1 {
+		t.Fatalf("Begin = %+v, %v; want a release with a prior", info, err)
+	}
+	return info, cb.wholeReads.Load() - before
 }
 
 // applied applies rs as revision 1 of p/w by run through m and finishes it.
