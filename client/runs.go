@@ -239,6 +239,11 @@ func (c *Client) startWorkflow(ctx context.Context, workflowType, id string, req
 		TaskQueue:                runspec.TaskQueue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_FAIL,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		// A worker in this process (a one-shot command's) gets the run's first
+		// workflow task with the start's answer, not through matching; the
+		// frontend grants that only to a worker (server/auth). Without one
+		// the SDK asks nothing.
+		EnableEagerStart: true,
 		// Without this the SDK quietly hands back the running execution, and a second
 		// apply would follow (and could answer the approval of) the first one.
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
