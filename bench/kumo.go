@@ -31,13 +31,15 @@ import (
 // client on it: what `kumo server` runs. Server start is timed apart (a
 // one-shot CLI pays it once per command).
 type kumo struct {
-	srv     *embedded.Server // nil on the production cluster
-	tc      sdkclient.Client
-	c       *client.Client
-	w       sdkworker.Worker
-	db      *sql.DB // a reader on the server's database, for its size
-	pg      *pgx.Conn
-	started time.Duration
+	srv *embedded.Server // nil on the production cluster
+	tc  sdkclient.Client
+	// clientsTC: tc is c's own connection (c closes it).
+	clientsTC bool
+	c         *client.Client
+	w         sdkworker.Worker
+	db        *sql.DB // a reader on the server's database, for its size
+	pg        *pgx.Conn
+	started   time.Duration
 }
 
 // nullRuntimes hands the in-memory runtime out for every type: runs with it
@@ -62,22 +64,20 @@ func startKumo(ctx context.Context, home string, null bool) (*kumo, error) {
 		k.close()
 		return nil, err
 	}
-	co, err := srv.ConnectionOptions()
-	if err != nil {
-		k.close()
-		return nil, err
-	}
-	if k.tc, err = sdkclient.DialContext(ctx, sdkclient.Options{HostPort: srv.Address(), Namespace: srv.Namespace(), Logger: quiet, ConnectionOptions: co}); err != nil {
-		k.close()
-		return nil, err
-	}
-	// Plaintext, as the SDK client k.tc its worker polls with: the bench
-	// measures orchestration against the raw floor (codec/'s benchmark
-	// measures what the codec adds).
+	// Plaintext: the bench measures orchestration against the raw floor
+	// (codec/'s benchmark measures what the codec adds).
 	if k.c, err = client.Open(client.Options{Home: home, TemporalAddress: srv.Address(), Namespace: srv.Namespace(), Connection: ownerProfile(srv), InsecurePlaintext: true}); err != nil {
 		k.close()
 		return nil, err
 	}
+	// The worker polls on the client's own connection, as a one-shot
+	// command's in-process worker does: a run's first workflow task comes
+	// back with its start.
+	if k.tc, err = k.c.Temporal(ctx); err != nil {
+		k.close()
+		return nil, err
+	}
+	k.clientsTC = true
 	return k, k.startWorker(null)
 }
 
@@ -106,7 +106,7 @@ func (k *kumo) close() {
 	if k.c != nil {
 		k.c.Close()
 	}
-	if k.tc != nil {
+	if k.tc != nil && !k.clientsTC {
 		k.tc.Close()
 	}
 	if k.db != nil {

@@ -178,6 +178,14 @@ func (c *Client) connect(ctx context.Context) (sdkclient.Client, error) {
 	return tc, nil
 }
 
+// Temporal is the Temporal client the Client starts its runs on, connected
+// if it is not yet. A worker started on it in the same process gets the
+// first workflow task of those runs with their start (eager start), as the
+// one-shot commands' in-process worker does.
+func (c *Client) Temporal(ctx context.Context) (sdkclient.Client, error) {
+	return c.dial(ctx)
+}
+
 // dial connects to Temporal (see temporalAddress), starting the embedded
 // server if that is the one to use, but no worker: for looking at runs
 // without moving them on.
