@@ -191,6 +191,25 @@ func (p *pendingEntries) add(e backend.StateEntry) {
 	p.entries = append(p.entries, e)
 }
 
+// putBack returns entries taken for a write that failed to the front of
+// pending, leaving out those of a resource with a newer entry kept since.
+func (p *pendingEntries) putBack(entries []backend.StateEntry) {
+	newer := make(map[string]bool, len(p.entries))
+	for _, e := range p.entries {
+		newer[e.ID] = true
+	}
+	back := make([]backend.StateEntry, 0, len(entries)+len(p.entries))
+	for _, e := range entries {
+		if !newer[e.ID] {
+			back = append(back, e)
+		}
+	}
+	if len(p.entries) == 0 && len(back) > 0 {
+		p.since = time.Now()
+	}
+	p.entries = append(back, p.entries...)
+}
+
 // due reports whether they are to be written: flushEvery of them wait, or
 // the first has waited flushAfter.
 func (p *pendingEntries) due() bool {

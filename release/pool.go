@@ -48,11 +48,12 @@ func (m *Manager) Pool(ctx context.Context, nodes []Node, done []Outcome, flushe
 		p.steps.Go(func() { p.work(ctx) })
 	}
 	p.steps.Wait()
+	flushErr := p.flush(ctx, true)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if err := p.flush(ctx); err != nil {
+	if flushErr != nil {
 		out, _ := p.prefix()
-		return out, fmt.Errorf("record %d resources: %w", len(p.pending.entries), err)
+		return out, fmt.Errorf("record %d resources: %w", len(p.pending.entries), flushErr)
 	}
 	out, err := p.prefix()
 	if errors.Is(err, ErrStopped) && p.flushErr != nil {
@@ -72,6 +73,11 @@ type poolRun struct {
 	// going bounds the deletes issued and not gone yet, as Batch's do
 	// (maxGoing in each of parallel batches).
 	going chan struct{}
+
+	// flushing is held through a write of entries: one at a time, in the
+	// order they were taken, while the workers go on (they take mu only to
+	// keep an entry or an outcome).
+	flushing sync.Mutex
 
 	mu      sync.Mutex
 	next    int  // the next node to start
@@ -134,15 +140,24 @@ func (p *poolRun) work(ctx context.Context) {
 // flushes what is due.
 func (p *poolRun) finish(ctx context.Context, i int, o Outcome, err error) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.results[i] = poolResult{outcome: o, err: err, finished: true}
 	if err != nil {
 		p.stop = true
+		p.mu.Unlock()
 		return
 	}
 	p.waiting = append(p.waiting, i)
-	if err := p.flushDue(ctx); err != nil && p.flushErr == nil {
-		p.flushErr, p.stop = err, true
+	due := p.pending.due()
+	p.mu.Unlock()
+	if !due {
+		return
+	}
+	if err := p.flush(ctx, false); err != nil {
+		p.mu.Lock()
+		if p.flushErr == nil {
+			p.flushErr, p.stop = fmt.Errorf("record %d resources: %w", len(p.pending.entries), err), true
+		}
+		p.mu.Unlock()
 	}
 }
 
@@ -155,31 +170,39 @@ func (p *poolRun) rec(_ context.Context, e backend.StateEntry) error {
 	return nil
 }
 
-// flushDue flushes once the pending entries are due.
-func (p *poolRun) flushDue(ctx context.Context) error {
-	if !p.pending.due() {
+// flush writes the pending entries (all, or only when they are due) and
+// tells flushed the outcomes recorded so far, as far as they are all
+// recorded. The entries are taken under mu and written outside it: a write
+// holding mu held up every worker that finished a node meanwhile. Entries
+// whose write failed go back to the front of pending, but for those of a
+// resource with a newer entry kept meanwhile.
+func (p *poolRun) flush(ctx context.Context, all bool) error {
+	p.flushing.Lock()
+	defer p.flushing.Unlock()
+	p.mu.Lock()
+	if !all && !p.pending.due() {
+		p.mu.Unlock() // taken by the flush this one waited for
 		return nil
 	}
-	if err := p.flush(ctx); err != nil {
-		return fmt.Errorf("record %d resources: %w", len(p.pending.entries), err)
-	}
-	return nil
-}
-
-// flush writes the pending entries and tells flushed the outcomes recorded
-// so far, as far as they are all recorded.
-func (p *poolRun) flush(ctx context.Context) error {
-	if len(p.pending.entries) > 0 {
-		if err := p.m.RecordBatch(context.WithoutCancel(ctx), p.key, p.pending.entries); err != nil {
+	entries, waiting := p.pending.entries, p.waiting
+	p.pending.entries, p.waiting = nil, nil
+	p.mu.Unlock()
+	if len(entries) > 0 {
+		if err := p.m.RecordBatch(context.WithoutCancel(ctx), p.key, entries); err != nil {
+			p.mu.Lock()
+			p.pending.putBack(entries)
+			p.waiting = append(waiting, p.waiting...)
+			p.mu.Unlock()
 			return err
 		}
 	}
-	for _, i := range p.waiting {
+	p.mu.Lock()
+	for _, i := range waiting {
 		p.results[i].recorded = true
 	}
-	p.pending.entries, p.waiting = nil, nil
+	out, _ := p.prefix()
+	p.mu.Unlock()
 	if p.flushed != nil {
-		out, _ := p.prefix()
 		p.flushed(out)
 	}
 	return nil

@@ -182,3 +182,91 @@ func TestPoolDeletesWaitTogether(t *testing.T) {
 		}
 	})
 }
+
+// heldWrites is a backend whose first write of state entries waits until
+// the test lets it (written) or a deadline passes.
+type heldWrites struct {
+	backend.Backend
+	once    sync.Once
+	writing chan struct{} // closed when the first write began
+	written chan struct{} // closed to let it end
+}
+
+func (h *heldWrites) PutStateEntries(ctx context.Context, key backend.ReleaseKey, entries []backend.StateEntry) error {
+	first := false
+	h.once.Do(func() { first = true })
+	if first {
+		close(h.writing)
+		select {
+		case <-h.written:
+		case <-time.After(5 * time.Second):
+		}
+	}
+	return h.Backend.PutStateEntries(ctx, key, entries)
+}
+
+// TestPoolGoesOnWhileItWrites: a pool's workers go on applying nodes while
+// a write of the entries kept so far is under way; the outcomes, written
+// after it, are all recorded, in order.
+func TestPoolGoesOnWhileItWrites(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		rt := &poolRuntime{Runtime: memory.New(), release: make(chan struct{})}
+		held := &heldWrites{Backend: b, writing: make(chan struct{}), written: make(chan struct{})}
+		m := release.New(held, rt, &runs{})
+		ids, nodes := startedConfigMaps(t, b, m, "w", 80)
+		var during int
+		go func() {
+			<-held.writing
+			before := len(rt.Applied())
+			// Enough to be sure: more than the four workers' applies in
+			// flight when the write began.
+			for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+				if during = len(rt.Applied()) - before; during >= 12 {
+					break
+				}
+			}
+			close(held.written)
+		}()
+		out, err := m.Pool(ctx, nodes, nil, nil, 4)
+		if err != nil || !slices.Equal(outcomeIDs(out), ids) {
+			t.Fatalf("Pool = %d outcomes, %v; want all %d in order", len(out), err, len(ids))
+		}
+		if during < 12 {
+			t.Fatalf("%d nodes applied while the first write was under way: the workers waited for it", during)
+		}
+		checkRecorded(t, b, nodes[0].Key, configMaps(ids)...)
+	})
+}
+
+// failedWrite is a backend whose first write of state entries fails.
+type failedWrite struct {
+	backend.Backend
+	once sync.Once
+}
+
+var errWrite = errors.New("disk full")
+
+func (f *failedWrite) PutStateEntries(ctx context.Context, key backend.ReleaseKey, entries []backend.StateEntry) error {
+	failed := false
+	f.once.Do(func() { failed = true })
+	if failed {
+		return errWrite
+	}
+	return f.Backend.PutStateEntries(ctx, key, entries)
+}
+
+// TestPoolStopsWhenAWriteFails: a write that fails stops the pool before
+// its next node; the entries it held are written with the rest at the end,
+// so every outcome returned is recorded, and the error says why it stopped.
+func TestPoolStopsWhenAWriteFails(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend.Backend) {
+		rt := &poolRuntime{Runtime: memory.New(), release: make(chan struct{})}
+		m := release.New(&failedWrite{Backend: b}, rt, &runs{})
+		ids, nodes := startedConfigMaps(t, b, m, "f", 80)
+		out, err := m.Pool(ctx, nodes, nil, nil, 4)
+		if !errors.Is(err, errWrite) || len(out) < 25 || len(out) == len(ids) || !slices.Equal(outcomeIDs(out), ids[:len(out)]) {
+			t.Fatalf("Pool = %d outcomes, %v; want the first ones in order, more than a flush's 25 and not all, and the write's error", len(out), err)
+		}
+		checkRecorded(t, b, nodes[0].Key, configMaps(ids[:len(out)])...)
+	})
+}
