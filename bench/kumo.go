@@ -28,8 +28,9 @@ import (
 )
 
 // kumo is the embedded Temporal server with one worker in this process and a
-// client on it: what `kumo server` runs. Server start is timed apart (a
-// one-shot CLI pays it once per command).
+// client on it, the worker polling on the client's connection: how a
+// one-shot `kumo apply` runs. Server start is timed apart (a one-shot CLI
+// pays it once per command).
 type kumo struct {
 	srv *embedded.Server // nil on the production cluster
 	tc  sdkclient.Client
