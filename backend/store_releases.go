@@ -324,9 +324,9 @@ func (s *Store) keptRange(ctx context.Context, project, workspace string) (floor
 // to have existed (0: none known), and returns it with the floor. It gallops
 // from the floor or lo, whichever is higher (see gallop). A collection
 // removes revisions only under the floor it raised first, so when the floor
-// read after the gallop is the one read before, no revision the gallop
-// looked at was removed meanwhile; otherwise it starts again from the new
-// floor.
+// read after the gallop is the one read before, or is still under what the
+// gallop found, no revision the gallop found missing was removed meanwhile;
+// otherwise it starts again from the new floor.
 func (s *Store) probeLatest(ctx context.Context, project, workspace string, lo int) (floor, latest int, err error) {
 	if floor, _, err = s.readFloor(ctx, project, workspace); err != nil {
 		return 0, 0, err
@@ -344,6 +344,11 @@ func (s *Store) probeLatest(ctx context.Context, project, workspace string, lo i
 				latest = 0 // not even the floor's revision: none
 			}
 			return floor, latest, nil
+		}
+		if latest >= after {
+			// Every revision the gallop found missing is over the new
+			// floor: none of them was removed, so latest was the latest.
+			return after, latest, nil
 		}
 		floor = after
 	}
@@ -390,38 +395,69 @@ func (s *Store) gallop(ctx context.Context, project, workspace string, lo int) (
 }
 
 // readKept reads, with read, every kept revision of project/workspace (from
-// the floor to the latest) in ascending order, a bounded number at a time.
-// A revision that is gone by the time it is read was removed by a collection
-// that raised the floor meanwhile: the reading starts again from the new
-// floor (what names the call in errors).
+// the floor to the latest) in ascending order, a bounded number at a time
+// (what names the call in errors). A revision that is gone by the time it is
+// read was removed by a collection that raised the floor past it meanwhile:
+// what was read from the new floor on is kept, and only what it lacks is
+// read, so a reader finishes however often collections run beside it.
 func readKept[T any](ctx context.Context, s *Store, project, workspace, what string, read func(context.Context, ReleaseKey) (T, error)) ([]T, error) {
+	floor, latest, err := s.keptRange(ctx, project, workspace)
+	if err != nil {
+		return nil, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, err)
+	}
+	got := map[int]T{}
 	for range floorMaxTries {
-		floor, latest, err := s.keptRange(ctx, project, workspace)
-		if err != nil {
-			return nil, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, err)
+		var todo []int
+		for rev := floor; rev <= latest; rev++ {
+			if _, ok := got[rev]; !ok {
+				todo = append(todo, rev)
+			}
 		}
-		n := 0
-		if latest > 0 {
-			n = latest - floor + 1
-		}
-		out := make([]T, n)
-		err = forEach(ctx, n, func(ctx context.Context, i int) error {
-			r, err := read(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: floor + i})
+		out := make([]T, len(todo))
+		gone := make([]error, len(todo))
+		err := forEach(ctx, len(todo), func(ctx context.Context, i int) error {
+			r, err := read(ctx, ReleaseKey{Project: project, Workspace: workspace, Revision: todo[i]})
+			if errors.Is(err, ErrNotFound) {
+				gone[i] = err
+				return nil
+			}
 			out[i] = r
 			return err
 		})
-		if !errors.Is(err, ErrNotFound) {
-			if err != nil {
-				return nil, err
-			}
-			return out, nil
+		if err != nil {
+			return nil, err
 		}
-		after, _, ferr := s.readFloor(ctx, project, workspace)
-		if ferr != nil {
-			return nil, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, ferr)
+		var missing error
+		for i, rev := range todo {
+			if gone[i] == nil {
+				got[rev] = out[i]
+			} else if missing == nil {
+				missing = gone[i]
+			}
+		}
+		if missing == nil {
+			kept := make([]T, 0, len(got))
+			for rev := floor; rev <= latest; rev++ {
+				kept = append(kept, got[rev])
+			}
+			return kept, nil
+		}
+		after, _, err := s.readFloor(ctx, project, workspace)
+		if err != nil {
+			return nil, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, err)
 		}
 		if after == floor {
-			return nil, err
+			return nil, missing // a revision above the floor is missing
+		}
+		for rev := range got {
+			if rev < after {
+				delete(got, rev)
+			}
+		}
+		if floor = after; floor > latest {
+			if floor, latest, err = s.keptRange(ctx, project, workspace); err != nil {
+				return nil, fmt.Errorf("%s of %s/%s: %w", what, project, workspace, err)
+			}
 		}
 	}
 	return nil, fmt.Errorf("%s of %s/%s: its oldest kept revision kept rising while they were read (%d tries)", what, project, workspace, floorMaxTries)
