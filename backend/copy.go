@@ -271,6 +271,14 @@ func recordKeys(ctx context.Context, s *Store, project string) ([]string, error)
 		if err != nil {
 			return nil, fmt.Errorf("look at %s: %w", s.d.Where(k), err)
 		}
+		if !exists {
+			// A collection removing it meanwhile keeps it in the trash,
+			// where the copy's readers look too.
+			k = trashKey(k)
+			if exists, err = s.d.Exists(ctx, k); err != nil {
+				return nil, fmt.Errorf("look at %s: %w", s.d.Where(k), err)
+			}
+		}
 		if exists {
 			keys = append(keys, k)
 		}

@@ -23,7 +23,8 @@ import (
 //     becomes unreferenced;
 //   - specs no release names, and state chunks of a workspace no release of it
 //     names (left by a create that lost a revision race, or by a preview), once
-//     they have been seen unreferenced for Grace;
+//     they have been seen unreferenced for Grace (a copy stays readable in
+//     Collect's trash for another Grace: store_trash.go);
 //   - the per-resource state directory of a release that is final (its entries
 //     were folded into the release; a crash between the two left them), once
 //     seen so for Grace;

@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -182,6 +183,122 @@ func TestCollectWritesBackWhatANewReleaseNames(t *testing.T) {
 	}
 	if _, err := s.GetRelease(ctx, "p", "w", 1); err != nil {
 		t.Fatalf("the release written during the collection: %v", err)
+	}
+}
+
+// lateRelease is a release of "p/w" naming spec made in another backend, and
+// a function that copies its file and chunks into h, without the spec: as a
+// writer that found the spec stored, before a collection removed it, writes
+// its release afterwards.
+func lateRelease(t *testing.T, h *hookDriver, spec *engine.Spec) func() {
+	t.Helper()
+	ctx := context.Background()
+	od, err := local.NewDriver(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := backend.NewStore(od).CreateRelease(ctx, releaseWith(1, spec, resources(2, 7))); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, dir := range []string{"releases/p/w", "releases/p/w/chunks"} {
+		ents, err := od.List(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if !e.Dir {
+				keys = append(keys, dir+"/"+e.Name)
+			}
+		}
+	}
+	return func() {
+		for _, k := range keys {
+			data, _, err := od.Read(ctx, k)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := h.Driver.Write(ctx, k, data, backend.Condition{}); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
+
+// TestAReleaseReadsWhileCollectRemovesWhatItNames: a release written while
+// Collect removes the spec it names reads whole at once, before Collect
+// looks at the releases again and writes the spec back.
+func TestAReleaseReadsWhileCollectRemovesWhatItNames(t *testing.T) {
+	ctx := context.Background()
+	h, s := newHooked(t)
+	spec := &engine.Spec{Resources: resources(2, 1)}
+	hash, err := s.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := lateRelease(t, h, spec)
+	specObj := "specs/" + hash + ".yaml"
+	var readErr error
+	h.afterDelete[specObj] = func() {
+		write()
+		_, readErr = s.LatestRelease(ctx, "p", "w")
+	}
+	p := backend.DefaultGCPolicy()
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	for _, at := range []time.Time{t0, t0.Add(p.Grace)} {
+		if _, err := backend.Collect(ctx, s, p, at, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := h.afterDelete[specObj]; ok {
+		t.Fatal("Collect did not remove the unreferenced spec")
+	}
+	if readErr != nil {
+		t.Fatalf("the release read between the spec's removal and its write-back: %v", readErr)
+	}
+}
+
+// TestCollectWritesBackFromItsTrash: a release naming a removed spec,
+// written after Collect looked at the releases again by a writer that then
+// stopped (so nobody wrote the spec back), reads from the trash, and the
+// collection that empties the trash writes the spec back first.
+func TestCollectWritesBackFromItsTrash(t *testing.T) {
+	ctx := context.Background()
+	h, s := newHooked(t)
+	spec := &engine.Spec{Resources: resources(2, 1)}
+	hash, err := s.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := lateRelease(t, h, spec)
+	p := backend.DefaultGCPolicy()
+	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	for _, at := range []time.Time{t0, t0.Add(p.Grace)} {
+		if _, err := backend.Collect(ctx, s, p, at, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	specObj := "specs/" + hash + ".yaml"
+	if ok, err := h.Exists(ctx, specObj); err != nil || ok {
+		t.Fatalf("the unreferenced spec after the grace: there %v (%v), want removed", ok, err)
+	}
+	write()
+	if _, err := s.GetRelease(ctx, "p", "w", 1); err != nil {
+		t.Fatalf("a release naming a spec in the trash: %v", err)
+	}
+	rep, err := backend.Collect(ctx, s, p, t0.Add(2*p.Grace), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rep.Restored, specObj) || rep.Total() != 0 {
+		t.Errorf("the pass emptying the trash: restored %v, removed %v; want the spec written back", rep.Restored, rep.Removed)
+	}
+	if ok, err := h.Exists(ctx, "gc/trash/"+specObj); err != nil || ok {
+		t.Errorf("the trash's copy after it was emptied: there %v (%v)", ok, err)
+	}
+	if _, err := s.GetRelease(ctx, "p", "w", 1); err != nil {
+		t.Fatalf("the release after the trash was emptied: %v", err)
 	}
 }
 

@@ -532,7 +532,7 @@ func (s *Store) readChunk(ctx context.Context, key ReleaseKey, ref chunkRef) ([]
 	}
 	objKey := chunkKey(key.Project, key.Workspace, ref.Key)
 	where := s.d.Where(objKey)
-	data, _, err := s.read(ctx, objKey, "state chunk "+ref.Key)
+	data, err := s.readNamed(ctx, objKey, "state chunk "+ref.Key)
 	if err != nil {
 		return nil, where, err
 	}

@@ -32,7 +32,10 @@ import (
 //     gone.
 // A release written before Collect's second look is seen by it; one written
 // after is checked by its writer after Collect's removal. Either way the
-// object is there once both have finished.
+// object is there once both have finished. Until then, and should the writer
+// stop before it looks again, readers find the object in Collect's trash
+// (store_trash.go), and the collection that empties the trash writes back
+// what a release names first.
 
 // gcMarksKey holds Collect's marks (gcMarks), compressed JSON.
 const (
@@ -172,6 +175,15 @@ type gcRefs struct {
 	workspaces []string
 	histories  []gcHistory
 	releases   int
+}
+
+// names says whether a release named key, a spec or a state chunk.
+func (r *gcRefs) names(key string) bool {
+	if rest, ok := strings.CutPrefix(key, specsDir+"/"); ok {
+		hash, ok := strings.CutSuffix(rest, yamlExt)
+		return ok && r.specs[hash]
+	}
+	return r.chunks[key]
 }
 
 // gcHistory is the release history of one project/workspace as a scan found
@@ -370,6 +382,10 @@ type gcPass struct {
 	dueDirs    []gcDir
 	dueKeys    []gcKey
 	duePrunes  []gcPrune
+	// dueTrash are the trash's copies kept for Grace (store_trash.go), and
+	// refs what the releases named when this pass read them.
+	dueTrash []string
+	refs     *gcRefs
 }
 
 // gcPrune is the revisions of one workspace to remove, under floor.
@@ -431,11 +447,15 @@ func Collect(ctx context.Context, s *Store, p GCPolicy, now time.Time, dryRun bo
 	for _, h := range keepSpecs {
 		refs.specs[h] = true
 	}
+	g.refs = refs
 	g.findPruned(refs)
 	if err := g.findUnreferenced(ctx, refs); err != nil {
 		return GCReport{}, err
 	}
 	if err := g.findExpired(ctx); err != nil {
+		return GCReport{}, err
+	}
+	if err := g.findTrash(ctx); err != nil {
 		return GCReport{}, err
 	}
 	if dryRun {
@@ -445,6 +465,10 @@ func Collect(ctx context.Context, s *Store, p GCPolicy, now time.Time, dryRun bo
 	// Claim the pass: the marks written here, conditionally, stop a second
 	// collection running at once before it removes anything.
 	g.marks.keepOnly(g.seen)
+	for _, k := range g.dueObjects {
+		// Its copy in the trash, made below, is kept for Grace from now.
+		g.marks[trashKey(k)] = gcMark{Seen: now.Unix()}
+	}
 	if version, err = s.writeMarks(ctx, g.marks, version); err != nil {
 		return GCReport{}, err
 	}
@@ -714,12 +738,16 @@ func (g *gcPass) countObject(key string, size int) {
 	g.report.Removed = append(g.report.Removed, key)
 }
 
-// remove removes what is due, then writes back any spec or chunk a release
+// remove removes what is due: the trash's copies kept for Grace, then the
+// specs and chunks (each kept in the trash first), writing back any a release
 // written meanwhile names.
 func (g *gcPass) remove(ctx context.Context) error {
 	s := g.s
 	if err := g.prune(ctx); err != nil {
 		slices.Sort(g.report.Removed)
+		return err
+	}
+	if err := g.emptyTrash(ctx, g.refs); err != nil {
 		return err
 	}
 	held := map[string][]byte{}
@@ -731,8 +759,8 @@ func (g *gcPass) remove(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("read %s: %w", s.d.Where(k), err)
 		}
-		if err := s.d.Delete(ctx, k); err != nil && !errors.Is(err, ErrNotFound) {
-			return fmt.Errorf("remove %s: %w", s.d.Where(k), err)
+		if err := g.throwAway(ctx, k, data); err != nil {
+			return err
 		}
 		held[k] = data
 		g.countObject(k, len(data))
@@ -743,8 +771,7 @@ func (g *gcPass) remove(ctx context.Context) error {
 			return g.restoreAll(ctx, held, err)
 		}
 		for k, data := range held {
-			hash, isSpec := strings.CutSuffix(strings.TrimPrefix(k, specsDir+"/"), yamlExt)
-			if isSpec && strings.HasPrefix(k, specsDir+"/") && refs.specs[hash] || refs.chunks[k] {
+			if refs.names(k) {
 				if err := g.restore(ctx, k, data); err != nil {
 					return err
 				}

@@ -62,7 +62,7 @@ func (s *Store) GetSpec(ctx context.Context, hash string) (*engine.Spec, error) 
 		return nil, err
 	}
 	key := specKey(hash)
-	data, _, err := s.read(ctx, key, "spec "+hash)
+	data, err := s.readNamed(ctx, key, "spec "+hash)
 	if err != nil {
 		return nil, err
 	}

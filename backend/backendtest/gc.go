@@ -179,11 +179,25 @@ func testCollect(t *testing.T, d *recorder, b backend.Backend) {
 		t.Errorf("removed bytes: %d", second.Bytes)
 	}
 	requireKept("after the grace")
-	if _, err := b.GetSpec(ctx, previewHash); !errors.Is(err, backend.ErrNotFound) {
-		t.Errorf("preview spec after the grace: %v, want ErrNotFound", err)
+	// A removed object stays readable from the collection's trash for a
+	// grace (a release written as it went may name it), then goes.
+	if _, err := b.GetSpec(ctx, previewHash); err != nil {
+		t.Errorf("preview spec just removed: %v, want it read from the trash", err)
 	}
 	if again := collect(t0.Add(2*policy.Grace), policy, false); again.Specs+again.Chunks != 0 {
 		t.Errorf("a pass after the sweep removed %v: only garbage goes, once", again.Removed)
+	}
+	if _, err := b.GetSpec(ctx, previewHash); err != nil {
+		t.Errorf("preview spec removed less than a grace ago: %v, want it read from the trash", err)
+	}
+	if emptied := collect(t0.Add(2*policy.Grace+time.Minute), policy, false); emptied.Total() != 0 || len(emptied.Restored) != 0 {
+		t.Errorf("the pass that empties the trash removed %v, restored %v", emptied.Removed, emptied.Restored)
+	}
+	if _, err := b.GetSpec(ctx, previewHash); !errors.Is(err, backend.ErrNotFound) {
+		t.Errorf("preview spec a grace after it was removed: %v, want ErrNotFound", err)
+	}
+	if trash, err := d.List(ctx, "gc/trash/specs"); err != nil || len(trash) != 0 {
+		t.Errorf("the trash a grace after the sweep holds %v (%v), want nothing", trash, err)
 	}
 
 	late := t0.Add(policy.RunLogs + time.Hour)
