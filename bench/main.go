@@ -51,6 +51,9 @@ type row struct {
 	// peers: the same five operations by the floor, kubectl, Helm and kumo
 	// (bench/peers.go).
 	peers bool
+	// install: the realistic install, a chart, by the floor, Helm and kumo
+	// (bench/install.go).
+	install bool
 }
 
 var allRows = []row{
@@ -59,6 +62,7 @@ var allRows = []row{
 	{name: "drift-10000", n: 10000, drift: true},
 	{name: "update-200", n: 200, update: true}, {name: "update-2000", n: 2000, update: true},
 	{name: "peers-200", n: 200, peers: true}, {name: "peers-2000", n: 2000, peers: true},
+	{name: "install", n: installApps, install: true},
 	// Only with -rows: one history for a chain of 50,000 (a run's longest).
 	{name: "chain-50000", n: 50000, chain: true},
 }
@@ -138,9 +142,11 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 	}
 
 	rep := &report{parallel: parallel, started: time.Now(), production: prod}
-	var drifts, updates, peers []row
+	var drifts, updates, peers, installs []row
 	rows = slices.DeleteFunc(rows, func(r row) bool {
 		switch {
+		case r.install:
+			installs = append(installs, r)
 		case r.drift:
 			drifts = append(drifts, r)
 		case r.update:
@@ -148,7 +154,7 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		case r.peers:
 			peers = append(peers, r)
 		}
-		return r.drift || r.update || r.peers
+		return r.drift || r.update || r.peers || r.install
 	})
 	for i, r := range rows {
 		count := 1
@@ -213,6 +219,14 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		}
 		fmt.Fprintf(os.Stderr, "  check %ss, requests: %s\n", secs(d.check), d.requests)
 		rep.drift = append(rep.drift, d)
+	}
+	for _, r := range installs {
+		in, err := timeInstall(ctx, tmp+"/"+r.name, parallel)
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		fmt.Fprint(os.Stderr, in.lines())
+		rep.installs = append(rep.installs, in)
 	}
 	rep.load = benchstat.LoadAverage()
 	md := rep.markdown()

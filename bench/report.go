@@ -60,6 +60,7 @@ type report struct {
 	drift    []driftResult
 	updates  []updateResult
 	peers    []peerResult
+	installs []installResult
 	// production: kumo ran on temporal-server's services on PostgreSQL
 	// (-temporal production), not on an embedded server per row.
 	production bool
@@ -144,6 +145,7 @@ func (rep *report) markdown() string {
 		rep.driftTable(&b)
 	}
 	peersTable(&b, rep.peers)
+	installTable(&b, rep.installs)
 	return b.String()
 }
 

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/kumoproj/kumo/engine"
+)
+
+// installFloor is the floor of the realistic install: raw server-side apply
+// of any kind (found with discovery), and the waits an install needs.
+type installFloor struct {
+	dyn      dynamic.Interface
+	mapper   *restmapper.DeferredDiscoveryRESTMapper
+	parallel int
+}
+
+// floorPoll is how often the floor looks whether what it waits for is done,
+// and installDuration bounds each wait.
+const (
+	floorPoll       = 20 * time.Millisecond
+	installDuration = 5 * time.Minute
+)
+
+func newInstallFloor(cfg *rest.Config, parallel int) (*installFloor, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = -1, 0
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	disco, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &installFloor{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disco)), parallel: parallel}, nil
+}
+
+// resource is the client of u's kind, in its namespace when it has one.
+func (f *installFloor) resource(u *unstructured.Unstructured) (dynamic.ResourceInterface, error) {
+	gvk := u.GroupVersionKind()
+	m, err := f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		f.mapper.Reset() // a kind a CRD just added
+		m, err = f.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		return f.dyn.Resource(m.Resource).Namespace(u.GetNamespace()), nil
+	}
+	return f.dyn.Resource(m.Resource), nil
+}
+
+func (f *installFloor) namespace(ctx context.Context, name string) error {
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": name}}}
+	_, err := f.dyn.Resource(namespaces).Apply(ctx, name, u, metav1.ApplyOptions{FieldManager: "kumo-floor", Force: true})
+	return err
+}
+
+func objects(spec *engine.Spec) (crds, rest []*unstructured.Unstructured) {
+	for _, r := range spec.Resources {
+		u := &unstructured.Unstructured{Object: r.Attributes}
+		if u.GetKind() == "CustomResourceDefinition" {
+			crds = append(crds, u)
+		} else {
+			rest = append(rest, u)
+		}
+	}
+	return crds, rest
+}
+
+// parallelDo runs fn on every object, f.parallel at a time.
+func (f *installFloor) parallelDo(objs []*unstructured.Unstructured, fn func(*unstructured.Unstructured) error) error {
+	sem := make(chan struct{}, f.parallel)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	for _, u := range objs {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			if err := fn(u); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = fmt.Errorf("%s %s: %w", u.GetKind(), u.GetName(), err)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	return first
+}
+
+func (f *installFloor) ssa(ctx context.Context, u *unstructured.Unstructured) error {
+	c, err := f.resource(u)
+	if err != nil {
+		return err
+	}
+	_, err = c.Apply(ctx, u.GetName(), u, metav1.ApplyOptions{FieldManager: "kumo-floor", Force: true})
+	return err
+}
+
+// until polls done until it says so.
+func until(ctx context.Context, what string, done func() (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, installDuration)
+	defer cancel()
+	for {
+		ok, err := done()
+		if err != nil || ok {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, ctx.Err())
+		case <-time.After(floorPoll):
+		}
+	}
+}
+
+// install applies spec: the CRDs, waited Established, then everything else
+// at once, then waits for every Deployment to be available.
+func (f *installFloor) install(ctx context.Context, spec *engine.Spec) error {
+	crds, rest := objects(spec)
+	if err := f.parallelDo(crds, func(u *unstructured.Unstructured) error { return f.ssa(ctx, u) }); err != nil {
+		return err
+	}
+	for _, crd := range crds {
+		c, err := f.resource(crd)
+		if err != nil {
+			return err
+		}
+		err = until(ctx, "CRD "+crd.GetName()+" Established", func() (bool, error) {
+			live, err := c.Get(ctx, crd.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			return condition(live, "Established"), nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := f.parallelDo(rest, func(u *unstructured.Unstructured) error { return f.ssa(ctx, u) }); err != nil {
+		return err
+	}
+	for _, u := range rest {
+		if u.GetKind() != "Deployment" {
+			continue
+		}
+		c, err := f.resource(u)
+		if err != nil {
+			return err
+		}
+		err = until(ctx, "Deployment "+u.GetName()+" available", func() (bool, error) {
+			live, err := c.Get(ctx, u.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return false, err
+			}
+			return rolledOut(live), nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// uninstall deletes every object of spec but the CRDs, waits until they are
+// gone, then does the same with the CRDs.
+func (f *installFloor) uninstall(ctx context.Context, spec *engine.Spec) error {
+	crds, rest := objects(spec)
+	for _, objs := range [][]*unstructured.Unstructured{rest, crds} {
+		err := f.parallelDo(objs, func(u *unstructured.Unstructured) error {
+			c, err := f.resource(u)
+			if err != nil {
+				return err
+			}
+			if err := c.Delete(ctx, u.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return err
+			}
+			return until(ctx, u.GetKind()+" "+u.GetName()+" gone", func() (bool, error) {
+				_, err := c.Get(ctx, u.GetName(), metav1.GetOptions{})
+				if apierrors.IsNotFound(err) {
+					return true, nil
+				}
+				return false, err
+			})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// condition says whether live has condition typ True.
+func condition(live *unstructured.Unstructured, typ string) bool {
+	conds, _, _ := unstructured.NestedSlice(live.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == typ && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+// rolledOut says whether a Deployment is available at its current
+// generation: every replica updated and available, no old one left.
+func rolledOut(live *unstructured.Unstructured) bool {
+	want, found, _ := unstructured.NestedInt64(live.Object, "spec", "replicas")
+	if !found {
+		want = 1
+	}
+	observed, _, _ := unstructured.NestedInt64(live.Object, "status", "observedGeneration")
+	updated, _, _ := unstructured.NestedInt64(live.Object, "status", "updatedReplicas")
+	available, _, _ := unstructured.NestedInt64(live.Object, "status", "availableReplicas")
+	total, _, _ := unstructured.NestedInt64(live.Object, "status", "replicas")
+	return observed >= live.GetGeneration() && updated == want && available == want && total == want
+}
