@@ -99,7 +99,7 @@ func selectRows(only string) []row {
 	case os.Getenv("BENCH_QUICK") == "1":
 		want = map[string]bool{"flat-200": true, "chain-200": true}
 	default:
-		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true, "drift-10000": true, "update-200": true, "update-2000": true, "peers-2000": true}
+		want = map[string]bool{"flat-200": true, "chain-200": true, "flat-2000": true, "flat-10000": true, "flat-50000": os.Getenv("BENCH_LARGE") == "1", "drift-1000": true, "drift-10000": true, "update-200": true, "update-2000": true, "peers-2000": true, "install": true}
 	}
 	var rows []row
 	for _, r := range allRows {
