@@ -124,60 +124,9 @@ func TestReleaseKeepsWhatCollectRemovedMeanwhile(t *testing.T) {
 // look at the releases writes the spec back.
 func TestCollectWritesBackWhatANewReleaseNames(t *testing.T) {
 	ctx := context.Background()
-	h, s := newHooked(t)
-	spec := &engine.Spec{Resources: resources(2, 1)}
-	hash, err := s.PutSpec(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The release a writer that found the spec before Collect removed it
-	// writes afterwards: made in another backend, its file and chunks copied
-	// in without the spec.
-	od, err := local.NewDriver(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := backend.NewStore(od)
-	if err := other.CreateRelease(ctx, releaseWith(1, spec, resources(2, 7))); err != nil {
-		t.Fatal(err)
-	}
-	var copies [][2]string
-	for _, dir := range []string{"releases/p/w", "releases/p/w/chunks"} {
-		ents, err := od.List(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range ents {
-			if !e.Dir {
-				copies = append(copies, [2]string{dir + "/" + e.Name, ""})
-			}
-		}
-	}
-	specObj := "specs/" + hash + ".yaml"
-	h.afterDelete[specObj] = func() {
-		for _, c := range copies {
-			data, _, err := od.Read(ctx, c[0])
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			if _, err := h.Driver.Write(ctx, c[0], data, backend.Condition{}); err != nil {
-				t.Error(err)
-			}
-		}
-	}
-	p := backend.DefaultGCPolicy()
-	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	if _, err := backend.Collect(ctx, s, p, t0, false); err != nil {
-		t.Fatal(err)
-	}
-	rep, err := backend.Collect(ctx, s, p, t0.Add(p.Grace), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := h.afterDelete[specObj]; ok {
-		t.Fatal("Collect did not remove the unreferenced spec")
-	}
+	h, s, specObj, write := unreferencedSpec(t)
+	h.afterDelete[specObj] = write
+	rep := collectPastGrace(t, h, s, specObj)
 	if len(rep.Restored) != 1 || rep.Restored[0] != specObj || rep.Specs != 0 {
 		t.Errorf("report: restored %v, removed %v (%d specs), want the spec written back and not counted", rep.Restored, rep.Removed, rep.Specs)
 	}
@@ -186,13 +135,20 @@ func TestCollectWritesBackWhatANewReleaseNames(t *testing.T) {
 	}
 }
 
-// lateRelease is a release of "p/w" naming spec made in another backend, and
-// a function that copies its file and chunks into h, without the spec: as a
-// writer that found the spec stored, before a collection removed it, writes
-// its release afterwards.
-func lateRelease(t *testing.T, h *hookDriver, spec *engine.Spec) func() {
+// unreferencedSpec stores, in a hooked backend, a spec no release names,
+// and returns its key and a function that writes a release of "p/w" naming
+// it: its file and chunks made in another backend and copied in without the
+// spec, as a writer that found the spec stored, before a collection removed
+// it, writes its release afterwards.
+func unreferencedSpec(t *testing.T) (h *hookDriver, s *backend.Store, specObj string, write func()) {
 	t.Helper()
 	ctx := context.Background()
+	h, s = newHooked(t)
+	spec := &engine.Spec{Resources: resources(2, 1)}
+	hash, err := s.PutSpec(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
 	od, err := local.NewDriver(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -212,7 +168,7 @@ func lateRelease(t *testing.T, h *hookDriver, spec *engine.Spec) func() {
 			}
 		}
 	}
-	return func() {
+	return h, s, "specs/" + hash + ".yaml", func() {
 		for _, k := range keys {
 			data, _, err := od.Read(ctx, k)
 			if err != nil {
@@ -226,34 +182,44 @@ func lateRelease(t *testing.T, h *hookDriver, spec *engine.Spec) func() {
 	}
 }
 
+// gcStart is when the race tests' collections start.
+var gcStart = time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+
+// collectPastGrace runs a collection at gcStart and one a grace later, which
+// must remove the unreferenced specObj, keeping a copy in its trash, and
+// returns the second one's report.
+func collectPastGrace(t *testing.T, h *hookDriver, s *backend.Store, specObj string) backend.GCReport {
+	t.Helper()
+	ctx := context.Background()
+	p := backend.DefaultGCPolicy()
+	if _, err := backend.Collect(ctx, s, p, gcStart, false); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := backend.Collect(ctx, s, p, gcStart.Add(p.Grace), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h.afterDelete[specObj]; ok {
+		t.Fatal("Collect did not remove the unreferenced spec")
+	}
+	if ok, err := h.Exists(ctx, "gc/trash/"+specObj); err != nil || !ok {
+		t.Fatalf("the removed spec's copy in the trash: there %v (%v)", ok, err)
+	}
+	return rep
+}
+
 // TestAReleaseReadsWhileCollectRemovesWhatItNames: a release written while
 // Collect removes the spec it names reads whole at once, before Collect
 // looks at the releases again and writes the spec back.
 func TestAReleaseReadsWhileCollectRemovesWhatItNames(t *testing.T) {
 	ctx := context.Background()
-	h, s := newHooked(t)
-	spec := &engine.Spec{Resources: resources(2, 1)}
-	hash, err := s.PutSpec(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := lateRelease(t, h, spec)
-	specObj := "specs/" + hash + ".yaml"
+	h, s, specObj, write := unreferencedSpec(t)
 	var readErr error
 	h.afterDelete[specObj] = func() {
 		write()
 		_, readErr = s.LatestRelease(ctx, "p", "w")
 	}
-	p := backend.DefaultGCPolicy()
-	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	for _, at := range []time.Time{t0, t0.Add(p.Grace)} {
-		if _, err := backend.Collect(ctx, s, p, at, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, ok := h.afterDelete[specObj]; ok {
-		t.Fatal("Collect did not remove the unreferenced spec")
-	}
+	collectPastGrace(t, h, s, specObj)
 	if readErr != nil {
 		t.Fatalf("the release read between the spec's removal and its write-back: %v", readErr)
 	}
@@ -265,21 +231,9 @@ func TestAReleaseReadsWhileCollectRemovesWhatItNames(t *testing.T) {
 // collection that empties the trash writes the spec back first.
 func TestCollectWritesBackFromItsTrash(t *testing.T) {
 	ctx := context.Background()
-	h, s := newHooked(t)
-	spec := &engine.Spec{Resources: resources(2, 1)}
-	hash, err := s.PutSpec(ctx, spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := lateRelease(t, h, spec)
-	p := backend.DefaultGCPolicy()
-	t0 := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
-	for _, at := range []time.Time{t0, t0.Add(p.Grace)} {
-		if _, err := backend.Collect(ctx, s, p, at, false); err != nil {
-			t.Fatal(err)
-		}
-	}
-	specObj := "specs/" + hash + ".yaml"
+	h, s, specObj, write := unreferencedSpec(t)
+	h.afterDelete[specObj] = func() {} // the removal, seen
+	collectPastGrace(t, h, s, specObj)
 	if ok, err := h.Exists(ctx, specObj); err != nil || ok {
 		t.Fatalf("the unreferenced spec after the grace: there %v (%v), want removed", ok, err)
 	}
@@ -287,7 +241,8 @@ func TestCollectWritesBackFromItsTrash(t *testing.T) {
 	if _, err := s.GetRelease(ctx, "p", "w", 1); err != nil {
 		t.Fatalf("a release naming a spec in the trash: %v", err)
 	}
-	rep, err := backend.Collect(ctx, s, p, t0.Add(2*p.Grace), false)
+	p := backend.DefaultGCPolicy()
+	rep, err := backend.Collect(ctx, s, p, gcStart.Add(2*p.Grace), false)
 	if err != nil {
 		t.Fatal(err)
 	}

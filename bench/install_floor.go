@@ -139,39 +139,35 @@ func (f *installFloor) install(ctx context.Context, spec *engine.Spec) error {
 	if err := f.parallelDo(crds, func(u *unstructured.Unstructured) error { return f.ssa(ctx, u) }); err != nil {
 		return err
 	}
-	for _, crd := range crds {
-		c, err := f.resource(crd)
-		if err != nil {
-			return err
-		}
-		err = until(ctx, "CRD "+crd.GetName()+" Established", func() (bool, error) {
-			live, err := c.Get(ctx, crd.GetName(), metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			return condition(live, "Established"), nil
-		})
-		if err != nil {
-			return err
-		}
+	if err := f.waitEach(ctx, crds, "Established", func(live *unstructured.Unstructured) bool { return condition(live, "Established") }); err != nil {
+		return err
 	}
 	if err := f.parallelDo(rest, func(u *unstructured.Unstructured) error { return f.ssa(ctx, u) }); err != nil {
 		return err
 	}
+	var deployments []*unstructured.Unstructured
 	for _, u := range rest {
-		if u.GetKind() != "Deployment" {
-			continue
+		if u.GetKind() == "Deployment" {
+			deployments = append(deployments, u)
 		}
+	}
+	return f.waitEach(ctx, deployments, "available", rolledOut)
+}
+
+// waitEach polls each of objs, one after another, until done says it is
+// (what it waits for, in errors).
+func (f *installFloor) waitEach(ctx context.Context, objs []*unstructured.Unstructured, what string, done func(*unstructured.Unstructured) bool) error {
+	for _, u := range objs {
 		c, err := f.resource(u)
 		if err != nil {
 			return err
 		}
-		err = until(ctx, "Deployment "+u.GetName()+" available", func() (bool, error) {
+		err = until(ctx, u.GetKind()+" "+u.GetName()+" "+what, func() (bool, error) {
 			live, err := c.Get(ctx, u.GetName(), metav1.GetOptions{})
 			if err != nil {
 				return false, err
 			}
-			return rolledOut(live), nil
+			return done(live), nil
 		})
 		if err != nil {
 			return err
