@@ -118,7 +118,7 @@ func (g *gcPass) writeBackFromTrash(ctx context.Context, key string) error {
 	}
 	data, _, err := s.d.Read(ctx, trashKey(key))
 	if errors.Is(err, ErrNotFound) {
-		return nil // the collection that removed it stopped before copying it
+		return nil // no copy to write back from: gone from both
 	}
 	if err != nil {
 		return fmt.Errorf("read %s: %w", s.d.Where(trashKey(key)), err)
