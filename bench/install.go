@@ -300,7 +300,7 @@ func helmInstall(ctx context.Context, dir string, cluster *localcluster.Cluster,
 	if err := localcluster.EnsureTools(bin, map[string]string{"helm": helm}); err != nil {
 		return t, err
 	}
-	env := []string{"KUBECONFIG=" + cluster.Kubeconfig, "HELM_CACHE_HOME=" + dir + "/cache", "HELM_CONFIG_HOME=" + dir + "/config", "HELM_DATA_HOME=" + dir + "/data"}
+	env := helmEnv(dir, cluster.Kubeconfig)
 	upgrade := func(version string) func() error {
 		return func() error {
 			return runTool(ctx, env, helm, "upgrade", "--install", "shop", path, "-n", ns, "--set", "version="+version, "--wait", "--timeout", "5m")

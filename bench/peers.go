@@ -130,6 +130,12 @@ func manifests(spec *engine.Spec) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// helmEnv is the environment Helm runs in: the cluster of kubeconfig, and
+// its cache, configuration and data under dir, apart from the user's.
+func helmEnv(dir, kubeconfig string) []string {
+	return []string{"KUBECONFIG=" + kubeconfig, "HELM_CACHE_HOME=" + dir + "/cache", "HELM_CONFIG_HOME=" + dir + "/config", "HELM_DATA_HOME=" + dir + "/data"}
+}
+
 func runTool(ctx context.Context, env []string, bin string, args ...string) error {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
@@ -215,7 +221,7 @@ func helmOps(ctx context.Context, dir, helm, kubeconfig, ns string, n int) (opTi
 			return t, err
 		}
 	}
-	env := []string{"KUBECONFIG=" + kubeconfig, "HELM_CACHE_HOME=" + dir + "/cache", "HELM_CONFIG_HOME=" + dir + "/config", "HELM_DATA_HOME=" + dir + "/data"}
+	env := helmEnv(dir, kubeconfig)
 	upgrade := func(extra ...string) func() error {
 		return func() error {
 			return runTool(ctx, env, helm, append([]string{"upgrade", "--install", "bench", chart, "-n", ns, "--create-namespace"}, extra...)...)
