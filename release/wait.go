@@ -3,11 +3,13 @@ package release
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/engine/health"
 	"github.com/kumoproj/kumo/engine/runtime"
@@ -90,34 +92,76 @@ func (m *Manager) pendingWait(ctx context.Context, in Node, res, live *engine.Re
 // passes, fails the node with an ErrResourceFailed naming the resource, its
 // last health and message ("apps/v1:Deployment:shop:web: Progressing for
 // 5m0s: 1/3 replicas available").
+//
+// The run's release records the object as the wait saw it healthy (see
+// settledEntry), so the next run does not find its record stale.
 func (m *Manager) Wait(ctx context.Context, in Node, since time.Time, progress func(health.Result)) (health.Result, error) {
 	ctx = oneStep(ctx)
+	h, settled, err := m.wait(ctx, in, since, progress)
+	if err != nil || settled == nil {
+		return h, err
+	}
+	if err := m.Record(ctx, in.Key, *settled); err != nil {
+		return h, fmt.Errorf("record %s as healthy: %w", in.ID, err)
+	}
+	return h, nil
+}
+
+// wait is Wait without the record: it returns the entry to record (nil:
+// none).
+func (m *Manager) wait(ctx context.Context, in Node, since time.Time, progress func(health.Result)) (health.Result, *backend.StateEntry, error) {
 	_, res, err := m.desired(ctx, in)
 	if err != nil {
-		return health.Result{}, err
+		return health.Result{}, nil, err
 	}
 	policy, err := m.waitPolicy(ctx, in, res)
 	if err != nil {
-		return health.Result{}, err
+		return health.Result{}, nil, err
 	}
 	rt, err := m.runtime(ctx, in.Key.Workspace, res.Type, in.Settings)
 	if err != nil {
-		return health.Result{}, err
+		return health.Result{}, nil, err
 	}
 	w, ok := rt.(runtime.Waiter)
 	if !ok {
-		return health.Result{Status: health.Healthy}, nil
+		return health.Result{Status: health.Healthy}, nil, nil
 	}
 	// The applied object names where it went (a defaulted namespace included).
-	target, err := m.recorded(ctx, in, in.ID)
+	recorded, err := m.recorded(ctx, in, in.ID)
 	if err != nil {
-		return health.Result{}, err
+		return health.Result{}, nil, err
 	}
+	target := recorded
 	if target == nil {
 		target = res
 	}
-	h, err := w.WaitHealthy(ctx, target, runtime.WaitOptions{Timeout: policy.Timeout, Since: since, Progress: progress})
-	return h, nodeError(err)
+	var live *engine.Resource
+	h, err := w.WaitHealthy(ctx, target, runtime.WaitOptions{Timeout: policy.Timeout, Since: since, Progress: progress,
+		Settled: func(r *engine.Resource) { live = r }})
+	if err != nil {
+		return h, nil, nodeError(err)
+	}
+	return h, settledEntry(in, recorded, live), nil
+}
+
+// settledEntry is the state entry that records live, the object a wait saw
+// healthy, for node in whose release records it as recorded; nil when there
+// is nothing to record (no release, no record of it, nothing seen) or the
+// record is already live. A Deployment or a CustomResourceDefinition
+// recorded as applied changes its status (and resourceVersion) while it is
+// waited for: without this, the next run's preview finds every such record
+// stale and refreshes it (RefreshResources) before it can finish, a no-op
+// run included. What it records is what that refresh would: the live object,
+// with the dependencies the release records for it.
+func settledEntry(in Node, recorded, live *engine.Resource) *backend.StateEntry {
+	if in.Key.Revision == 0 || recorded == nil || live == nil {
+		return nil
+	}
+	live.DependsOn = recorded.DependsOn
+	if sameRecord(live, recorded) {
+		return nil
+	}
+	return &backend.StateEntry{ID: in.ID, Resource: live}
 }
 
 // WaitAll follows several applied resources at once, each as Wait follows
@@ -126,15 +170,17 @@ func (m *Manager) Wait(ctx context.Context, in Node, since time.Time, progress f
 // progress sees each change of the k-th resource's health. Any other failure
 // (the cluster cannot be reached, the backend fails) is not the resource's:
 // it stops the other waits and is returned, and waiting again with the same
-// since goes on where this ended.
+// since goes on where this ended. The objects seen healthy are recorded as
+// Wait records one, in one write once every wait has ended.
 func (m *Manager) WaitAll(ctx context.Context, nodes []Node, since time.Time, progress func(k int, h health.Result)) ([]health.Result, []error, error) {
 	ctx, cancel := context.WithCancelCause(oneStep(ctx))
 	defer cancel(nil)
 	healths, errs := make([]health.Result, len(nodes)), make([]error, len(nodes))
+	settled := make([]*backend.StateEntry, len(nodes))
 	var wg sync.WaitGroup
 	for k, n := range nodes {
 		wg.Go(func() {
-			healths[k], errs[k] = m.Wait(ctx, n, since, func(h health.Result) { progress(k, h) })
+			healths[k], settled[k], errs[k] = m.wait(ctx, n, since, func(h health.Result) { progress(k, h) })
 			if errs[k] != nil && !isResourcesOwn(errs[k]) {
 				cancel(errs[k])
 			}
@@ -143,6 +189,18 @@ func (m *Manager) WaitAll(ctx context.Context, nodes []Node, since time.Time, pr
 	wg.Wait()
 	if err := context.Cause(ctx); err != nil {
 		return nil, nil, err
+	}
+	// One write per release (a batch's nodes are of their run's release).
+	record := map[backend.ReleaseKey][]backend.StateEntry{}
+	for k, e := range settled {
+		if e != nil {
+			record[nodes[k].Key] = append(record[nodes[k].Key], *e)
+		}
+	}
+	for key, entries := range record {
+		if err := m.RecordBatch(ctx, key, entries); err != nil {
+			return nil, nil, fmt.Errorf("record %d resources of %s as healthy: %w", len(entries), key, err)
+		}
 	}
 	return healths, errs, nil
 }

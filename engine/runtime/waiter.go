@@ -44,6 +44,11 @@ type WaitOptions struct {
 	// Progress, if set, is called with the first health seen and each time it
 	// changes (status, message or reason), from the waiting goroutine.
 	Progress func(health.Result)
+	// Settled, if set, is called once with the object as the wait last read
+	// it when the wait ends Healthy or Suspended (without managed fields, as
+	// Read returns it), so a caller can keep it: it need not read it again.
+	// A runtime that does not read the object leaves it uncalled.
+	Settled func(live *engine.Resource)
 }
 
 // HealthError says why a wait failed: the resource, its last health, and, for a

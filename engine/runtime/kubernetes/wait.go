@@ -123,6 +123,9 @@ func (r *Runtime) WaitHealthy(ctx context.Context, res *engine.Resource, opts ru
 		case failed:
 			return h, runtime.Permanent(&runtime.HealthError{ID: t.id, Health: h})
 		case h.Status == health.Healthy, h.Status == health.Suspended:
+			if opts.Settled != nil && obj != nil {
+				opts.Settled(result(res, obj.DeepCopy()))
+			}
 			return h, nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -74,12 +75,22 @@ func TestWaitHealthyDeploymentBecomesAvailable(t *testing.T) {
 	_, rt, ns := setup(t)
 	d := mustApply(t, rt, deployment(ns, "web", 2))
 	var p progress
-	h, err := rt.WaitHealthy(context.Background(), d, runtime.WaitOptions{Timeout: 2 * time.Minute, Progress: p.add})
+	var settled *engine.Resource
+	h, err := rt.WaitHealthy(context.Background(), d, runtime.WaitOptions{Timeout: 2 * time.Minute, Progress: p.add,
+		Settled: func(live *engine.Resource) { settled = live }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := (health.Result{Status: health.Healthy, Message: "2/2 replicas available"}); h != want {
 		t.Errorf("health %+v, want %+v", h, want)
+	}
+	// What the wait saw healthy is the object as Read returns it.
+	read, err := rt.Read(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if settled == nil || !reflect.DeepEqual(engine.Normalize(settled.Attributes), engine.Normalize(read.Attributes)) || settled.ID != d.ID {
+		t.Errorf("settled on %v, want the object as read once healthy: %v", settled, read)
 	}
 	seen := p.all()
 	t.Logf("progress: %v", seen)
