@@ -194,15 +194,26 @@ func timeInstall(ctx context.Context, dir string, parallel int) (installResult, 
 			return res, err
 		}
 	}
+	// Each tool starts on a quiet cluster (settle), the first one included:
+	// the controllers have just started.
 	fmt.Fprintln(os.Stderr, "install: floor")
+	if err := fl.settle(ctx, "floor-install"); err != nil {
+		return res, err
+	}
 	if res.floor, res.objects, err = floorInstall(ctx, fl, cluster, path, "floor-install"); err != nil {
 		return res, fmt.Errorf("floor: %w", err)
 	}
 	fmt.Fprintln(os.Stderr, "install: kumo")
+	if err := fl.settle(ctx, "floor-install"); err != nil {
+		return res, err
+	}
 	if res.kumo, err = kumoInstall(ctx, filepath.Join(dir, "kumo"), cluster, path, "kumo-install", parallel); err != nil {
 		return res, fmt.Errorf("kumo: %w", err)
 	}
 	fmt.Fprintln(os.Stderr, "install: helm")
+	if err := fl.settle(ctx, "kumo-install"); err != nil {
+		return res, err
+	}
 	if res.helm, err = helmInstall(ctx, filepath.Join(dir, "helm"), cluster, path, "helm-install"); err != nil {
 		return res, fmt.Errorf("helm: %w", err)
 	}
