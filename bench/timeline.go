@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,7 +17,9 @@ import (
 
 // timelineDir (-timeline) is where each kumo run's history goes as a
 // timeline: one line per event, its time from the run's start and from the
-// event before, and what it was (the activity's type, a marker's name). It is
+// event before, and what it was (the activity's type, a marker's name; for a
+// local activity its type, when it completed and its summary, since its
+// marker is recorded only with the workflow task that ran it). It is
 // how the fixed cost of a run is found: the gaps between an activity's
 // Scheduled, Started and Completed, and the workflow tasks between them.
 var timelineDir string
@@ -62,6 +65,13 @@ func (k *kumo) writeTimeline(ctx context.Context, name string, r *client.Run, to
 			what = markerName(e)
 			if what == "LocalActivity" {
 				locals++
+				if typ, done, ok := localActivity(e); ok {
+					what += fmt.Sprintf(" %s, done at %.1f ms", typ, msf(done.Sub(first)))
+					if sm := e.GetUserMetadata().GetSummary().GetData(); len(sm) > 0 {
+						what += " " + string(sm)
+					}
+
+				}
 			}
 		}
 		fmt.Fprintf(&b, "%4d %8.1f ms %+7.1f ms  %s %s\n", e.GetEventId(), msf(at.Sub(first)), msf(at.Sub(prev)),
@@ -76,6 +86,23 @@ func (k *kumo) writeTimeline(ctx context.Context, name string, r *client.Run, to
 
 func markerName(e *historypb.HistoryEvent) string {
 	return e.GetMarkerRecordedEventAttributes().GetMarkerName()
+}
+
+// localActivity reads a local activity's marker: its type and when it
+// completed (the SDK records both in the marker's "data" detail).
+func localActivity(e *historypb.HistoryEvent) (typ string, done time.Time, ok bool) {
+	data := e.GetMarkerRecordedEventAttributes().GetDetails()["data"].GetPayloads()
+	if len(data) == 0 {
+		return "", time.Time{}, false
+	}
+	var m struct {
+		ActivityType string
+		ReplayTime   time.Time
+	}
+	if json.Unmarshal(data[0].GetData(), &m) != nil || m.ActivityType == "" {
+		return "", time.Time{}, false
+	}
+	return m.ActivityType, m.ReplayTime, true
 }
 
 func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
