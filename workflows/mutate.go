@@ -290,6 +290,10 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 	var notStarted []int
 	if changeVersion(ctx, batchChange, batchVersion) >= batchVersion {
 		appliedDeps := r.appliedDeps(ctx, wait)
+		freeWaits := wait && changeVersion(ctx, waitSlotsChange, waitSlotsVersion) >= waitSlotsVersion
+		if freeWaits && r.applied == nil {
+			r.applied = workflow.NewBufferedChannel(ctx, len(r.plan.Nodes))
+		}
 		follows, chainMin := r.chainFollows(ctx, changes, wait, steps)
 		// Each node's class, once: the walk asks it of every ready node it
 		// looks at for each step, and a delete's parses its ID.
@@ -310,7 +314,7 @@ func (r *run) walkChanges(ctx workflow.Context, changes []engine.Change, nodeInp
 			}
 		}
 		notStarted = batchWalk{
-			appliedDeps: appliedDeps, applied: r.applied,
+			appliedDeps: appliedDeps, applied: r.applied, freeWaits: freeWaits,
 			deps: deps, limit: r.in.Parallelism, maxBatch: maxBatch, stopped: r.stopTest(ctx),
 			work:  func(i int) bool { return changes[i].Action != engine.UnChanged || pending(i) },
 			class: func(i int) string { return classes[i] },

@@ -261,6 +261,14 @@ func recordHistories(t *testing.T) {
 		// two batches of two, applied, then destroyed in two batches; since
 		// v21 (pools) one ApplyResources and one DeleteResources each, two
 		// of their resources going at once.
+		// Waits that hold no slot (v23, freeWaits): ws1 and ws2 wait for
+		// their health, applied by one step holding both slots
+		// (parallelism 2); ws3 needs ws1 only applied. The step gives its
+		// slots back once both are applied, so ws3 is applied before their
+		// waits end.
+		{"apply-wait-slots", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{
+			notReady("ws1"), notReady("ws2"), afterApplied(cm("ws3", "v1:ConfigMap:ns:ws1")),
+		}}, nil, 0},
 		{"apply-flat", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("f1"), cm("f2"), cm("f3"), cm("f4")}}, nil, 0},
 		{"destroy-flat", runspec.DestroyWorkflow, nil, nil, 0},
 	}

@@ -301,6 +301,15 @@ const (
 	recordedReadsChange  = "recorded-reads"
 	recordedReadsVersion = workflow.Version(1)
 
+	// waitSlotsChange: a node applied that goes on to wait for its health
+	// gives its step's walk slot back (batchWalk.freeWaits, run.applied
+	// opened for every run that waits), so the run's parallelism bounds the
+	// steps that apply, not the waits after them (walkChanges). Taken in by
+	// shapeChange's version 4 (shapedSince). New: apply-wait-slots-v23-slots.
+	// Old: every history recorded before.
+	waitSlotsChange  = "wait-slots"
+	waitSlotsVersion = workflow.Version(1)
+
 	// shapeChange: a run takes every change before it (shaped) at the version
 	// it had then, without recording a marker of its own (changeVersion). The
 	// SDK records each GetVersion as a marker and an upsert of the
@@ -314,7 +323,7 @@ const (
 	// (shapedSince): a run recorded with an earlier version takes those as a
 	// run before shapeChange does.
 	shapeChange  = "kumo-shape"
-	shapeVersion = workflow.Version(3)
+	shapeVersion = workflow.Version(4)
 )
 
 // shaped are the changes shapeChange takes, at the version each had then.
@@ -356,6 +365,7 @@ var shaped = map[string]workflow.Version{
 var shapedSince = map[workflow.Version]map[string]workflow.Version{
 	2: {poolChange: 1},
 	3: {recordedReadsChange: 1},
+	4: {waitSlotsChange: 1},
 }
 
 // changeVersion is the version of change, whose newest is newest, that the

@@ -56,7 +56,21 @@ type batchWalk struct {
 	// sends on applied the nodes it applied that go on to wait for health.
 	appliedDeps [][]int32
 	applied     workflow.ReceiveChannel
+	// freeWaits: a step gives its slots back once each of its nodes is
+	// applied (received on applied) or done, instead of once each is done:
+	// a node waiting for its health holds no slot, so limit bounds the
+	// steps that apply or delete, not the waits after them. Without it a
+	// chart of more Deployments than limit rolled them out limit at a time,
+	// and the next kind tier waited for a slot behind their waits. At most
+	// waitsPerSlot*limit nodes wait without a slot; past that a step keeps
+	// its slots until its nodes are done.
+	freeWaits bool
 }
+
+// waitsPerSlot bounds the nodes that wait for their health without holding
+// a slot (batchWalk.freeWaits), per slot: each wait watches its object (and
+// a workload's Pods).
+const waitsPerSlot = 10
 
 // run walks the graph and returns the nodes that never started, in index order.
 func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
@@ -102,11 +116,39 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 		return j, waiting[j] == 1 && !started[j] && w.work(j) && w.class(j) == w.class(i)
 	}
 	// stepOf[i] is the step node i runs in; left[s] counts its nodes not
-	// done, held[s] the slots it holds (a pool's: more than one).
+	// done, held[s] the slots it holds (a pool's: more than one), 0 once
+	// given back; unapplied[s] (with freeWaits) its nodes neither applied
+	// nor done, and waitingFree the nodes applied, not done, whose step gave
+	// its slots back.
 	stepOf := make([]int, n)
-	var left, held []int
+	var left, held, unapplied []int
+	appliedOrDone := make([]bool, n)
+	waitingFree := 0
+	running := 0 // nodes started, not done
 	completions := workflow.NewBufferedChannel(ctx, w.limit*max(w.maxBatch, 1))
 	inflight := 0
+	giveBack := func(s int) {
+		inflight -= held[s]
+		held[s] = 0
+	}
+	// applies marks node i applied or done (after left[s] counted it done),
+	// and gives its step's slots back once none of its nodes is still to
+	// apply, while few enough wait.
+	applies := func(i int) {
+		if !w.freeWaits || appliedOrDone[i] {
+			return
+		}
+		appliedOrDone[i] = true
+		s := stepOf[i]
+		if unapplied[s]--; unapplied[s] > 0 || held[s] == 0 {
+			return
+		}
+		// Every node of the step not done (left[s]) waits for its health.
+		if waitingFree+left[s] <= waitsPerSlot*w.limit {
+			giveBack(s)
+			waitingFree += left[s]
+		}
+	}
 	for {
 		for !failed && inflight < w.limit && len(ready) > 0 && (w.stopped == nil || !w.stopped()) {
 			i := ready[0]
@@ -135,8 +177,9 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 				}
 			}
 			s := len(left)
-			left, held = append(left, len(nodes)), append(held, slots)
+			left, held, unapplied = append(left, len(nodes)), append(held, slots), append(unapplied, len(nodes))
 			inflight += slots
+			running += len(nodes)
 			var fs []workflow.Future
 			if pool {
 				fs = w.startPool(nodes, slots)
@@ -149,12 +192,19 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 			}
 			forward(ctx, nodes, fs, completions)
 		}
-		if inflight == 0 {
+		if running == 0 { // with freeWaits, nodes may wait while no slot is held
 			break
 		}
 		completed := func(i int) {
-			if left[stepOf[i]]--; left[stepOf[i]] == 0 {
-				inflight -= held[stepOf[i]]
+			s := stepOf[i]
+			if held[s] == 0 && appliedOrDone[i] {
+				waitingFree-- // it waited without a slot
+			}
+			left[s]--
+			running--
+			applies(i)
+			if left[s] == 0 && held[s] > 0 {
+				giveBack(s)
 			}
 			finish(i)
 		}
@@ -175,6 +225,7 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 			c.Receive(ctx, &i)
 			if i >= 0 && i < n {
 				release(i)
+				applies(i)
 			}
 		})
 		sel.Select(ctx)

@@ -377,3 +377,64 @@ func TestBatchWalkPools(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchWalkFreeWaits: with freeWaits a step that applied its node gives
+// its slot back while the node waits for its health, so more nodes than
+// limit wait at once (here every node's health needs every node started);
+// up to waitsPerSlot*limit of them: past that, a step keeps its slot until
+// its node is done. Without freeWaits the waits hold the slots.
+func TestBatchWalkFreeWaits(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		free      bool
+		limit, n  int
+		wantStart int
+	}{
+		{"free", true, 2, 5, 5},
+		{"held", false, 2, 5, 2},
+		{"bounded", true, 1, waitsPerSlot + 1, waitsPerSlot + 1}, // ten waiting, one holding the slot
+		{"past the bound", true, 1, waitsPerSlot + 2, waitsPerSlot + 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			s.SetLogger(quietLogger)
+			env := s.NewTestWorkflowEnvironment()
+			started, healthy := 0, 0
+			env.ExecuteWorkflow(func(ctx workflow.Context) error {
+				ch := workflow.NewBufferedChannel(ctx, c.n)
+				w := batchWalk{
+					deps: make([][]int32, c.n), limit: c.limit, maxBatch: 1, applied: ch, freeWaits: c.free,
+					work:  func(int) bool { return true },
+					class: func(int) string { return "" },
+					start: func(nodes []int) []workflow.Future {
+						started++
+						f, set := workflow.NewFuture(ctx)
+						workflow.Go(ctx, func(ctx workflow.Context) {
+							ch.Send(ctx, nodes[0]) // applied; healthy once every node started
+							if ok, _ := workflow.AwaitWithTimeout(ctx, time.Hour, func() bool { return started == c.n }); !ok {
+								set.Set(nil, errors.New("never healthy"))
+								return
+							}
+							healthy++
+							set.Set(nil, nil)
+						})
+						return []workflow.Future{f}
+					},
+					done: func(i int, f workflow.Future) error { return f.Get(ctx, nil) },
+				}
+				w.run(ctx)
+				return nil
+			})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatal(err)
+			}
+			if c.wantStart == c.n {
+				if started != c.n || healthy != c.n {
+					t.Errorf("started %d, healthy %d: want all %d, waiting together", started, healthy, c.n)
+				}
+			} else if started != c.wantStart || healthy != 0 {
+				t.Errorf("started %d (healthy %d), want %d started before a wait ended", started, healthy, c.wantStart)
+			}
+		})
+	}
+}
