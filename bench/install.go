@@ -294,8 +294,7 @@ func kumoInstall(ctx context.Context, home string, cluster *localcluster.Cluster
 		if err := timed(&t[s.op], func() (err error) { run, err = s.f(); return err }); err != nil {
 			return t, fmt.Errorf("%s: %w", peerOpNames[s.op], err)
 		}
-		name := "kumo-install-" + strings.NewReplacer(" ", "-", "/", "").Replace(peerOpNames[s.op])
-		if err := k.writeTimeline(ctx, name, run, t[s.op]); err != nil {
+		if err := k.writeTimeline(ctx, timelineName("kumo-install", s.op), run, t[s.op]); err != nil {
 			return t, err
 		}
 	}

@@ -260,8 +260,12 @@ func kumoOps(ctx context.Context, home, project string, n int, settings runspec.
 		op   peerOp
 		spec *engine.Spec
 	}{{opApply, spec}, {opReapply, spec}, {opUpdate, benchspec.Updated(spec, "2")}} {
-		if t[s.op], _, err = k.run(ctx, project, s.spec, settings, parallel); err != nil {
+		var run *client.Run
+		if t[s.op], run, err = k.run(ctx, project, s.spec, settings, parallel); err != nil {
 			return t, 0, fmt.Errorf("%s: %w", peerOpNames[s.op], err)
+		}
+		if err := k.writeTimeline(ctx, timelineName(project, s.op), run, t[s.op]); err != nil {
+			return t, 0, err
 		}
 	}
 	err = timed(&t[opRollback], func() error {

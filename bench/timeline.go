@@ -88,6 +88,11 @@ func markerName(e *historypb.HistoryEvent) string {
 	return e.GetMarkerRecordedEventAttributes().GetMarkerName()
 }
 
+// timelineName names the timeline of op of a peers or install row's project.
+func timelineName(project string, op peerOp) string {
+	return project + "-" + strings.NewReplacer(" ", "-", "/", "").Replace(peerOpNames[op])
+}
+
 // localActivity reads a local activity's marker: its type and when it
 // completed (the SDK records both in the marker's "data" detail).
 func localActivity(e *historypb.HistoryEvent) (typ string, done time.Time, ok bool) {

@@ -117,6 +117,9 @@ func kumoUpdate(ctx context.Context, home, project string, r row, cluster *local
 		if err != nil {
 			return took, reqs, fmt.Errorf("%s: %w", s.name, err)
 		}
+		if err := k.writeTimeline(ctx, project+"-"+s.name, run, took[i]); err != nil {
+			return took, reqs, err
+		}
 		if out.Phase != engine.PhaseSucceeded {
 			return took, reqs, fmt.Errorf("%s: phase %s: %s", s.name, out.Phase, out.Error)
 		}
