@@ -93,7 +93,7 @@ kind: Secret
 metadata:
   name: app-{{ $i }}
 stringData:
-  token: {{ printf "token-%d-%s" $i $.Values.version | quote }}
+  token: {{ printf "token-%d-%v" $i $.Values.version | quote }}
 ---
 apiVersion: v1
 kind: Service

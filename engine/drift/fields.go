@@ -155,11 +155,11 @@ func walk(set map[string]any, dry, live any, liveHas bool, key, ptr string, out 
 	slices.Sort(keys)
 	for _, k := range keys {
 		child, _ := set[k].(map[string]any)
-		seg, dv, dok := step(k, dry)
+		seg, dv, dok := step(k, dry, nil)
 		if !dok {
 			continue // kumo owns it but the dry run has no value: nothing to compare
 		}
-		_, lv, lok := step(k, live)
+		_, lv, lok := step(k, live, nil)
 		lok = lok && liveHas
 		ckey, cptr := key+"\n"+k, ptr+"/"+seg
 		if isLeaf(child) || !lok {
@@ -180,9 +180,10 @@ func isLeaf(set map[string]any) bool {
 }
 
 // step resolves one fieldsV1 key in v: f:<name> in a map, k:<json> (the list
-// item whose fields equal the key's), v:<json> (the set item equal to it),
-// i:<index>. It returns the JSON pointer segment, the value and whether v has it.
-func step(k string, v any) (seg string, out any, ok bool) {
+// item whose fields equal the key's, a key field the item leaves out taking
+// its value from defaults), v:<json> (the set item equal to it), i:<index>.
+// It returns the JSON pointer segment, the value and whether v has it.
+func step(k string, v any, defaults map[string]string) (seg string, out any, ok bool) {
 	kind, arg, _ := strings.Cut(k, ":")
 	switch kind {
 	case "f":
@@ -191,7 +192,7 @@ func step(k string, v any) (seg string, out any, ok bool) {
 		return escape(arg), out, ok
 	case "k", "v", "i":
 		list, _ := v.([]any)
-		i := index(kind, arg, list)
+		i := index(kind, arg, list, defaults)
 		if i < 0 {
 			return "-", nil, false
 		}
@@ -200,7 +201,7 @@ func step(k string, v any) (seg string, out any, ok bool) {
 	return escape(k), nil, false
 }
 
-func index(kind, arg string, list []any) int {
+func index(kind, arg string, list []any, defaults map[string]string) int {
 	if kind == "i" {
 		i, err := strconv.Atoi(arg)
 		if err != nil || i < 0 || i >= len(list) {
@@ -218,21 +219,28 @@ func index(kind, arg string, list []any) int {
 		if kind == "v" && same(want, item) {
 			return i
 		}
-		if kind == "k" && keyMatches(want, item) {
+		if kind == "k" && keyMatches(want, item, defaults) {
 			return i
 		}
 	}
 	return -1
 }
 
-func keyMatches(key, item any) bool {
+// keyMatches reports whether item is the list item key names, a key field
+// item leaves out having its value in defaults (the apiserver defaults it
+// before keying the item).
+func keyMatches(key, item any, defaults map[string]string) bool {
 	km, _ := key.(map[string]any)
 	im, ok := item.(map[string]any)
 	if !ok || len(km) == 0 {
 		return false
 	}
 	for f, v := range km {
-		if !same(v, im[f]) {
+		iv, has := im[f]
+		if d, ok := defaults[f]; !has && ok {
+			iv = d
+		}
+		if !same(v, iv) {
 			return false
 		}
 	}

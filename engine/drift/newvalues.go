@@ -29,7 +29,7 @@ func ApplyOnlyNewValues(desired, live map[string]any, manager string) (map[strin
 		// A Secret's stringData is stored elsewhere (foldWriteOnly).
 		return nil, false
 	}
-	if !covers(desired, set) || !ownedValues(desired, live, set, true) {
+	if !covers(desired, set, nil) || !ownedValues(desired, live, set, true) {
 		return nil, false
 	}
 	planned := deepCopy(live).(map[string]any)

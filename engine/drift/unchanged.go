@@ -1,5 +1,10 @@
 package drift
 
+import (
+	"encoding/base64"
+	"maps"
+)
+
 // ApplyChangesNothing reports, without asking the apiserver, whether a
 // server-side apply of desired (the object kumo would send) by manager onto
 // live (as the apiserver returned it, managedFields included) would leave live
@@ -14,6 +19,12 @@ package drift
 // nothing else (a bare Namespace): the apply owns no field before or after,
 // and the apiserver keeps no entry for an empty set.
 //
+// Two conversions the apiserver always makes are made here too, so that
+// objects as charts write them are known: a core Secret's stringData is
+// compared as the data it is stored as (storedSecret), and, in a built-in
+// kind, an item of a list keyed by protocol (container and Service ports)
+// that leaves its protocol out is the item with protocol TCP (keyDefaults).
+//
 // false means "not known": the caller asks the apiserver (a dry-run).
 func ApplyChangesNothing(desired, live map[string]any, manager string) bool {
 	set, err := appliedSet(live, manager)
@@ -23,7 +34,59 @@ func ApplyChangesNothing(desired, live map[string]any, manager string) bool {
 	case set == nil:
 		return namesOnly(desired)
 	}
-	return covers(desired, set) && subset(desired, live)
+	if !covers(desired, set, keyDefaults(desired)) {
+		return false
+	}
+	if coreSecret(desired) {
+		stored, ok := storedSecret(desired)
+		if !ok {
+			return false
+		}
+		desired = stored
+	}
+	return subset(desired, live)
+}
+
+// protocolTCP is what the apiserver defaults a port's protocol to, in the
+// lists of ports it keys by it (a container's, a Service's).
+var protocolTCP = map[string]string{"protocol": "TCP"}
+
+// keyDefaults are the list key fields the apiserver defaults in obj's kind:
+// a port's protocol in the built-in kinds that have ports (a Service, a Pod
+// and the workloads of its template: core, apps, batch). A custom resource's
+// defaults are its CRD's, not known here: none.
+func keyDefaults(obj map[string]any) map[string]string {
+	switch obj["apiVersion"] {
+	case "v1", "apps/v1", "batch/v1":
+		return protocolTCP
+	}
+	return nil
+}
+
+// storedSecret is a core Secret as the apiserver stores it: each key of
+// stringData moved into data, base64-encoded, over a key of the same name
+// there. false: a stringData value is not a string (the apiserver refuses
+// it).
+func storedSecret(secret map[string]any) (map[string]any, bool) {
+	sd, ok := secret["stringData"].(map[string]any)
+	if !ok {
+		return secret, secret["stringData"] == nil
+	}
+	out := maps.Clone(secret)
+	delete(out, "stringData")
+	data := map[string]any{}
+	if d, ok := secret["data"].(map[string]any); ok {
+		maps.Copy(data, d)
+	}
+	for k, v := range sd {
+		s, ok := v.(string)
+		if !ok {
+			return nil, false
+		}
+		data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	out["data"] = data
+	return out, true
 }
 
 // namesOnly reports whether obj holds nothing but what names it: apiVersion,
@@ -50,16 +113,16 @@ func namesOnly(obj map[string]any) bool {
 }
 
 // covers reports whether every field of set is in v.
-func covers(v any, set map[string]any) bool {
+func covers(v any, set map[string]any, defaults map[string]string) bool {
 	for k, child := range set {
 		if k == "." {
 			continue
 		}
-		_, cv, ok := step(k, v)
+		_, cv, ok := step(k, v, defaults)
 		if !ok {
 			return false
 		}
-		if c, _ := child.(map[string]any); !isLeaf(c) && !covers(cv, c) {
+		if c, _ := child.(map[string]any); !isLeaf(c) && !covers(cv, c, defaults) {
 			return false
 		}
 	}

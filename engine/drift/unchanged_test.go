@@ -1,6 +1,9 @@
 package drift
 
-import "testing"
+import (
+	"encoding/base64"
+	"testing"
+)
 
 // TestApplyChangesNothing: an apply is known to change nothing only when
 // every field kumo sends is live with the same value and every field kumo
@@ -69,4 +72,58 @@ func nsObj(md map[string]any, managed ...any) map[string]any {
 		m["managedFields"] = managed
 	}
 	return map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": m}
+}
+
+// TestApplyChangesNothingAsTheApiserverStores: a Secret's stringData is
+// compared as the data the apiserver stores it as, and a port that leaves
+// its protocol out as the port with protocol TCP, in built-in kinds only.
+func TestApplyChangesNothingAsTheApiserverStores(t *testing.T) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	secretSet := map[string]any{"f:stringData": map[string]any{"f:token": map[string]any{}}, "f:data": map[string]any{"f:plain": map[string]any{}}}
+	secret := func(managed ...any) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+			"metadata": map[string]any{"name": "s", "namespace": "n", "managedFields": managed},
+			"data":     map[string]any{"token": b64("t-1"), "plain": b64("p")}}
+	}
+	sent := func(token any) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s", "namespace": "n"},
+			"stringData": map[string]any{"token": token}, "data": map[string]any{"plain": b64("p")}}
+	}
+	portSet := func(protocol string) map[string]any {
+		return map[string]any{"f:spec": map[string]any{"f:ports": map[string]any{
+			`k:{"port":80,"protocol":"` + protocol + `"}`: map[string]any{".": map[string]any{}, "f:name": map[string]any{}, "f:port": map[string]any{}},
+		}}}
+	}
+	service := func(apiVersion, protocol string, managed ...any) map[string]any {
+		return map[string]any{"apiVersion": apiVersion, "kind": "Service",
+			"metadata": map[string]any{"name": "web", "namespace": "n", "managedFields": managed},
+			"spec":     map[string]any{"ports": []any{map[string]any{"name": "http", "port": int64(80), "protocol": protocol, "targetPort": int64(80)}}}}
+	}
+	noProtocol := func(apiVersion string) map[string]any {
+		return map[string]any{"apiVersion": apiVersion, "kind": "Service", "metadata": map[string]any{"name": "web", "namespace": "n"},
+			"spec": map[string]any{"ports": []any{map[string]any{"name": "http", "port": int64(80)}}}}
+	}
+	for _, tc := range []struct {
+		name          string
+		desired, live map[string]any
+		want          bool
+	}{
+		{"stringData stored as data", sent("t-1"), secret(entry("kumo", "Apply", secretSet)), true},
+		{"stringData changed", sent("t-2"), secret(entry("kumo", "Apply", secretSet)), false},
+		{"stringData not a string", sent(int64(1)), secret(entry("kumo", "Apply", secretSet)), false},
+		{"stringData over data of the same key", func() map[string]any {
+			d := sent("t-1")
+			d["data"].(map[string]any)["token"] = b64("old")
+			return d
+		}(), secret(entry("kumo", "Apply", secretSet)), true},
+		{"a port without protocol is TCP", noProtocol("v1"), service("v1", "TCP", entry("kumo", "Apply", portSet("TCP"))), true},
+		{"a port without protocol is not UDP", noProtocol("v1"), service("v1", "UDP", entry("kumo", "Apply", portSet("UDP"))), false},
+		{"a custom kind's defaults are not known", noProtocol("example.com/v1"), service("example.com/v1", "TCP", entry("kumo", "Apply", portSet("TCP"))), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ApplyChangesNothing(tc.desired, tc.live, "kumo"); got != tc.want {
+				t.Fatalf("ApplyChangesNothing = %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

@@ -320,9 +320,13 @@ func TestCRDCreatedInTheSameRun(t *testing.T) {
 	cr := &engine.Resource{ID: group + "/v1:Gadget:" + ns + ":g", Type: engine.Kubernetes, Attributes: map[string]any{
 		"apiVersion": group + "/v1", "kind": "Gadget",
 		"metadata": map[string]any{"name": "g", "namespace": ns},
-		"spec":     map[string]any{"size": 3},
+		"spec":     map[string]any{"size": 3, "name": "g"},
 	}}
 	mustApply(t, rt, cr)
+	// Read back by list, it is found unchanged: no dry-run needed.
+	if l := rt.ReadLive(context.Background(), []*engine.Resource{cr}, runtime.ReadLiveOptions{})[0]; l.Err != nil || !l.Unchanged {
+		t.Errorf("custom resource read back: unchanged %v, err %v; want unchanged", l.Unchanged, l.Err)
+	}
 }
 
 func TestReadAndDeleteAbsent(t *testing.T) {

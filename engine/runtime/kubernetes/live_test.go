@@ -54,9 +54,9 @@ func TestReadLive(t *testing.T) {
 	got := rt.ReadLive(ctx, desired, runtime.ReadLiveOptions{})
 	want := []struct{ live, unchanged, err bool }{
 		{true, true, false}, {true, false, false}, {true, false, false}, {true, true, false},
-		// A Service's ports are keyed by a protocol the apiserver defaults,
-		// which desired does not say: not known without a dry-run.
-		{true, false, false},
+		// A Service's ports are keyed by a protocol desired does not say:
+		// the apiserver defaults it to TCP, which the key says.
+		{true, true, false},
 		{false, false, false}, {false, false, true},
 		{true, true, false},
 	}
