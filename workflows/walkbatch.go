@@ -124,7 +124,6 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 	var left, held, unapplied []int
 	appliedOrDone := make([]bool, n)
 	waitingFree := 0
-	running := 0 // nodes started, not done
 	completions := workflow.NewBufferedChannel(ctx, w.limit*max(w.maxBatch, 1))
 	inflight := 0
 	giveBack := func(s int) {
@@ -179,7 +178,6 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 			s := len(left)
 			left, held, unapplied = append(left, len(nodes)), append(held, slots), append(unapplied, len(nodes))
 			inflight += slots
-			running += len(nodes)
 			var fs []workflow.Future
 			if pool {
 				fs = w.startPool(nodes, slots)
@@ -192,7 +190,9 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 			}
 			forward(ctx, nodes, fs, completions)
 		}
-		if running == 0 { // with freeWaits, nodes may wait while no slot is held
+		// Every step in flight holds a slot, or gave them back with its
+		// nodes still waiting counted in waitingFree.
+		if inflight == 0 && waitingFree == 0 {
 			break
 		}
 		completed := func(i int) {
@@ -201,7 +201,6 @@ func (w batchWalk) run(ctx workflow.Context) (notStarted []int) {
 				waitingFree-- // it waited without a slot
 			}
 			left[s]--
-			running--
 			applies(i)
 			if left[s] == 0 && held[s] > 0 {
 				giveBack(s)

@@ -77,29 +77,17 @@ func TestApplyWaitsForDeploymentBeforeDependents(t *testing.T) {
 	}
 	// The release records the Deployment as its wait saw it available, not
 	// as applied: the next run finds its record current (nothing to refresh).
-	recorded := recordedAttributes(t, e.release(1), dep)
+	res := stateResource(e.release(1), dep)
+	if res == nil {
+		t.Fatalf("release 1 records no %s", dep)
+	}
+	recorded, _ := res["attributes"].(map[string]any)
 	status, _ := recorded["status"].(map[string]any)
 	meta, _ := recorded["metadata"].(map[string]any)
 	if meta["resourceVersion"] != d.ResourceVersion || status["availableReplicas"] != float64(2) {
 		t.Errorf("release 1 records the Deployment at resourceVersion %v with status %v, want %s, available as it is live: %+v",
 			meta["resourceVersion"], status, d.ResourceVersion, d.Status)
 	}
-}
-
-// recordedAttributes is the object a release (release show -o json) records
-// for resource id.
-func recordedAttributes(t *testing.T, rel map[string]any, id string) map[string]any {
-	t.Helper()
-	state, _ := rel["state"].(map[string]any)
-	resources, _ := state["resources"].([]any)
-	for _, r := range resources {
-		if r, _ := r.(map[string]any); r["id"] == id {
-			attrs, _ := r["attributes"].(map[string]any)
-			return attrs
-		}
-	}
-	t.Fatalf("release records no %s: %v", id, rel)
-	return nil
 }
 
 // unschedulable is a Pod spec no node matches: its Pods stay Pending, so the

@@ -1,10 +1,5 @@
 package drift
 
-import (
-	"encoding/base64"
-	"maps"
-)
-
 // ApplyChangesNothing reports, without asking the apiserver, whether a
 // server-side apply of desired (the object kumo would send) by manager onto
 // live (as the apiserver returned it, managedFields included) would leave live
@@ -21,7 +16,7 @@ import (
 //
 // Two conversions the apiserver always makes are made here too, so that
 // objects as charts write them are known: a core Secret's stringData is
-// compared as the data it is stored as (storedSecret), and, in a built-in
+// compared as the data it is stored as (foldStringData), and, in a built-in
 // kind, an item of a list keyed by protocol (container and Service ports)
 // that leaves its protocol out is the item with protocol TCP (keyDefaults).
 //
@@ -38,11 +33,14 @@ func ApplyChangesNothing(desired, live map[string]any, manager string) bool {
 		return false
 	}
 	if coreSecret(desired) {
-		stored, ok := storedSecret(desired)
-		if !ok {
-			return false
+		// A value that is not a string the apiserver refuses: not known.
+		sd, _ := desired["stringData"].(map[string]any)
+		for _, v := range sd {
+			if _, ok := v.(string); !ok {
+				return false
+			}
 		}
-		desired = stored
+		desired = foldStringData(desired)
 	}
 	return subset(desired, live)
 }
@@ -61,32 +59,6 @@ func keyDefaults(obj map[string]any) map[string]string {
 		return protocolTCP
 	}
 	return nil
-}
-
-// storedSecret is a core Secret as the apiserver stores it: each key of
-// stringData moved into data, base64-encoded, over a key of the same name
-// there. false: a stringData value is not a string (the apiserver refuses
-// it).
-func storedSecret(secret map[string]any) (map[string]any, bool) {
-	sd, ok := secret["stringData"].(map[string]any)
-	if !ok {
-		return secret, secret["stringData"] == nil
-	}
-	out := maps.Clone(secret)
-	delete(out, "stringData")
-	data := map[string]any{}
-	if d, ok := secret["data"].(map[string]any); ok {
-		maps.Copy(data, d)
-	}
-	for k, v := range sd {
-		s, ok := v.(string)
-		if !ok {
-			return nil, false
-		}
-		data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-	}
-	out["data"] = data
-	return out, true
 }
 
 // namesOnly reports whether obj holds nothing but what names it: apiVersion,
