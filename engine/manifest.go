@@ -144,13 +144,28 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 	// tier" would grow with the product of two tiers' sizes. A wave's first
 	// object waits for every object of the previous wave to be healthy, and
 	// the rest of its first tier for it to be applied.
-	after := func(r *Resource, id string, applied bool) {
+	// The edges inside a tier (to its gate's tier-mates, and to the wave's
+	// first object from the rest of its tier) are also ExtDeleteWith: they
+	// only order the apply, and a delete takes the tier in one round.
+	type edge int
+	const (
+		healthy edge = iota
+		applied
+		sameTier
+	)
+	appendExt := func(r *Resource, ext, id string) {
+		if r.Extensions[ext] == nil {
+			r.Extensions[ext] = []any{}
+		}
+		r.Extensions[ext] = append(r.Extensions[ext].([]any), id)
+	}
+	after := func(r *Resource, id string, e edge) {
 		r.DependsOn = append(r.DependsOn, id)
-		if applied {
-			if r.Extensions[ExtAfterApplied] == nil {
-				r.Extensions[ExtAfterApplied] = []any{}
-			}
-			r.Extensions[ExtAfterApplied] = append(r.Extensions[ExtAfterApplied].([]any), id)
+		if e >= applied {
+			appendExt(r, ExtAfterApplied, id)
+		}
+		if e == sameTier {
+			appendExt(r, ExtDeleteWith, id)
 		}
 	}
 	prevWave := []int(nil) // indexes of the previous wave's objects
@@ -170,19 +185,19 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 				switch {
 				case i == ws:
 					for _, j := range prevWave {
-						after(&r, items[j].res.ID, false)
+						after(&r, items[j].res.ID, healthy)
 					}
 				case start == ws && len(prevWave) > 0 && i < end-1:
-					after(&r, items[ws].res.ID, true)
+					after(&r, items[ws].res.ID, sameTier)
 				case i < end-1 && gate != "":
-					after(&r, gate, true)
+					after(&r, gate, applied)
 				}
 				if i == end-1 && end-start > 1 {
 					for j := start; j < i; j++ {
-						after(&r, items[j].res.ID, true)
+						after(&r, items[j].res.ID, sameTier)
 					}
 				} else if i == end-1 && i != ws && gate != "" {
-					after(&r, gate, true)
+					after(&r, gate, applied)
 				}
 				s.Resources[i] = r
 			}

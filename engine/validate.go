@@ -56,7 +56,7 @@ func (s *Spec) Validate() error {
 		if _, err := WaitPolicyOf(r, "", 0); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), err))
 		}
-		if _, err := afterAppliedOf(r); err != nil {
+		if _, err := DeleteWithOf(r); err != nil { // checks ExtAfterApplied too
 			errs = append(errs, fmt.Errorf("%s: %w", where(i, r.ID), err))
 		}
 	}

@@ -7,6 +7,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -58,10 +59,35 @@ func argoHook(obj map[string]any) (hook string, skip bool) {
 	return hook, hook == "Skip"
 }
 
+// ExtDeleteWith lists those of a resource's after-applied dependencies
+// (ExtAfterApplied) that are of its own kind tier: the edges exist only to
+// start the next tier once this one is applied, through one object of the
+// tier (ManifestSpec's gate). A delete removes such resources in one round,
+// after whatever must go before any of them (release.removalGraph), rather
+// than the gate first and its tier after it. Each must be in
+// ExtAfterApplied.
+const ExtDeleteWith = "kumoproj.io/delete-with"
+
 // afterAppliedOf returns r's ExtAfterApplied, checked: a list of IDs, each
 // among r.DependsOn. Errors name the extension.
 func afterAppliedOf(r *Resource) ([]string, error) {
-	v, ok := r.Extensions[ExtAfterApplied]
+	return idsAmong(r, ExtAfterApplied, r.DependsOn, "dependsOn")
+}
+
+// DeleteWithOf returns r's ExtDeleteWith, checked: a list of IDs, each among
+// r's ExtAfterApplied. Errors name the extension.
+func DeleteWithOf(r *Resource) ([]string, error) {
+	applied, err := afterAppliedOf(r)
+	if err != nil {
+		return nil, err
+	}
+	return idsAmong(r, ExtDeleteWith, applied, "extensions."+ExtAfterApplied)
+}
+
+// idsAmong reads r's extension ext as a list of resource IDs, each of which
+// must be in within (named where in errors).
+func idsAmong(r *Resource, ext string, within []string, where string) ([]string, error) {
+	v, ok := r.Extensions[ext]
 	if !ok || v == nil {
 		return nil, nil
 	}
@@ -73,20 +99,16 @@ func afterAppliedOf(r *Resource) ([]string, error) {
 		for i, e := range l {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("extensions.%s[%d] is %v: want a resource ID", ExtAfterApplied, i, e)
+				return nil, fmt.Errorf("extensions.%s[%d] is %v: want a resource ID", ext, i, e)
 			}
 			ids = append(ids, s)
 		}
 	default:
-		return nil, fmt.Errorf("extensions.%s is %v: want a list of resource IDs from dependsOn", ExtAfterApplied, v)
+		return nil, fmt.Errorf("extensions.%s is %v: want a list of resource IDs from %s", ext, v, where)
 	}
 	for i, id := range ids {
-		found := false
-		for _, d := range r.DependsOn {
-			found = found || d == id
-		}
-		if !found {
-			return nil, fmt.Errorf("extensions.%s[%d] is %q, which is not in dependsOn", ExtAfterApplied, i, id)
+		if !slices.Contains(within, id) {
+			return nil, fmt.Errorf("extensions.%s[%d] is %q, which is not in %s", ext, i, id, where)
 		}
 	}
 	return ids, nil

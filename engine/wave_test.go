@@ -184,6 +184,70 @@ func TestValidateAfterAppliedMustBeADependency(t *testing.T) {
 	}
 }
 
+func TestValidateDeleteWithMustBeAfterApplied(t *testing.T) {
+	a, b := "v1:ConfigMap:demo:a", "v1:ConfigMap:demo:b"
+	s := &Spec{Resources: []Resource{
+		{ID: a, Type: Kubernetes, Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "namespace": "demo"}}},
+		{ID: b, Type: Kubernetes, Attributes: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "b", "namespace": "demo"}},
+			DependsOn: []string{a}, Extensions: map[string]any{ExtDeleteWith: []any{a}}},
+	}}
+	err := s.Validate()
+	if err == nil || !strings.Contains(err.Error(), `resources[1] ("v1:ConfigMap:demo:b")`) || !strings.Contains(err.Error(), ExtDeleteWith) || !strings.Contains(err.Error(), "not in extensions."+ExtAfterApplied) {
+		t.Fatalf("err %v, want one naming resources[1], the extension and %s", err, ExtAfterApplied)
+	}
+	s.Resources[1].Extensions[ExtAfterApplied] = []any{a}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s.Resources[1].Extensions[ExtDeleteWith] = []any{7}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "want a resource ID") {
+		t.Fatalf("err %v, want one asking for a resource ID", err)
+	}
+}
+
+// The edges inside a kind tier (the gate's to its tier-mates, the rest of a
+// later wave's first tier's to the wave's first object) are ExtDeleteWith;
+// those between tiers and waves are not.
+func TestManifestSpecMarksTierEdgesDeleteWith(t *testing.T) {
+	spec, err := ManifestSpec([]ManifestObject{
+		obj("v1", "ServiceAccount", "sa1", nil),
+		obj("v1", "ServiceAccount", "sa2", nil),
+		obj("v1", "Service", "svc", nil),
+		obj("apps/v1", "Deployment", "d1", nil),
+		obj("apps/v1", "Deployment", "d2", nil),
+		obj("v1", "ConfigMap", "w1a", map[string]any{AnnotationSyncWave: "1"}),
+		obj("v1", "ConfigMap", "w1b", map[string]any{AnnotationSyncWave: "1"}),
+		obj("v1", "ConfigMap", "w1c", map[string]any{AnnotationSyncWave: "1"}),
+	}, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := map[string][]string{}
+	for i := range spec.Resources {
+		ids, err := DeleteWithOf(&spec.Resources[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) > 0 {
+			with[spec.Resources[i].ID] = ids
+		}
+	}
+	want := map[string][]string{
+		"v1:ServiceAccount:demo:sa2": {"v1:ServiceAccount:demo:sa1"},
+		"apps/v1:Deployment:demo:d2": {"apps/v1:Deployment:demo:d1"},
+		"v1:ConfigMap:demo:w1b":      {"v1:ConfigMap:demo:w1a"},
+		"v1:ConfigMap:demo:w1c":      {"v1:ConfigMap:demo:w1a", "v1:ConfigMap:demo:w1b"},
+	}
+	if len(with) != len(want) {
+		t.Fatalf("delete-with %v, want %v", with, want)
+	}
+	for id, ids := range want {
+		if strings.Join(with[id], ",") != strings.Join(ids, ",") {
+			t.Errorf("%s: delete-with %v, want %v", id, with[id], ids)
+		}
+	}
+}
+
 // Skip leaves an object out, as Argo CD does (neither resource nor hook).
 func TestManifestSpecArgoHooks(t *testing.T) {
 	skip := obj("batch/v1", "Job", "skipped", map[string]any{AnnotationHook: "Skip"})

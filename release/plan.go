@@ -205,26 +205,3 @@ func buildPlan(apply *dag.Graph[string], gone []engine.Resource) (Plan, error) {
 	}
 	return plan, nil
 }
-
-// removalGraph orders the deletion of recorded resources: a resource goes after
-// everything that depended on it. Dependencies on resources outside the set are
-// ignored (those stay).
-func removalGraph(resources []engine.Resource) (*dag.Graph[string], error) {
-	if len(resources) == 0 {
-		return nil, nil
-	}
-	g := dag.New[string]()
-	in := map[string]bool{}
-	for _, r := range resources {
-		g.AddNode(r.ID)
-		in[r.ID] = true
-	}
-	for _, r := range resources {
-		for _, dep := range r.DependsOn {
-			if in[dep] {
-				g.AddEdge(dep, r.ID)
-			}
-		}
-	}
-	return g.Reverse(), nil
-}
