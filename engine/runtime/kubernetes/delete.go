@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
@@ -172,8 +173,46 @@ func urlSegments(t *target) []string {
 	return append(url, t.gvr.Resource, t.name)
 }
 
+// waitGone returns once t's object of uid is gone (or the name holds another
+// object, created since), giving up after the runtime's delete timeout. It
+// watches the object, so it returns as the apiserver removes it (a CRD, a
+// Namespace, an object past its finalizers) rather than at a poll; where the
+// watch cannot be had (the credentials may read and delete the object but not
+// list or watch its kind) it polls.
 func (r *Runtime) waitGone(ctx context.Context, t *target, uid types.UID) error {
 	deadline := time.Now().Add(r.deleteTimeout)
+	watchCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	objects := make(chan map[string]*unstructured.Unstructured)
+	errc := make(chan error, 1)
+	go follow(watchCtx, t.ri, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", t.name).String()}, objects, errc)
+	timeout := time.NewTimer(time.Until(deadline))
+	defer timeout.Stop()
+	var last *unstructured.Unstructured
+	for {
+		select {
+		case items := <-objects:
+			obj := items[t.name]
+			if obj == nil || obj.GetUID() != uid {
+				return nil
+			}
+			last = obj
+		case <-errc:
+			stop()
+			return r.pollGone(ctx, t, uid, deadline)
+		case <-timeout.C:
+			if last == nil {
+				return fmt.Errorf("delete %s: not seen gone within %v: listing and watching its kind kept failing", t.id, r.deleteTimeout)
+			}
+			return fmt.Errorf("delete %s: still present after %v%s", t.id, r.deleteTimeout, holders(last))
+		case <-ctx.Done():
+			return fmt.Errorf("delete %s: %w", t.id, ctx.Err())
+		}
+	}
+}
+
+// pollGone is waitGone by reading the object until it is gone or deadline.
+func (r *Runtime) pollGone(ctx context.Context, t *target, uid types.UID, deadline time.Time) error {
 	wait := 20 * time.Millisecond
 	for {
 		obj, err := t.ri.Get(ctx, t.name, metav1.GetOptions{})
