@@ -96,6 +96,22 @@ func tierOf(gk groupKind) int {
 	return tierOther
 }
 
+// deleteStageOf groups a wave's tiers for a delete, which goes stage by
+// stage, the last applied first, each gone before the next: admission
+// webhooks first, so that none refuses the deletes after it or outlives its
+// backend; then custom resources (and the other kinds of tierOther), while
+// the operators whose finalizers they need still run; then the workloads
+// with everything they use (Services, RBAC, storage, configuration) at once,
+// as Helm's uninstall and Argo CD's deletion of a wave do; then the CRDs;
+// the Namespaces last.
+func deleteStageOf(tier int) int {
+	switch tier {
+	case tierWebhook, tierOther, tierCRD, tierNamespace:
+		return tier
+	}
+	return tierConfig
+}
+
 // crdScopes returns the kinds that the CustomResourceDefinitions among objs
 // define, with true for the cluster-scoped ones.
 func crdScopes(objs []map[string]any) map[groupKind]bool {

@@ -144,14 +144,16 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 	// tier" would grow with the product of two tiers' sizes. A wave's first
 	// object waits for every object of the previous wave to be healthy, and
 	// the rest of its first tier for it to be applied.
-	// The edges inside a tier (to its gate's tier-mates, and to the wave's
-	// first object from the rest of its tier) are also ExtDeleteWith: they
-	// only order the apply, and a delete takes the tier in one round.
+	// The edges inside a delete stage (deleteStageOf: inside a tier, to its
+	// gate's tier-mates and to the wave's first object from the rest of its
+	// tier; between tiers of one stage, to the gate of the tier before) are
+	// also ExtDeleteWith: they only order the apply, and a delete takes the
+	// stage in one round.
 	type edge int
 	const (
 		healthy edge = iota
 		applied
-		sameTier
+		sameStage
 	)
 	appendExt := func(r *Resource, ext, id string) {
 		if r.Extensions[ext] == nil {
@@ -164,7 +166,7 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 		if e >= applied {
 			appendExt(r, ExtAfterApplied, id)
 		}
-		if e == sameTier {
+		if e == sameStage {
 			appendExt(r, ExtDeleteWith, id)
 		}
 	}
@@ -174,11 +176,15 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 		for we < len(items) && items[we].wave == items[ws].wave {
 			we++
 		}
-		gate := ""
+		gate, gateTier := "", 0
 		for start := ws; start < we; {
 			end := start + 1
 			for end < we && items[end].tier == items[start].tier {
 				end++
+			}
+			fromGate := applied
+			if gate != "" && deleteStageOf(gateTier) == deleteStageOf(items[start].tier) {
+				fromGate = sameStage
 			}
 			for i := start; i < end; i++ {
 				r := items[i].res
@@ -188,20 +194,20 @@ func ManifestSpec(objs []ManifestObject, namespace string) (*Spec, error) {
 						after(&r, items[j].res.ID, healthy)
 					}
 				case start == ws && len(prevWave) > 0 && i < end-1:
-					after(&r, items[ws].res.ID, sameTier)
+					after(&r, items[ws].res.ID, sameStage)
 				case i < end-1 && gate != "":
-					after(&r, gate, applied)
+					after(&r, gate, fromGate)
 				}
 				if i == end-1 && end-start > 1 {
 					for j := start; j < i; j++ {
-						after(&r, items[j].res.ID, sameTier)
+						after(&r, items[j].res.ID, sameStage)
 					}
 				} else if i == end-1 && i != ws && gate != "" {
-					after(&r, gate, applied)
+					after(&r, gate, fromGate)
 				}
 				s.Resources[i] = r
 			}
-			gate, start = s.Resources[end-1].ID, end
+			gate, gateTier, start = s.Resources[end-1].ID, items[start].tier, end
 		}
 		prevWave = prevWave[:0]
 		for i := ws; i < we; i++ {

@@ -60,12 +60,12 @@ func argoHook(obj map[string]any) (hook string, skip bool) {
 }
 
 // ExtDeleteWith lists those of a resource's after-applied dependencies
-// (ExtAfterApplied) that are of its own kind tier: the edges exist only to
-// start the next tier once this one is applied, through one object of the
-// tier (ManifestSpec's gate). A delete removes such resources in one round,
-// after whatever must go before any of them (release.removalGraph), rather
-// than the gate first and its tier after it. Each must be in
-// ExtAfterApplied.
+// (ExtAfterApplied) that a delete removes in the same round as it: the edges
+// exist only to order the apply, through one object per kind tier
+// (ManifestSpec's gate), and ManifestSpec names those inside one delete stage
+// (deleteStageOf). Such resources go together, after whatever must go before
+// any of them (release.removalGraph), rather than one gate at a time. Each
+// must be in ExtAfterApplied.
 const ExtDeleteWith = "kumoproj.io/delete-with"
 
 // afterAppliedOf returns r's ExtAfterApplied, checked: a list of IDs, each

@@ -205,11 +205,17 @@ func TestValidateDeleteWithMustBeAfterApplied(t *testing.T) {
 	}
 }
 
-// The edges inside a kind tier (the gate's to its tier-mates, the rest of a
-// later wave's first tier's to the wave's first object) are ExtDeleteWith;
-// those between tiers and waves are not.
-func TestManifestSpecMarksTierEdgesDeleteWith(t *testing.T) {
+// The edges inside a delete stage are ExtDeleteWith: inside a tier (the
+// gate's to its tier-mates, the rest of a later wave's first tier's to the
+// wave's first object) and between the tiers the workloads go with
+// (Services, RBAC, configuration); not those between stages (Namespace,
+// CRDs, custom resources, webhooks) or waves.
+func TestManifestSpecMarksDeleteStageEdges(t *testing.T) {
 	spec, err := ManifestSpec([]ManifestObject{
+		obj("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration", "hook", nil),
+		obj("example.com/v1", "Widget", "w", nil),
+		obj("v1", "Namespace", "demo", nil),
+		obj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.example.com", nil),
 		obj("v1", "ServiceAccount", "sa1", nil),
 		obj("v1", "ServiceAccount", "sa2", nil),
 		obj("v1", "Service", "svc", nil),
@@ -234,12 +240,14 @@ func TestManifestSpecMarksTierEdgesDeleteWith(t *testing.T) {
 	}
 	want := map[string][]string{
 		"v1:ServiceAccount:demo:sa2": {"v1:ServiceAccount:demo:sa1"},
+		"v1:Service:demo:svc":        {"v1:ServiceAccount:demo:sa2"},
+		"apps/v1:Deployment:demo:d1": {"v1:Service:demo:svc"},
 		"apps/v1:Deployment:demo:d2": {"apps/v1:Deployment:demo:d1"},
 		"v1:ConfigMap:demo:w1b":      {"v1:ConfigMap:demo:w1a"},
 		"v1:ConfigMap:demo:w1c":      {"v1:ConfigMap:demo:w1a", "v1:ConfigMap:demo:w1b"},
 	}
 	if len(with) != len(want) {
-		t.Fatalf("delete-with %v, want %v", with, want)
+		t.Errorf("delete-with %v, want %v", with, want)
 	}
 	for id, ids := range want {
 		if strings.Join(with[id], ",") != strings.Join(ids, ",") {

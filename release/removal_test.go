@@ -64,15 +64,18 @@ func tierSpec(t *testing.T, objs ...engine.ManifestObject) []engine.Resource {
 	return spec.Resources
 }
 
-// A manifest set's destroy takes each kind tier in one round, the tiers
-// last-applied first, each wholly gone before the tier before it starts; a
-// wave's tiers all go before the wave before it.
-func TestRemovalGraphTakesATierInOneRound(t *testing.T) {
+// A manifest set's destroy takes each delete stage in one round, the last
+// applied first, each wholly gone before the one before it starts: a later
+// wave, the custom resources, the workloads with what they use, the CRDs,
+// the Namespace.
+func TestRemovalGraphTakesAStageInOneRound(t *testing.T) {
 	res := tierSpec(t,
 		manifestObj("v1", "Namespace", "demo", ""),
+		manifestObj("apiextensions.k8s.io/v1", "CustomResourceDefinition", "widgets.example.com", ""),
 		manifestObj("v1", "ServiceAccount", "sa1", ""), manifestObj("v1", "ServiceAccount", "sa2", ""),
 		manifestObj("v1", "Service", "svc1", ""), manifestObj("v1", "Service", "svc2", ""), manifestObj("v1", "Service", "svc3", ""),
 		manifestObj("apps/v1", "Deployment", "d1", ""), manifestObj("apps/v1", "Deployment", "d2", ""),
+		manifestObj("example.com/v1", "Widget", "w1", ""), manifestObj("example.com/v1", "Widget", "w2", ""),
 		manifestObj("v1", "ConfigMap", "late1", "1"), manifestObj("v1", "ConfigMap", "late2", "1"), manifestObj("v1", "ConfigMap", "late3", "1"),
 	)
 	g, err := removalGraph(res)
@@ -80,27 +83,28 @@ func TestRemovalGraphTakesATierInOneRound(t *testing.T) {
 		t.Fatal(err)
 	}
 	round, rounds := removalRounds(t, g)
-	tiers := [][]string{
+	stages := [][]string{
 		{"v1:ConfigMap:demo:late1", "v1:ConfigMap:demo:late2", "v1:ConfigMap:demo:late3"},
-		{"apps/v1:Deployment:demo:d1", "apps/v1:Deployment:demo:d2"},
-		{"v1:Service:demo:svc1", "v1:Service:demo:svc2", "v1:Service:demo:svc3"},
-		{"v1:ServiceAccount:demo:sa1", "v1:ServiceAccount:demo:sa2"},
+		{"example.com/v1:Widget:demo:w1", "example.com/v1:Widget:demo:w2"},
+		{"apps/v1:Deployment:demo:d1", "apps/v1:Deployment:demo:d2", "v1:Service:demo:svc1", "v1:Service:demo:svc2", "v1:Service:demo:svc3",
+			"v1:ServiceAccount:demo:sa1", "v1:ServiceAccount:demo:sa2"},
+		{"apiextensions.k8s.io/v1:CustomResourceDefinition:widgets.example.com"},
 		{"v1:Namespace:demo"},
 	}
-	if rounds != len(tiers) {
-		t.Errorf("%d rounds (%v), want one per tier: %d", rounds, round, len(tiers))
+	if rounds != len(stages) {
+		t.Errorf("%d rounds (%v), want one per stage: %d", rounds, round, len(stages))
 	}
-	for i, tier := range tiers {
-		for _, id := range tier {
+	for i, stage := range stages {
+		for _, id := range stage {
 			if round[id] != i+1 {
-				t.Errorf("%s is deleted in round %d, want %d with the rest of its tier", id, round[id], i+1)
+				t.Errorf("%s is deleted in round %d, want %d with the rest of its stage", id, round[id], i+1)
 			}
 			if i == 0 {
 				continue
 			}
-			for _, later := range tiers[i-1] {
+			for _, later := range stages[i-1] {
 				if !goesAfter(g, id, later) {
-					t.Errorf("%s does not wait for %s, of the tier after it", id, later)
+					t.Errorf("%s does not wait for %s, of the stage after it", id, later)
 				}
 			}
 		}
@@ -118,8 +122,8 @@ func TestRemovalGraphTakesATierInOneRound(t *testing.T) {
 			plain[index[d]] = append(plain[index[d]], y)
 		}
 	}
-	if _, n := removalRounds(t, graphOf(res, plain)); n != 10 {
-		t.Errorf("recorded edges give %d rounds, want 10 (the test's premise)", n)
+	if _, n := removalRounds(t, graphOf(res, plain)); n != 13 {
+		t.Errorf("recorded edges give %d rounds, want 13 (the test's premise)", n)
 	}
 }
 
@@ -147,7 +151,7 @@ func TestRemovalGraphKeepsRecordedEdges(t *testing.T) {
 			objs = append(objs, manifestObj("v1", "ServiceAccount", fmt.Sprintf("sa%03d", i), ""))
 		}
 		for i := range n {
-			objs = append(objs, manifestObj("v1", "Service", fmt.Sprintf("svc%03d", i), ""))
+			objs = append(objs, manifestObj("example.com/v1", "Widget", fmt.Sprintf("w%03d", i), ""))
 		}
 		return tierSpec(t, objs...)
 	}
