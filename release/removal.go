@@ -9,13 +9,14 @@ import (
 // everything that depended on it. Dependencies on resources outside the set are
 // ignored (those stay).
 //
-// Resources joined by engine.ExtDeleteWith (a manifest set's kind tier) go in
-// one round: each waits for whatever any of them waits for, and whatever waits
-// for one of them waits for all of them. Followed as recorded, a tier would be
-// two rounds, its gate and then the rest, since the gate depends on its
-// tier-mates only to start the next tier once they are applied. Joining adds
-// edges (each member of a tier waits for each member of the tier after it), so
-// when the joined graph would pass removalEdgeBudget, or have a cycle (what a
+// Resources joined by engine.ExtDeleteWith (a manifest set's delete stage: the
+// workloads and what they use, say) go in one round: each waits for whatever
+// any of them waits for, and whatever waits for one of them waits for all of
+// them. Followed as recorded, each kind tier of a stage would be two rounds,
+// its gate and then the rest, since the gate depends on its tier-mates only to
+// start the next tier once they are applied. Joining adds edges (each member
+// of a stage waits for each member of the stage deleted before it), so when
+// the joined graph would pass removalEdgeBudget, or have a cycle (what a
 // hand-written spec's extensions may say), the recorded edges are kept.
 func removalGraph(resources []engine.Resource) (*dag.Graph[string], error) {
 	if len(resources) == 0 {
@@ -45,7 +46,7 @@ func removalGraph(resources []engine.Resource) (*dag.Graph[string], error) {
 }
 
 // removalEdgeBudget is how many edges a removal graph of n resources and
-// edges recorded edges may have once its tiers are joined.
+// edges recorded edges may have once its groups are joined.
 func removalEdgeBudget(n, edges int) int { return max(4096, 8*(n+edges)) }
 
 // joinDeleteWith returns after with the groups of resources that
@@ -58,8 +59,7 @@ func joinDeleteWith(resources []engine.Resource, index map[string]int, after [][
 	for i := range group {
 		group[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
+	find := func(i int) int {
 		for group[i] != i {
 			group[i] = group[group[i]]
 			i = group[i]
