@@ -243,6 +243,9 @@ type times struct {
 	nsFinalize              time.Duration // part of destroy: the Namespace's own finalization
 }
 
+// ownDestroy is the destroy without the Namespace's finalization.
+func (t times) ownDestroy() time.Duration { return t.destroy - t.nsFinalize }
+
 func timeFloor(ctx context.Context, fl *floor, spec *engine.Spec, chain bool) (times, error) {
 	var t times
 	start := time.Now()
