@@ -33,8 +33,22 @@ import (
 	"github.com/kumoproj/kumo/runspec"
 )
 
-// smallCount is how many times rows of up to 200 resources run (-count).
-var smallCount int
+// smallCount is how many times rows of up to 200 resources run (-count),
+// largeCount rows of up to 2,000 (-count-2000); larger rows run once.
+var smallCount, largeCount int
+
+// runsOf is how many times row r runs; its times are the medians. A run of
+// 2,000 objects moves by a fifth from one run to the next, the floor's as
+// much as kumo's: one run of each says little about their ratio.
+func runsOf(r row) int {
+	switch {
+	case r.n <= 200:
+		return max(smallCount, 1)
+	case r.n <= 2000:
+		return max(largeCount, 1)
+	}
+	return 1
+}
 
 var quiet = sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))
 
@@ -76,7 +90,8 @@ func main() {
 	memprofile := flag.String("memprofile", "", "keep in this file the heap profile of the moment the live heap was highest during the last row's kumo runs (floor and null runtime excluded)")
 	temporal := flag.String("temporal", "embedded", "the Temporal kumo runs on: embedded (a server in the bench process per row, as kumo server runs) or production (temporal-server's four services as processes on PostgreSQL with TLS, started once; needs PostgreSQL and builds temporal-server the first time)")
 	flag.StringVar(&timelineDir, "timeline", "", "write each kumo run's history as a timeline (event times, gaps, activities) to this directory, one file per row run and operation")
-	flag.IntVar(&smallCount, "count", 3, "runs of each row of up to 200 resources, of which the median is reported (larger rows run once)")
+	flag.IntVar(&smallCount, "count", 3, "runs of each row of up to 200 resources, of which the median is reported")
+	flag.IntVar(&largeCount, "count-2000", 3, "runs of each row of 201 to 2,000 resources, of which the median is reported (larger rows run once; the peers row runs the floor and kumo this often, kubectl and Helm once)")
 	flag.Parse()
 	memlimit.Set() // as the kumo binary does: the bench process is the kumo process it measures
 	if *temporal != "embedded" && *temporal != "production" {
@@ -157,10 +172,7 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		return r.drift || r.update || r.peers || r.install
 	})
 	for i, r := range rows {
-		count := 1
-		if r.n <= 200 {
-			count = max(smallCount, 1)
-		}
+		count := runsOf(r)
 		var runs []result
 		for k := range count {
 			name := fmt.Sprintf("%s-%d", r.name, k)
@@ -191,10 +203,7 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		rep.results = append(rep.results, median(runs))
 	}
 	for _, r := range updates {
-		count := 1
-		if r.n <= 200 {
-			count = max(smallCount, 1)
-		}
+		count := runsOf(r)
 		fmt.Fprintf(os.Stderr, "%s: update and rollback, floor and kumo (%d runs)\n", r.name, count)
 		u, err := timeUpdate(ctx, tmp, r, cluster, fl, parallel, count)
 		if err != nil {
@@ -204,7 +213,7 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		rep.updates = append(rep.updates, u)
 	}
 	for _, r := range peers {
-		p, err := timePeers(ctx, tmp+"/"+r.name, r, cluster, fl, parallel)
+		p, err := timePeers(ctx, tmp+"/"+r.name, r, cluster, fl, parallel, runsOf(r))
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.name, err)
 		}

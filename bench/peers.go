@@ -15,6 +15,7 @@ import (
 	"github.com/kumoproj/kumo/client"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/internal/benchspec"
+	"github.com/kumoproj/kumo/internal/benchstat"
 	"github.com/kumoproj/kumo/internal/localcluster"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -53,32 +54,47 @@ type opTimes [numPeerOps]time.Duration
 type peerResult struct {
 	row                        row
 	floor, kubectl, helm, kumo opTimes
+	// runs: how many times the floor and kumo ran (their times are the
+	// medians); kubectl and Helm run once.
+	runs int
 	// kumoNSFinalize: part of kumo's destroy, the Namespace's finalization
 	// (kubectl's delete waits for it too; Helm's uninstall leaves the
 	// namespace, which it does not own).
 	kumoNSFinalize time.Duration
 }
 
-func timePeers(ctx context.Context, dir string, r row, cluster *localcluster.Cluster, fl *floor, parallel int) (peerResult, error) {
-	res := peerResult{row: r}
+// timePeers times the row's five operations by each tool: the floor and kumo
+// runs times each, one right after the other (their medians are kept),
+// kubectl and Helm once.
+func timePeers(ctx context.Context, dir string, r row, cluster *localcluster.Cluster, fl *floor, parallel, runs int) (peerResult, error) {
+	res := peerResult{row: r, runs: runs}
 	bin := localcluster.DefaultBinDir()
 	kubectl, helm := filepath.Join(bin, kubectlTool), filepath.Join(bin, helmTool)
 	if err := localcluster.EnsureTools(bin, map[string]string{"kubectl": kubectl, "helm": helm}); err != nil {
 		return res, err
 	}
-	var err error
-	fmt.Fprintf(os.Stderr, "%s: floor\n", r.name)
-	if res.floor, err = floorOps(ctx, fl, "floor-"+r.name, r.n); err != nil {
-		return res, fmt.Errorf("floor: %w", err)
-	}
 	// kumo right after the floor, as every other row runs them: the peers
 	// take minutes (kubectl's delete above all), through which the
 	// cluster's own pace moves, and their ratios are many times what it
 	// moves by.
-	fmt.Fprintf(os.Stderr, "%s: kumo\n", r.name)
-	if res.kumo, res.kumoNSFinalize, err = kumoOps(ctx, filepath.Join(dir, "kumo"), "kumo-"+r.name, r.n, runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}, parallel); err != nil {
-		return res, fmt.Errorf("kumo: %w", err)
+	var floors, kumos []opTimes
+	var finalizations []time.Duration
+	for k := range runs {
+		fmt.Fprintf(os.Stderr, "%s-%d: floor\n", r.name, k)
+		f, err := floorOps(ctx, fl, fmt.Sprintf("floor-%s-%d", r.name, k), r.n)
+		if err != nil {
+			return res, fmt.Errorf("floor: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "%s-%d: kumo\n", r.name, k)
+		t, fin, err := kumoOps(ctx, filepath.Join(dir, fmt.Sprintf("kumo-%d", k)), fmt.Sprintf("kumo-%s-%d", r.name, k), r.n, runspec.RuntimeSettings{Kubeconfig: cluster.Kubeconfig}, parallel)
+		if err != nil {
+			return res, fmt.Errorf("kumo: %w", err)
+		}
+		floors, kumos, finalizations = append(floors, f), append(kumos, t), append(finalizations, fin)
 	}
+	res.floor, res.kumo = medianOps(floors), medianOps(kumos)
+	res.kumoNSFinalize = benchstat.Quantile(finalizations, 0.5)
+	var err error
 	fmt.Fprintf(os.Stderr, "%s: kubectl\n", r.name)
 	if res.kubectl, err = kubectlOps(ctx, filepath.Join(dir, "kubectl"), kubectl, cluster.Kubeconfig, "kubectl-"+r.name, r.n); err != nil {
 		return res, fmt.Errorf("kubectl: %w", err)
@@ -88,6 +104,19 @@ func timePeers(ctx context.Context, dir string, r row, cluster *localcluster.Clu
 		return res, fmt.Errorf("helm: %w", err)
 	}
 	return res, nil
+}
+
+// medianOps is each operation's median over runs.
+func medianOps(runs []opTimes) opTimes {
+	var out opTimes
+	for op := range numPeerOps {
+		ds := make([]time.Duration, len(runs))
+		for i, t := range runs {
+			ds[i] = t[op]
+		}
+		out[op] = benchstat.Quantile(ds, 0.5)
+	}
+	return out
 }
 
 func timed(t *time.Duration, f func() error) error {
@@ -297,7 +326,7 @@ func peersTable(b *strings.Builder, results []peerResult) {
 	if len(results) == 0 {
 		return
 	}
-	b.WriteString("\nPeers on the same objects (a Namespace and its ConfigMaps), in this run on this cluster, each in a namespace of its own: the floor; `kubectl apply --server-side` and `kubectl delete --wait` (" + kubectlTool + ", no rollback verb); Helm (" + helmTool + ": `upgrade --install` of a chart of one template, `rollback` to revision 1, `uninstall --wait`, which leaves the namespace); kumo on the embedded server in this process, auto-approved (its destroy includes the Namespace's finalization), timed right after the floor, then kubectl and Helm. Seconds, and the ratio to the floor:\n\n")
+	b.WriteString("\nPeers on the same objects (a Namespace and its ConfigMaps), in this run on this cluster, each in a namespace of its own: the floor; `kubectl apply --server-side` and `kubectl delete --wait` (" + kubectlTool + ", no rollback verb); Helm (" + helmTool + ": `upgrade --install` of a chart of one template, `rollback` to revision 1, `uninstall --wait`, which leaves the namespace); kumo on the embedded server in this process, auto-approved (its destroy includes the Namespace's finalization), timed right after the floor, then kubectl and Helm. The floor and kumo ran " + fmt.Sprint(results[0].runs) + " times each (the median of each operation), kubectl and Helm once. Seconds, and the ratio to the floor:\n\n")
 	b.WriteString("| row | tool |")
 	for _, name := range peerOpNames {
 		b.WriteString(" " + name + " |")

@@ -165,7 +165,7 @@ func (rep *report) markdown() string {
 // timesTable: kumo's times against the floor's, and the null runtime's.
 func (rep *report) timesTable(b *strings.Builder) {
 	b.WriteString("The floor is raw server-side apply of the same objects from as many goroutines, with no client-side rate limiter (bench/floor.go); kumo runs on the embedded Temporal server, already started (server start is listed apart: a one-shot CLI command pays it once). Destroy times exclude the Namespace's own finalization (delete call to gone), listed apart for both. Every resource is one ConfigMap plus the Namespace (n+1 resources).\n\n")
-	b.WriteString("Rows of up to 200 resources show the median of several runs (the runs column); the ratio is of those medians. The null runtime is kumo with an in-memory runtime for every resource: its time is kumo's own orchestration; node latency is, per resource activity, scheduled to completed in the run's history.\n\n")
+	b.WriteString("Rows of up to 2,000 resources show the median of several runs (the runs column; larger rows run once); the ratio is of those medians. The null runtime is kumo with an in-memory runtime for every resource: its time is kumo's own orchestration; node latency is, per resource activity, scheduled to completed in the run's history.\n\n")
 	b.WriteString("| row | runs | op | floor s | kumo s | kumo / floor | kumo, null runtime s | null: ms/resource (wall) | null: node latency median / p95 ms |\n")
 	b.WriteString("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	rep.opLines(func(r result, n int, o op) {
