@@ -182,16 +182,12 @@ func buildPlan(apply *dag.Graph[string], gone []engine.Resource) (Plan, error) {
 			n.Deps = append(n.Deps, index[dep])
 		}
 	}
-	removal, err := removalGraph(gone)
+	removal, rorder, err := removalGraph(gone)
 	if err != nil {
-		return Plan{}, err
+		return Plan{}, kindf(ErrInvalid, "prior state: %v", err)
 	}
 	if removal == nil {
 		return plan, nil
-	}
-	rorder, err := removal.TopoSort()
-	if err != nil {
-		return Plan{}, kindf(ErrInvalid, "prior state: %v", err)
 	}
 	for _, id := range rorder {
 		index[id] = int32(len(plan.Nodes))

@@ -18,9 +18,11 @@ import (
 // of a stage waits for each member of the stage deleted before it), so when
 // the joined graph would pass removalEdgeBudget, or have a cycle (what a
 // hand-written spec's extensions may say), the recorded edges are kept.
-func removalGraph(resources []engine.Resource) (*dag.Graph[string], error) {
+// order is the graph's nodes in an order it allows; an error means the
+// recorded edges have a cycle.
+func removalGraph(resources []engine.Resource) (g *dag.Graph[string], order []string, _ error) {
 	if len(resources) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	index := make(map[string]int, len(resources))
 	for i, r := range resources {
@@ -38,11 +40,14 @@ func removalGraph(resources []engine.Resource) (*dag.Graph[string], error) {
 		}
 	}
 	if joined := joinDeleteWith(resources, index, after, removalEdgeBudget(len(resources), edges)); joined != nil {
-		if g := graphOf(resources, joined); acyclic(g) {
-			return g, nil
+		g := graphOf(resources, joined)
+		if order, err := g.TopoSort(); err == nil {
+			return g, order, nil
 		}
 	}
-	return graphOf(resources, after), nil
+	g = graphOf(resources, after)
+	order, err := g.TopoSort()
+	return g, order, err
 }
 
 // removalEdgeBudget is how many edges a removal graph of n resources and
@@ -135,9 +140,4 @@ func graphOf(resources []engine.Resource, after [][]int) *dag.Graph[string] {
 		}
 	}
 	return g
-}
-
-func acyclic(g *dag.Graph[string]) bool {
-	_, err := g.TopoSort()
-	return err == nil
 }

@@ -78,7 +78,7 @@ func TestRemovalGraphTakesAStageInOneRound(t *testing.T) {
 		manifestObj("example.com/v1", "Widget", "w1", ""), manifestObj("example.com/v1", "Widget", "w2", ""),
 		manifestObj("v1", "ConfigMap", "late1", "1"), manifestObj("v1", "ConfigMap", "late2", "1"), manifestObj("v1", "ConfigMap", "late3", "1"),
 	)
-	g, err := removalGraph(res)
+	g, _, err := removalGraph(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestRemovalGraphKeepsRecordedEdges(t *testing.T) {
 	}
 	for _, c := range []struct{ n, rounds int }{{20, 2}, {100, 4}} {
 		res := twoTiers(c.n)
-		g, err := removalGraph(res)
+		g, _, err := removalGraph(res)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +180,7 @@ func TestRemovalGraphKeepsRecordedEdges(t *testing.T) {
 	if a := after(res); joinDeleteWith(res, index, a, 1024) != nil {
 		t.Error("joined a tier with a dependency the extension does not name")
 	}
-	g, err := removalGraph(res)
+	g, _, err := removalGraph(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestRemovalGraphKeepsRecordedEdges(t *testing.T) {
 	z := engine.Resource{ID: "v1:ConfigMap:demo:z", Type: engine.Kubernetes, DependsOn: []string{x.ID}}
 	y := engine.Resource{ID: "v1:ConfigMap:demo:y", Type: engine.Kubernetes, DependsOn: []string{x.ID, z.ID},
 		Extensions: map[string]any{engine.ExtAfterApplied: []any{x.ID}, engine.ExtDeleteWith: []any{x.ID}}}
-	g, err = removalGraph([]engine.Resource{x, z, y})
+	g, _, err = removalGraph([]engine.Resource{x, z, y})
 	if err != nil {
 		t.Fatal(err)
 	}
