@@ -185,3 +185,13 @@ var (
 	// since it was read.
 	ErrConflict = errors.New("changed by another writer")
 )
+
+// Settle returns once b has finished what its calls left to do in the
+// background (the local backend frees the space of what it removed or
+// replaced afterwards): for a process about to exit. Other backends have
+// nothing to wait for.
+func Settle(b Backend) {
+	if s, ok := b.(interface{ Wait() }); ok {
+		s.Wait()
+	}
+}

@@ -237,6 +237,7 @@ func monthOfLoad(t *testing.T, root string, policy backend.GCPolicy) (daily []us
 			removed += rep.Total()
 		}
 		if h%24 == 23 {
+			b.Wait() // the space of what was removed, freed (local/trash.go)
 			daily = append(daily, measure(t, root))
 		}
 	}

@@ -247,6 +247,7 @@ func (c *Client) disconnect() {
 		c.worker.Stop()
 		c.worker = nil
 	}
+	backend.Settle(c.backend)
 	if c.temporal != nil {
 		c.temporal.Close()
 		c.temporal = nil

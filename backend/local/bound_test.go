@@ -166,6 +166,7 @@ func TestLegacySealedReleaseOpensAndIsResealed(t *testing.T) {
 	if err := b.UpdateRelease(ctx, got); err != nil {
 		t.Fatal(err)
 	}
+	b.Wait() // the copy the write replaced, unlinked
 	sealed := 0
 	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

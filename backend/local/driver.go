@@ -61,7 +61,7 @@ func (d *Driver) Write(_ context.Context, key string, data []byte, cond backend.
 	if err := ensureDir(d.root, filepath.Dir(path)); err != nil {
 		return "", err
 	}
-	write := replaceFile
+	write := func(path string, data []byte) error { return replaceFile(path, data, d.trash) }
 	if cond.CreateOnly {
 		write = createFile
 	}
@@ -94,7 +94,7 @@ func (d *Driver) replaceIf(path string, data []byte, version string) (string, er
 	if v := versionOf(current); v != version {
 		return "", fmt.Errorf("%w: %s is version %s", backend.ErrConflict, path, v)
 	}
-	if err := replaceFile(path, data); err != nil {
+	if err := replaceFile(path, data, d.trash); err != nil {
 		return "", err
 	}
 	return versionOf(data), nil
@@ -122,46 +122,53 @@ func (d *Driver) List(_ context.Context, dir string) ([]backend.Entry, error) {
 	return out, nil
 }
 
-// Delete removes a regular file.
+// Delete removes a regular file: it is renamed to a trash name, which frees
+// its space later (trash.go).
 func (d *Driver) Delete(_ context.Context, key string) error {
 	path := d.Where(key)
 	if fi, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s: %w", path, backend.ErrNotFound)
 	}
-	if err := os.Remove(path); err != nil {
+	dir := filepath.Dir(path)
+	gone := trashName(dir)
+	if err := os.Rename(path, gone); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s: %w", path, backend.ErrNotFound)
 		}
 		return err
 	}
-	return syncDir(filepath.Dir(path))
+	err := syncDir(dir)
+	d.trash.add(gone)
+	return err
 }
 
-// DeleteAll removes a directory tree. It is first renamed away, so readers see
-// all of it or none.
+// DeleteAll removes a directory tree. It is renamed into a new trash
+// directory, so readers see all of it or none, and that rename is made
+// durable; the tree's files are unlinked later (trash.go).
 func (d *Driver) DeleteAll(_ context.Context, dir string) error {
 	path := d.Where(dir)
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	parent := filepath.Dir(path)
-	trash, err := os.MkdirTemp(parent, tmpPrefix+"clear-*")
-	if err != nil {
-		return err
-	}
-	moved := filepath.Join(trash, "gone")
-	if err := os.Rename(path, moved); err != nil {
-		_ = os.Remove(trash)
+	// A trash directory is anyone's to remove (leftovers): should another
+	// process take the new one before the tree is moved in, make another.
+	for range 3 {
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil // never there, or removed concurrently
+		}
+		bin, err := os.MkdirTemp(parent, trashPrefix+"*")
+		if err != nil {
+			return err
+		}
+		err = os.Rename(path, filepath.Join(bin, "gone"))
+		if err == nil {
+			err = syncDir(parent)
+		}
+		// Emptied only once the move is durable: a crash never leaves
+		// the tree in place with some of its files gone.
+		d.trash.add(bin)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil // removed concurrently
+			continue
 		}
 		return err
 	}
-	if err := syncDir(parent); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(trash); err != nil {
-		return fmt.Errorf("remove %s: %w", trash, err)
-	}
-	return syncDir(parent)
+	return fmt.Errorf("remove %s: its trash directory was removed while the tree moved in, three times", path)
 }

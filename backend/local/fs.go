@@ -46,13 +46,16 @@ func writeTemp(dir string, data []byte) (string, error) {
 	return name, nil
 }
 
-// replaceFile atomically writes data to path: temp file, fsync, rename, fsync dir.
-func replaceFile(path string, data []byte) error {
+// replaceFile atomically writes data to path: temp file, fsync, rename, fsync
+// dir. The copy it replaces goes to t, which frees it later.
+func replaceFile(path string, data []byte, t *trash) error {
 	dir := filepath.Dir(path)
 	tmp, err := writeTemp(dir, data)
 	if err != nil {
 		return err
 	}
+	old := keep(path)
+	defer t.add(old)
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("rename %s to %s: %w", tmp, path, err)

@@ -10,7 +10,10 @@
 // target directory, is fsynced, and is then renamed into place, or hard-linked
 // for a create-only write so that an existing file is never replaced; the
 // directory is fsynced afterwards. A reader therefore never sees a half-written
-// file, and a write that returned survives a killed process or a power cut. A
+// file, and a write that returned survives a killed process or a power cut.
+// What a delete removes, and the copy a replace supersedes, goes to a trash
+// name in its directory first and is unlinked on a goroutine of the driver's
+// own (trash.go; Wait waits for it). A
 // conditional replace holds an flock on its directory's lock file, which excludes
 // other processes as well as other goroutines.
 //
@@ -50,7 +53,8 @@ func (b *Backend) Root() string { return b.driver.root }
 
 // Driver is the backend.Driver over a directory tree.
 type Driver struct {
-	root string
+	root  string
+	trash *trash
 }
 
 var _ backend.Driver = (*Driver)(nil)
@@ -67,8 +71,16 @@ func NewDriver(root string) (*Driver, error) {
 	if err := os.MkdirAll(abs, dirPerm); err != nil {
 		return nil, fmt.Errorf("local backend: create root %s: %w", abs, err)
 	}
-	return &Driver{root: abs}, nil
+	return &Driver{root: abs, trash: newTrash()}, nil
 }
+
+// Wait returns once the files the driver removed or replaced so far are
+// unlinked (trash.go): before the process exits, or a test looks at the
+// directory tree itself.
+func (d *Driver) Wait() { d.trash.wait() }
+
+// Wait is the driver's Wait.
+func (b *Backend) Wait() { b.driver.Wait() }
 
 // Where is the path of key.
 func (d *Driver) Where(key string) string {

@@ -148,6 +148,7 @@ func TestLayout(t *testing.T) {
 	if _, err := os.Stat(stateDir); !os.IsNotExist(err) {
 		t.Fatalf("state dir after clear: %v", err)
 	}
+	b.Wait()
 	assertNoTemps(t, root)
 }
 
@@ -427,6 +428,7 @@ func TestConcurrentUpdates(t *testing.T) {
 	if _, err := fmt.Sscanf(got.RunID, "run-%d", &i); err != nil || got.Error != strings.Repeat(fmt.Sprintf("%d", i%10), 10000+i) {
 		t.Fatalf("final release mixes updates: run %q, error of %d bytes", got.RunID, len(got.Error))
 	}
+	b.Wait()
 	assertNoTemps(t, b.Root())
 }
 
@@ -480,6 +482,17 @@ func TestCrossProcessCreate(t *testing.T) {
 			t.Fatalf("process %s created %d releases, want %d (%v)", p, n, each, perProc)
 		}
 	}
+	// The helpers exit without waiting for their trash (a replaced
+	// .latest): the next process to replace a file there takes it.
+	latest, err := b.LatestRelease(ctx, "p", "w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest.Phase = engine.PhaseSucceeded
+	if err := b.UpdateRelease(ctx, latest); err != nil {
+		t.Fatal(err)
+	}
+	b.Wait()
 	assertNoTemps(t, root)
 }
 
