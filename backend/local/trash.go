@@ -1,8 +1,6 @@
 package local
 
 import (
-	"errors"
-	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -27,6 +25,10 @@ import (
 // a process empties trash in a directory it also takes any trash left there
 // (leftovers), so a workspace's leftovers go with its next run.
 const trashPrefix = tmpPrefix + "clear-"
+
+// maxSwept bounds how many directories a trash remembers having searched
+// for leftovers.
+const maxSwept = 1024
 
 // trash unlinks, one at a time, what the driver put in the trash.
 type trash struct {
@@ -79,6 +81,9 @@ func (t *trash) empty() {
 		path := t.queue[0]
 		t.queue = t.queue[1:]
 		dir := filepath.Dir(path)
+		if len(t.swept) >= maxSwept {
+			clear(t.swept) // a long-lived server's directories: searched again, not remembered forever
+		}
 		sweep := !t.swept[dir]
 		t.swept[dir] = true
 		t.mu.Unlock()
@@ -129,15 +134,9 @@ func leftovers(dir string) []string {
 // It returns "" when there is nothing to keep (no file at path) or the link
 // failed (the replace then frees the old copy itself, as without trash).
 func keep(path string) string {
-	for range 3 {
-		name := trashName(filepath.Dir(path))
-		err := os.Link(path, name)
-		if err == nil {
-			return name
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return ""
-		}
+	name := trashName(filepath.Dir(path))
+	if err := os.Link(path, name); err != nil {
+		return ""
 	}
-	return ""
+	return name
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -110,5 +111,23 @@ func TestAnEndedProcesssTrashGoesWithTheNextRemoval(t *testing.T) {
 	d.Wait()
 	if got := trashIn(t, dir); len(got) != 0 {
 		t.Fatalf("leftover trash after this process emptied its own there: %v", got)
+	}
+}
+
+// TestTrashForgetsDirectoriesPastItsBound: the directories a long-lived
+// driver searched for leftovers are not kept forever.
+func TestTrashForgetsDirectoriesPastItsBound(t *testing.T) {
+	root := t.TempDir()
+	tr := newTrash()
+	for i := range maxSwept + 10 {
+		dir := filepath.Join(root, strconv.Itoa(i))
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		tr.add(filepath.Join(dir, trashPrefix+"x"))
+		tr.wait()
+	}
+	if n := len(tr.swept); n > maxSwept {
+		t.Fatalf("%d directories remembered, bound %d", n, maxSwept)
 	}
 }
