@@ -109,3 +109,43 @@ func (w *treeWriter) str(s string) error {
 	w.buf = append(w.buf, '"')
 	return nil
 }
+
+// entry writes json.Marshal(stateEntry{ID: id, Patch: patch}), the entry of
+// a resource rebuilt from a patch of the spec's (an empty patch left out,
+// as omitempty leaves it), without reflection: the entry of every resource
+// of a state is written at each finish. Valid until the next call.
+func (w *treeWriter) entry(id string, patch map[string]any) ([]byte, error) {
+	w.buf, w.keys = w.buf[:0], w.keys[:0]
+	w.buf = append(w.buf, `{"id":`...)
+	if err := w.str(id); err != nil {
+		return nil, err
+	}
+	if len(patch) > 0 {
+		w.buf = append(w.buf, `,"patch":`...)
+		if err := w.value(patch); err != nil {
+			return nil, err
+		}
+	}
+	w.buf = append(w.buf, '}')
+	return w.buf, nil
+}
+
+// identity writes json.Marshal(e) as entry does a state entry.
+func (w *treeWriter) identity(e identityEntry) ([]byte, error) {
+	w.buf, w.keys = w.buf[:0], w.keys[:0]
+	for i, f := range []struct{ name, value string }{{"id", e.ID}, {"uid", e.UID}, {"created", e.Created}} {
+		if i > 0 && f.value == "" {
+			continue // omitempty
+		}
+		sep := byte(',')
+		if i == 0 {
+			sep = '{'
+		}
+		w.buf = append(append(append(w.buf, sep, '"'), f.name...), '"', ':')
+		if err := w.str(f.value); err != nil {
+			return nil, err
+		}
+	}
+	w.buf = append(w.buf, '}')
+	return w.buf, nil
+}

@@ -317,67 +317,101 @@ func mergeApply(target any, p map[string]any) map[string]any {
 
 // encodeState encodes the state rs against spec; sensitive says whether a
 // resource holds values to seal, and seal seals one (both nil without a
-// sealer).
+// sealer; seal may be called from several goroutines at once). The resources
+// are encoded side by side (sideBySide), then gathered and digested in order.
 func encodeState(spec *engine.Spec, rs []engine.Resource, sensitive func(engine.Resource) bool, seal func(engine.Resource) (engine.Resource, error)) (*encodedState, error) {
 	base, err := baseOf(spec)
 	if err != nil {
 		return nil, err
 	}
-	out := &encodedState{}
+	encoded, err := sideBySide(len(rs), func(tree *treeWriter, i int) (encodedResource, error) {
+		return encodeResource(tree, base, rs[i], sensitive, seal)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := &encodedState{
+		entryIDs: make([]string, len(rs)), entries: make([][]byte, len(rs)), storedEntries: make([][]byte, len(rs)),
+	}
 	h := sha256.New()
-	var tree treeWriter
-	for i, r := range rs {
-		m, err := objectOf(r)
-		if err != nil {
-			return nil, err
+	for i, e := range encoded {
+		if e.identity != nil {
+			out.identityIDs, out.identities = append(out.identityIDs, rs[i].ID), append(out.identities, e.identity)
 		}
-		whole, err := tree.encode(m)
-		if err != nil {
-			return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
-		}
-		ident, hasIdent := takeIdentity(r.ID, m)
-		if hasIdent {
-			b, err := json.Marshal(ident)
-			if err != nil {
-				return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
-			}
-			out.identityIDs, out.identities = append(out.identityIDs, r.ID), append(out.identities, b)
-		}
-		e := stateEntry{ID: r.ID}
-		b, ok := base[r.ID]
-		if ok && (sensitive == nil || !sensitive(r)) {
-			e.Patch = mergeDiff(b, m)
-			if !jsonEqual(mergeApply(b, e.Patch), m) {
-				ok = false // a null in the resource: merge patches cannot carry one
-			}
-		} else {
-			ok = false
-		}
-		digestEntry(h, i, ok, whole)
-		var stored []byte
-		if !ok {
-			w, err := resourceOf(m)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", r.ID, err)
-			}
-			e.Patch, e.Whole = nil, &w
-			if sensitive != nil && sensitive(w) {
-				sealed, err := seal(w)
-				if err != nil {
-					return nil, fmt.Errorf("%s: encrypt sensitive values: %w", r.ID, err)
-				}
-				if stored, err = json.Marshal(stateEntry{ID: r.ID, Whole: &sealed}); err != nil {
-					return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
-				}
-			}
-		}
-		clear, err := json.Marshal(e)
-		if err != nil {
-			return nil, fmt.Errorf("%s: encode: %w", r.ID, err)
-		}
-		out.entryIDs, out.entries, out.storedEntries = append(out.entryIDs, r.ID), append(out.entries, clear), append(out.storedEntries, stored)
+		digestEntry(h, i, e.patched != nil, e.patched)
+		out.entryIDs[i], out.entries[i], out.storedEntries[i] = rs[i].ID, e.entry, e.stored
 	}
 	out.digest = hex.EncodeToString(h.Sum(nil))
+	return out, nil
+}
+
+// encodedResource is one resource of a state encoded (encodeResource).
+type encodedResource struct {
+	// identity is its identity entry's JSON; nil: it has none.
+	identity []byte
+	// entry is its entry's JSON in clear; stored, when not nil, the entry as
+	// stored (sensitive values sealed).
+	entry, stored []byte
+	// patched is the resource's JSON when its entry is a patch of the spec's
+	// (what the digest covers); nil when the entry holds it whole.
+	patched []byte
+}
+
+// encodeResource encodes r against base (baseOf the spec), using tree.
+func encodeResource(tree *treeWriter, base map[string]map[string]any, r engine.Resource, sensitive func(engine.Resource) bool, seal func(engine.Resource) (engine.Resource, error)) (encodedResource, error) {
+	var out encodedResource
+	m, err := objectOf(r)
+	if err != nil {
+		return out, err
+	}
+	whole, err := tree.encode(m)
+	if err != nil {
+		return out, fmt.Errorf("%s: encode: %w", r.ID, err)
+	}
+	ident, hasIdent := takeIdentity(r.ID, m)
+	e := stateEntry{ID: r.ID}
+	b, ok := base[r.ID]
+	if ok && (sensitive == nil || !sensitive(r)) {
+		e.Patch = mergeDiff(b, m)
+		if !jsonEqual(mergeApply(b, e.Patch), m) {
+			ok = false // a null in the resource: merge patches cannot carry one
+		}
+	} else {
+		ok = false
+	}
+	if ok {
+		out.patched = bytes.Clone(whole) // tree's buffer, which the entry is written to next
+		entry, err := tree.entry(r.ID, e.Patch)
+		if err != nil {
+			return out, fmt.Errorf("%s: encode: %w", r.ID, err)
+		}
+		out.entry = bytes.Clone(entry)
+	} else {
+		w, err := resourceOf(m)
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", r.ID, err)
+		}
+		e.Patch, e.Whole = nil, &w
+		if sensitive != nil && sensitive(w) {
+			sealed, err := seal(w)
+			if err != nil {
+				return out, fmt.Errorf("%s: encrypt sensitive values: %w", r.ID, err)
+			}
+			if out.stored, err = json.Marshal(stateEntry{ID: r.ID, Whole: &sealed}); err != nil {
+				return out, fmt.Errorf("%s: encode: %w", r.ID, err)
+			}
+		}
+		if out.entry, err = json.Marshal(e); err != nil {
+			return out, fmt.Errorf("%s: encode: %w", r.ID, err)
+		}
+	}
+	if hasIdent {
+		b, err := tree.identity(ident)
+		if err != nil {
+			return out, fmt.Errorf("%s: encode: %w", r.ID, err)
+		}
+		out.identity = bytes.Clone(b)
+	}
 	return out, nil
 }
 
@@ -410,49 +444,25 @@ func decodeState(spec *engine.Spec, entries []stateEntry, identities []identityE
 		}
 		ids[e.ID] = e
 	}
+	// The resources are rebuilt side by side, then digested in order.
+	rebuilt, err := sideBySide(len(entries), func(tree *treeWriter, i int) (rebuiltResource, error) {
+		return rebuildResource(tree, base, ids, entries[i])
+	})
+	if err != nil {
+		return nil, err
+	}
 	var rs []engine.Resource
 	if entries != nil {
 		rs = make([]engine.Resource, 0, len(entries))
 	}
 	h := sha256.New()
-	var tree treeWriter
 	used := 0
-	for i, e := range entries {
-		var m map[string]any
-		switch {
-		case e.Whole != nil && e.Patch != nil:
-			return nil, fmt.Errorf("%s: the state entry holds both a patch and the whole resource", e.ID)
-		case e.Whole != nil:
-			if m, err = objectOf(*e.Whole); err != nil {
-				return nil, err
-			}
-		default:
-			b, ok := base[e.ID]
-			if !ok {
-				return nil, fmt.Errorf("%s: the state entry patches the spec's resource of that ID, and the spec has none", e.ID)
-			}
-			m = mergeApply(b, e.Patch)
-		}
-		if ident, ok := ids[e.ID]; ok {
-			if err := putIdentity(m, ident); err != nil {
-				return nil, err
-			}
+	for i, r := range rebuilt {
+		if r.identified {
 			used++
 		}
-		data, err := tree.encode(m)
-		if err != nil {
-			return nil, fmt.Errorf("%s: encode: %w", e.ID, err)
-		}
-		digestEntry(h, i, e.Whole == nil, data)
-		r, err := resourceFromObject(m)
-		if err != nil {
-			return nil, fmt.Errorf("%s: decode: %w", e.ID, err)
-		}
-		if r.ID != e.ID {
-			return nil, fmt.Errorf("%s: the state entry rebuilds a resource of ID %q", e.ID, r.ID)
-		}
-		normalizeResource(&r)
-		rs = append(rs, r)
+		digestEntry(h, i, r.patched != nil, r.patched)
+		rs = append(rs, r.resource)
 	}
 	if used != len(ids) {
 		return nil, fmt.Errorf("the state records %d identities, and %d of them name none of its resources", len(ids), len(ids)-used)
@@ -461,4 +471,59 @@ func decodeState(spec *engine.Spec, entries []stateEntry, identities []identityE
 		return nil, fmt.Errorf("the state rebuilt from its entries and spec differs from the one written (sha256 %s, recorded %s)", got, digest)
 	}
 	return rs, nil
+}
+
+// rebuiltResource is one resource of a state rebuilt (rebuildResource).
+type rebuiltResource struct {
+	resource engine.Resource
+	// identified: an identity entry was put back into it.
+	identified bool
+	// patched is its JSON when its entry is a patch (what the digest
+	// covers); nil when the entry held it whole.
+	patched []byte
+}
+
+// rebuildResource rebuilds the resource of entry e against base (baseOf the
+// spec) and the identities ids, using tree.
+func rebuildResource(tree *treeWriter, base map[string]map[string]any, ids map[string]identityEntry, e stateEntry) (rebuiltResource, error) {
+	var out rebuiltResource
+	var m map[string]any
+	switch {
+	case e.Whole != nil && e.Patch != nil:
+		return out, fmt.Errorf("%s: the state entry holds both a patch and the whole resource", e.ID)
+	case e.Whole != nil:
+		var err error
+		if m, err = objectOf(*e.Whole); err != nil {
+			return out, err
+		}
+	default:
+		b, ok := base[e.ID]
+		if !ok {
+			return out, fmt.Errorf("%s: the state entry patches the spec's resource of that ID, and the spec has none", e.ID)
+		}
+		m = mergeApply(b, e.Patch)
+	}
+	if ident, ok := ids[e.ID]; ok {
+		if err := putIdentity(m, ident); err != nil {
+			return out, err
+		}
+		out.identified = true
+	}
+	data, err := tree.encode(m)
+	if err != nil {
+		return out, fmt.Errorf("%s: encode: %w", e.ID, err)
+	}
+	if e.Whole == nil {
+		out.patched = bytes.Clone(data)
+	}
+	r, err := resourceFromObject(m)
+	if err != nil {
+		return out, fmt.Errorf("%s: decode: %w", e.ID, err)
+	}
+	if r.ID != e.ID {
+		return out, fmt.Errorf("%s: the state entry rebuilds a resource of ID %q", e.ID, r.ID)
+	}
+	normalizeResource(&r)
+	out.resource = r
+	return out, nil
 }

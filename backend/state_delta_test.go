@@ -39,6 +39,17 @@ func roundTrip(t *testing.T, spec *engine.Spec, rs []engine.Resource) (*encodedS
 	if err != nil {
 		t.Fatal(err)
 	}
+	entries, ids := entriesOf(t, enc)
+	got, err := decodeState(spec, entries, ids, enc.digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc, got
+}
+
+// entriesOf decodes the entries and identities of enc as a chunk's reader does.
+func entriesOf(t *testing.T, enc *encodedState) ([]stateEntry, []identityEntry) {
+	t.Helper()
 	var entries []stateEntry
 	if err := decodeJSON(joinJSON(enc.entries), &entries); err != nil {
 		t.Fatal(err)
@@ -47,11 +58,7 @@ func roundTrip(t *testing.T, spec *engine.Spec, rs []engine.Resource) (*encodedS
 	if err := decodeJSON(joinJSON(enc.identities), &ids); err != nil {
 		t.Fatal(err)
 	}
-	got, err := decodeState(spec, entries, ids, enc.digest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return enc, got
+	return entries, ids
 }
 
 func TestStateAgainstSpecRoundTrips(t *testing.T) {
@@ -113,14 +120,7 @@ func TestStateAgainstSpecChecksWhatItRebuilds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var entries []stateEntry
-	var ids []identityEntry
-	if err := decodeJSON(joinJSON(enc.entries), &entries); err != nil {
-		t.Fatal(err)
-	}
-	if err := decodeJSON(joinJSON(enc.identities), &ids); err != nil {
-		t.Fatal(err)
-	}
+	entries, ids := entriesOf(t, enc)
 	other := &engine.Spec{Resources: []engine.Resource{configMap("a", "changed")}}
 	if _, err := decodeState(other, entries, ids, enc.digest); err == nil || !strings.Contains(err.Error(), "differs from the one written") {
 		t.Errorf("against another spec: %v, want the digest refusal", err)
