@@ -340,7 +340,7 @@ func timeKumo(ctx context.Context, home, project string, r row, null bool, setti
 		if err != nil {
 			return t, err
 		}
-		stored0, err := storedBytes(home)
+		stored0, err := storedBytes(k.c.Backend(), home)
 		if err != nil {
 			return t, err
 		}

@@ -16,23 +16,31 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kumoproj/kumo/backend"
+	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
 )
 
 // What a revision costs in storage, kumo's backend against Helm's release
 // Secret for the same objects: issue 34's comparison, kept in the report.
 
-// storedBytes is how many bytes the files of kumo's backend under home hold
-// (releases, specs and their chunks; run logs, workspaces and the Temporal
-// database apart): what a revision adds to it is its cost.
-func storedBytes(home string) (int64, error) {
+// storedBytes is how many bytes the records of kumo's backend b under home
+// hold (releases, specs and their chunks; run logs, workspaces and the
+// Temporal database apart): what a revision adds to it is its cost. The
+// driver's trash is emptied first, and what it writes aside is not counted:
+// a run's state entries, cleared into the trash as it finished, were
+// counted as the revision's for as long as the trash had not freed them,
+// more the faster the finish.
+func storedBytes(b backend.Backend, home string) (int64, error) {
+	backend.Settle(b)
 	var n int64
 	for _, dir := range []string{"releases", "specs"} {
 		err := filepath.WalkDir(filepath.Join(home, dir), func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
+			switch {
+			case err != nil:
 				return err
-			}
-			if strings.HasSuffix(path, ".lock") {
+			case local.IsTemp(d.Name()) && d.IsDir():
+				return fs.SkipDir
+			case d.IsDir(), local.IsTemp(d.Name()), strings.HasSuffix(path, ".lock"):
 				return nil
 			}
 			fi, err := d.Info()
@@ -122,7 +130,7 @@ type revisionBytes struct {
 // a destroy), which grew the backend under home from stored0 bytes.
 func revisionCost(ctx context.Context, b backend.Backend, home, project string, rev int, spec *engine.Spec, stored0 int64) (revisionBytes, error) {
 	var c revisionBytes
-	stored, err := storedBytes(home)
+	stored, err := storedBytes(b, home)
 	if err != nil {
 		return c, err
 	}

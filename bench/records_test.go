@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/backend/local"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/internal/benchspec"
@@ -59,7 +62,7 @@ func benchRevisionBytes(b *testing.B, n int) {
 			if c.state == nil {
 				c.state = live(spec, 1000)
 			}
-			before, err := storedBytes(home)
+			before, err := storedBytes(be, home)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -72,7 +75,7 @@ func benchRevisionBytes(b *testing.B, n int) {
 			if err := be.CreateRelease(ctx, r); err != nil {
 				b.Fatal(err)
 			}
-			after, err := storedBytes(home)
+			after, err := storedBytes(be, home)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -104,4 +107,61 @@ func uid(i int) string {
 	u := fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 	uids[i] = u
 	return u
+}
+
+// TestStoredBytesCountRecordsOnly: a revision's cost is its records', not
+// what the driver has set aside to free (state entries cleared at the
+// finish, an ended process's trash) nor a write under way.
+func TestStoredBytesCountRecordsOnly(t *testing.T) {
+	ctx := context.Background()
+	home := t.TempDir()
+	be, err := local.New(home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := benchspec.ConfigMaps("bench", 200, false)
+	r := &engine.Release{Project: "bench", Workspace: "default", Revision: 1, Operation: engine.OperationApply,
+		Phase: engine.PhaseApplying, SpecHash: engine.HashSpec(spec), CreateTime: time.Now(), ModifyTime: time.Now()}
+	if _, err := be.PutSpec(ctx, spec); err != nil {
+		t.Fatal(err)
+	}
+	if err := be.CreateRelease(ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	records, err := storedBytes(be, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := backend.KeyOf(r)
+	for i := range 20 {
+		var entries []backend.StateEntry
+		for _, res := range spec.Resources[i*10 : i*10+10] {
+			entries = append(entries, backend.StateEntry{ID: res.ID, Resource: &res})
+		}
+		if err := be.PutStateEntries(ctx, key, entries); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := be.ClearStateEntries(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(home, "releases", "bench", "default")
+	for _, name := range []string{".tmp-clear-left", ".tmp-12345"} {
+		if err := os.WriteFile(filepath.Join(dir, name), make([]byte, 4096), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".tmp-clear-tree", "gone"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".tmp-clear-tree", "gone", "x.batch.json"), make([]byte, 4096), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	after, err := storedBytes(be, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after != records {
+		t.Errorf("stored bytes %d after the entries were cleared and trash left, want the records' %d", after, records)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/kumoproj/kumo/backend"
 )
@@ -114,7 +113,7 @@ func (d *Driver) List(_ context.Context, dir string) ([]backend.Entry, error) {
 	for _, e := range ents {
 		// The lock file replaceIf takes is not a record: a copy (backend.Copy)
 		// must not carry it to another backend.
-		if strings.HasPrefix(e.Name(), tmpPrefix) || e.Name() == lockName || !e.IsDir() && !e.Type().IsRegular() {
+		if IsTemp(e.Name()) || e.Name() == lockName || !e.IsDir() && !e.Type().IsRegular() {
 			continue
 		}
 		out = append(out, backend.Entry{Name: e.Name(), Dir: e.IsDir()})

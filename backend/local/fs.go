@@ -17,6 +17,12 @@ const (
 	tmpPrefix = ".tmp-"
 )
 
+// IsTemp reports whether name (a file's or a directory's, without its
+// directory) is one the driver writes aside rather than a record: a file
+// being written, or trash (trash.go) whose space is not freed yet. Listings
+// skip such names.
+func IsTemp(name string) bool { return strings.HasPrefix(name, tmpPrefix) }
+
 // writeTemp writes data to a new temporary file in dir, fsyncs and closes it, and
 // returns its path. The caller links or renames it into place.
 func writeTemp(dir string, data []byte) (string, error) {
