@@ -16,7 +16,8 @@ import (
 // Terraform resource and its terraform state, see mapSealed) into strings that
 // stand where the values were; keyring.Ring is one. Each value is bound by its
 // associated data (keyring.AAD) to where it is stored: project, workspace,
-// resource ID and field (see sealScope).
+// resource ID and field (see sealScope). A Sealer is called from several
+// goroutines at once: a state's resources are encoded side by side.
 type Sealer interface {
 	Seal(plaintext, aad []byte) (string, error)
 	Open(sealed string, aad []byte) ([]byte, error)
