@@ -201,7 +201,7 @@ func (c *Client) dial(ctx context.Context) (sdkclient.Client, error) {
 	}
 	base := sdkclient.Options{
 		HostPort: address, Namespace: c.opts.Namespace, Logger: sdklog.NewStructuredLogger(c.opts.Logger), DataConverter: c.DataConverter(),
-		ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsCfg},
+		ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsCfg, GrpcCompression: compressionFor(address)},
 		// Sends a rollout's workspaces for the frontend to decide on.
 		Interceptors: []interceptor.ClientInterceptor{workflows.ClientInterceptor},
 	}

@@ -106,6 +106,9 @@ func Dial(ctx context.Context, p envconfig.ClientConfigProfile, base sdkclient.O
 		// The home's own server, found by the caller (HomeServerTLS).
 		opts.ConnectionOptions.TLS = base.ConnectionOptions.TLS
 	}
+	if opts.ConnectionOptions.GrpcCompression == nil {
+		opts.ConnectionOptions.GrpcCompression = compressionFor(p.Address)
+	}
 	if do.Timeout <= 0 {
 		do.Timeout = DefaultDialTimeout
 	}

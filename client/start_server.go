@@ -92,7 +92,7 @@ func StartServer(ctx context.Context, opts Options, so ServerOptions) (*server.S
 	startWorker := func(ctx context.Context, address string, tlsCfg *tls.Config) (func(), error) {
 		tc, err := sdkclient.DialContext(ctx, sdkclient.Options{
 			HostPort: address, Namespace: opts.Namespace, Logger: sdklog.NewStructuredLogger(opts.Logger),
-			DataConverter: c.DataConverter(), ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsCfg},
+			DataConverter: c.DataConverter(), ConnectionOptions: sdkclient.ConnectionOptions{TLS: tlsCfg, GrpcCompression: compressionFor(address)},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("connect to Temporal at %s: %w", address, err)
