@@ -15,12 +15,15 @@ const heartbeatEvery = 2 * time.Second
 // heartbeats (sdk worker.Options.MaxHeartbeatThrottleInterval; by default
 // 80 % of the heartbeat timeout). A cancel reaches an activity only with the
 // answer to a heartbeat, so it bounds how long a batch step runs on after
-// its run was cancelled: a batch applies a resource in a few milliseconds.
-// (A heartbeat call may take 1 s, or the throttle when longer, before the
-// worker gives up on it and cancels the activity; a batch then fails and is
-// retried after what it recorded, see cancelledByRun.) Every kumo worker sets
-// it.
-const HeartbeatThrottle = 250 * time.Millisecond
+// its run was cancelled: about a second, as a cancel reaches a walk's local
+// steps (workflows' localStepBudget). Each heartbeat sent is a write of the
+// run's state on the server, and a large run keeps ten batches beating at
+// once: four times a second, they were a good share of the CPU kumo spent on
+// a large run (docs/performance.md). (A heartbeat call may
+// take 1 s, or the throttle when longer, before the worker gives up on it
+// and cancels the activity; a batch then fails and is retried after what it
+// recorded, see cancelledByRun.) Every kumo worker sets it.
+const HeartbeatThrottle = time.Second
 
 // batchBeat is how often a batch step heartbeats, so the worker always has a
 // heartbeat to send when HeartbeatThrottle allows.
