@@ -169,12 +169,18 @@ func renderInstall(cluster *localcluster.Cluster, path, ns, version string) (*en
 type installResult struct {
 	floor, helm, kumo opTimes
 	objects           int
+	// runs: how many times the floor and kumo ran (their times are the
+	// medians); Helm runs once.
+	runs int
 }
 
-// timeInstall times the install row: the floor, Helm and kumo, each in a
-// namespace of its own on a cluster that runs workloads.
-func timeInstall(ctx context.Context, dir string, parallel int) (installResult, error) {
-	var res installResult
+// timeInstall times the install row: the floor and kumo runs times each, one
+// right after the other (their medians are kept, as for the other rows of a
+// few hundred objects: an operation of a tenth of a second moves by as much
+// from one run to the next), then Helm once, each in a namespace of its own on
+// a cluster that runs workloads.
+func timeInstall(ctx context.Context, dir string, parallel, runs int) (installResult, error) {
+	res := installResult{runs: runs}
 	fmt.Fprintln(os.Stderr, "install: starting a cluster that runs workloads")
 	cluster, err := localcluster.Start(ctx, localcluster.Options{Dir: filepath.Join(dir, "cluster"), UnsafeNoFsync: true, Workloads: true})
 	if err != nil {
@@ -196,20 +202,27 @@ func timeInstall(ctx context.Context, dir string, parallel int) (installResult, 
 	}
 	// Each tool starts on a quiet cluster (settle), the first one included:
 	// the controllers have just started.
-	fmt.Fprintln(os.Stderr, "install: floor")
-	if err := fl.settle(ctx, "floor-install"); err != nil {
-		return res, err
+	var floors, kumos []opTimes
+	for k := range runs {
+		fmt.Fprintf(os.Stderr, "install-%d: floor\n", k)
+		if err := fl.settle(ctx, "kumo-install"); err != nil {
+			return res, err
+		}
+		f, objects, err := floorInstall(ctx, fl, cluster, path, "floor-install")
+		if err != nil {
+			return res, fmt.Errorf("floor: %w", err)
+		}
+		fmt.Fprintf(os.Stderr, "install-%d: kumo\n", k)
+		if err := fl.settle(ctx, "floor-install"); err != nil {
+			return res, err
+		}
+		t, err := kumoInstall(ctx, filepath.Join(dir, fmt.Sprintf("kumo-%d", k)), fmt.Sprintf("kumo-install-%d", k), cluster, path, "kumo-install", parallel)
+		if err != nil {
+			return res, fmt.Errorf("kumo: %w", err)
+		}
+		floors, kumos, res.objects = append(floors, f), append(kumos, t), objects
 	}
-	if res.floor, res.objects, err = floorInstall(ctx, fl, cluster, path, "floor-install"); err != nil {
-		return res, fmt.Errorf("floor: %w", err)
-	}
-	fmt.Fprintln(os.Stderr, "install: kumo")
-	if err := fl.settle(ctx, "floor-install"); err != nil {
-		return res, err
-	}
-	if res.kumo, err = kumoInstall(ctx, filepath.Join(dir, "kumo"), cluster, path, "kumo-install", parallel); err != nil {
-		return res, fmt.Errorf("kumo: %w", err)
-	}
+	res.floor, res.kumo = medianOps(floors), medianOps(kumos)
 	fmt.Fprintln(os.Stderr, "install: helm")
 	if err := fl.settle(ctx, "kumo-install"); err != nil {
 		return res, err
@@ -249,7 +262,7 @@ func floorInstall(ctx context.Context, fl *installFloor, cluster *localcluster.C
 // kumoInstall: the five operations through kumo on the embedded server,
 // auto-approved and waiting for health (the default), each apply rendering
 // the chart first as `kumo apply --chart` does.
-func kumoInstall(ctx context.Context, home string, cluster *localcluster.Cluster, path, ns string, parallel int) (opTimes, error) {
+func kumoInstall(ctx context.Context, home, name string, cluster *localcluster.Cluster, path, ns string, parallel int) (opTimes, error) {
 	var t opTimes
 	k, err := startKumo(ctx, home, false)
 	if err != nil {
@@ -294,7 +307,7 @@ func kumoInstall(ctx context.Context, home string, cluster *localcluster.Cluster
 		if err := timed(&t[s.op], func() (err error) { run, err = s.f(); return err }); err != nil {
 			return t, fmt.Errorf("%s: %w", peerOpNames[s.op], err)
 		}
-		if err := k.writeTimeline(ctx, timelineName("kumo-install", s.op), run, t[s.op]); err != nil {
+		if err := k.writeTimeline(ctx, timelineName(name, s.op), run, t[s.op]); err != nil {
 			return t, err
 		}
 	}
@@ -344,7 +357,7 @@ func installTable(b *strings.Builder, results []installResult) {
 		return
 	}
 	r := results[0]
-	fmt.Fprintf(b, "\nA realistic install, on a cluster of its own that runs workloads (kube-scheduler, the workload controllers, one kwok Node): a chart of %d objects (a CRD in `crds/` and a custom resource of its kind per app; a ServiceAccount, a Role, a RoleBinding; per app a ConfigMap, a Secret, a Service and a Deployment of 2 replicas), %d apps; the changed upgrade changes every app (a new Pod template: a rollout). Every tool waits as an install does: the CRD Established before its resources, every Deployment available or rolled out. The floor: raw parallel server-side apply of the rendered objects, the CRD first, then polls every 20 ms for the Deployments; its delete removes every object and then the CRD, each waited gone. Helm (%s): `upgrade --install --wait`, `rollback --wait`, `uninstall --wait` (which leaves the CRD, as Helm always does). kumo: `kumo apply --chart` as the CLI runs it (discovery and rendering included), auto-approved, waiting for health; its destroy deletes the CRD too. Seconds, and the ratio to the floor:\n\n", r.objects, installApps, helmTool)
+	fmt.Fprintf(b, "\nA realistic install, on a cluster of its own that runs workloads (kube-scheduler, the workload controllers, one kwok Node): a chart of %d objects (a CRD in `crds/` and a custom resource of its kind per app; a ServiceAccount, a Role, a RoleBinding; per app a ConfigMap, a Secret, a Service and a Deployment of 2 replicas), %d apps; the changed upgrade changes every app (a new Pod template: a rollout). Every tool waits as an install does: the CRD Established before its resources, every Deployment available or rolled out. The floor: raw parallel server-side apply of the rendered objects, the CRD first, then polls every 20 ms for the Deployments; its delete removes every object and then the CRD, each waited gone. Helm (%s): `upgrade --install --wait`, `rollback --wait`, `uninstall --wait` (which leaves the CRD, as Helm always does). kumo: `kumo apply --chart` as the CLI runs it (discovery and rendering included), auto-approved, waiting for health; its destroy deletes the CRD too. The floor and kumo ran %d times each, kumo right after the floor (the median of each operation), Helm once. Seconds, and the ratio to the floor:\n\n", r.objects, installApps, helmTool, r.runs)
 	b.WriteString("| row | tool |")
 	for _, name := range peerOpNames {
 		b.WriteString(" " + name + " |")

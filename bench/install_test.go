@@ -1,7 +1,9 @@
 package main
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -81,5 +83,29 @@ func TestRolledOut(t *testing.T) {
 	}}}}
 	if condition(crd, "Established") || !condition(crd, "NamesAccepted") {
 		t.Error("condition misread")
+	}
+}
+
+// TestInstallRowIsMediansOfItsRuns: the install row reports, per operation,
+// the median of the floor's and of kumo's runs (each operation on its own:
+// a run slow to delete need not be slow to apply) and says how many ran.
+func TestInstallRowIsMediansOfItsRuns(t *testing.T) {
+	ms := func(v ...int) opTimes {
+		var t opTimes
+		for i, x := range v {
+			t[i] = time.Duration(x) * time.Millisecond
+		}
+		return t
+	}
+	kumo := medianOps([]opTimes{ms(2000, 100, 7400, 8100, 900), ms(1900, 90, 7300, 8200, 250), ms(2100, 80, 7500, 8000, 270)})
+	if want := ms(2000, 90, 7400, 8100, 270); kumo != want {
+		t.Fatalf("medians %v, want %v", kumo, want)
+	}
+	var b strings.Builder
+	installTable(&b, []installResult{{floor: ms(1700, 150, 7300, 8200, 150), kumo: kumo, helm: ms(5000, 2000, 9000, 8000, 1000), objects: 54, runs: 3}})
+	for _, want := range []string{"ran 3 times each", "| install | kumo | 2.00 (1.2×) | 0.09 (0.6×) | 7.40 (1.0×) | 8.10 (1.0×) | 0.27 (1.8×) |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("install table lacks %q:\n%s", want, b.String())
+		}
 	}
 }

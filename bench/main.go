@@ -230,7 +230,7 @@ func run(out string, rows []row, parallel int, cpuprofile, memprofile string, sk
 		rep.drift = append(rep.drift, d)
 	}
 	for _, r := range installs {
-		in, err := timeInstall(ctx, tmp+"/"+r.name, parallel)
+		in, err := timeInstall(ctx, tmp+"/"+r.name, parallel, runsOf(r))
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.name, err)
 		}
