@@ -19,10 +19,10 @@ const heartbeatEvery = 2 * time.Second
 // steps (workflows' localStepBudget). Each heartbeat sent is a write of the
 // run's state on the server, and a large run keeps ten batches beating at
 // once: four times a second, they were a good share of the CPU kumo spent on
-// a large run (docs/performance.md). (A heartbeat call may
-// take 1 s, or the throttle when longer, before the worker gives up on it
-// and cancels the activity; a batch then fails and is retried after what it
-// recorded, see cancelledByRun.) Every kumo worker sets it.
+// a large run (docs/performance.md). (A heartbeat call may take 1 s, or the
+// throttle when longer, before the worker gives up on it and cancels the
+// activity; a batch then fails and is retried after what it recorded, see
+// cancelledByRun.) Every kumo worker sets it.
 const HeartbeatThrottle = time.Second
 
 // batchBeat is how often a batch step heartbeats, so the worker always has a
