@@ -69,12 +69,7 @@ func benchRevisionBytes(b *testing.B, n int) {
 			r := &engine.Release{Project: "bench", Workspace: "default", Revision: rev + 1, Operation: engine.OperationApply,
 				Phase: engine.PhaseSucceeded, SpecHash: engine.HashSpec(c.spec), Spec: c.spec, State: &engine.State{Resources: c.state},
 				CreateTime: time.Now(), ModifyTime: time.Now()}
-			if _, err := be.PutSpec(ctx, c.spec); err != nil {
-				b.Fatal(err)
-			}
-			if err := be.CreateRelease(ctx, r); err != nil {
-				b.Fatal(err)
-			}
+			putRelease(ctx, b, be, c.spec, r)
 			after, err := storedBytes(be, home)
 			if err != nil {
 				b.Fatal(err)
@@ -91,6 +86,17 @@ func benchRevisionBytes(b *testing.B, n int) {
 			b.ReportMetric(float64(old), c.name+"-format1-bytes")
 			b.ReportMetric(float64(helm), c.name+"-helm-bytes")
 		}
+	}
+}
+
+// putRelease stores spec and creates r, a release of it.
+func putRelease(ctx context.Context, tb testing.TB, be backend.Backend, spec *engine.Spec, r *engine.Release) {
+	tb.Helper()
+	if _, err := be.PutSpec(ctx, spec); err != nil {
+		tb.Fatal(err)
+	}
+	if err := be.CreateRelease(ctx, r); err != nil {
+		tb.Fatal(err)
 	}
 }
 
@@ -122,12 +128,7 @@ func TestStoredBytesCountRecordsOnly(t *testing.T) {
 	spec := benchspec.ConfigMaps("bench", 200, false)
 	r := &engine.Release{Project: "bench", Workspace: "default", Revision: 1, Operation: engine.OperationApply,
 		Phase: engine.PhaseApplying, SpecHash: engine.HashSpec(spec), CreateTime: time.Now(), ModifyTime: time.Now()}
-	if _, err := be.PutSpec(ctx, spec); err != nil {
-		t.Fatal(err)
-	}
-	if err := be.CreateRelease(ctx, r); err != nil {
-		t.Fatal(err)
-	}
+	putRelease(ctx, t, be, spec, r)
 	records, err := storedBytes(be, home)
 	if err != nil {
 		t.Fatal(err)
