@@ -83,6 +83,12 @@ type Backend interface {
 	// ClearStateEntries drops the entries once they are folded into the release;
 	// clearing a release without entries is no error.
 	ClearStateEntries(ctx context.Context, key ReleaseKey) error
+	// PutPreview keeps a running release's previews as its run took them,
+	// replacing any kept before (the release must exist, else ErrNotFound);
+	// ClearStateEntries drops them with the entries. GetPreview returns
+	// them, and whether there are any.
+	PutPreview(ctx context.Context, key ReleaseKey, p RecordedPreview) error
+	GetPreview(ctx context.Context, key ReleaseKey) (RecordedPreview, bool, error)
 	// ListProjects returns, sorted, the projects that have at least one release in
 	// workspace (none: empty, no error).
 	ListProjects(ctx context.Context, workspace string) ([]string, error)

@@ -40,6 +40,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) backend.Backend) {
 		{"Spec", testSpec},
 		{"StateEntries", testStateEntries},
 		{"BatchedStateEntries", testBatchedStateEntries},
+		{"Previews", testPreviews},
 		{"Versions", testVersions},
 		{"ConcurrentUpdate", testConcurrentUpdate},
 		{"Unlock", testUnlock},

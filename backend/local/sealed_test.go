@@ -3,6 +3,7 @@ package local_test
 import (
 	"bytes"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -200,5 +201,65 @@ func TestStateWithoutSecretsReadsWithoutTheKey(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got.State.Resources, r.State.Resources) {
 		t.Errorf("state read back as %v, want %v", got.State.Resources, r.State.Resources)
+	}
+}
+
+// A kept preview (a run's changes, which may show a Terraform attribute its
+// provider marks sensitive) is sealed whole, and opens only as that
+// release's.
+func TestSealedStoreKeepsPreviewsEncrypted(t *testing.T) {
+	b, _, root := sealedStore(t)
+	for _, rev := range []int{1, 2} {
+		if err := b.CreateRelease(ctx, backendtest.Release("p", "w", rev)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := backend.ReleaseKey{Project: "p", Workspace: "w", Revision: 1}
+	p := backend.RecordedPreview{Changes: []engine.Change{{ID: "hashicorp:local:local_file:key", Type: engine.Terraform, Action: engine.Create,
+		Fields: []engine.FieldChange{{Path: "sensitive_content", After: sealedMarker}}}}}
+	if err := b.PutPreview(ctx, key, p); err != nil {
+		t.Fatal(err)
+	}
+	grepTree(t, root, sealedMarker)
+	got, ok, err := b.GetPreview(ctx, key)
+	if err != nil || !ok || !reflect.DeepEqual(got, p) {
+		t.Fatalf("GetPreview = %+v, %v, %v; want %+v", got, ok, err, p)
+	}
+	// Moved under another revision, it does not open.
+	src := filepath.Join(root, "releases", "p", "w")
+	moved := false
+	_ = filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Base(path) == "preview.json" && !moved {
+			data, rerr := os.ReadFile(path)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			dst := strings.Replace(path, string(filepath.Separator)+"1.", string(filepath.Separator)+"2.", 1)
+			if dst == path {
+				t.Fatalf("no revision 1 in %s", path)
+			}
+			if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			moved = true
+		}
+		return nil
+	})
+	if !moved {
+		t.Fatalf("no preview.json under %s", src)
+	}
+	if _, _, err := b.GetPreview(ctx, backend.ReleaseKey{Project: "p", Workspace: "w", Revision: 2}); err == nil {
+		t.Fatal("a preview sealed for revision 1 opened as revision 2's")
+	}
+	// Without the key it does not read.
+	plain, err := local.New(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := plain.GetPreview(ctx, key); err == nil || !strings.Contains(err.Error(), "no codec key") {
+		t.Fatalf("GetPreview without the key: %v, want an error saying there is no codec key", err)
 	}
 }

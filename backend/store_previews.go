@@ -1,0 +1,116 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/kumoproj/kumo/engine"
+	"github.com/kumoproj/kumo/internal/keyring"
+)
+
+// RecordedPreview is a running release's previews as its run took them,
+// kept before the run changes anything live: a run whose workflow task is
+// lost after that goes on from them, not from previews taken again over
+// what it had changed meanwhile. Changes are the run's plan in node order,
+// values masked and cut as the run shows them; Stale are the nodes whose
+// record the run refreshes once approved.
+type RecordedPreview struct {
+	Changes []engine.Change `json:"changes"`
+	Stale   []int           `json:"stale,omitempty"`
+}
+
+// previewRecord is what PutPreview stores: the preview in clear, or, with a
+// sealer, sealed whole (a Terraform resource's change may hold attributes its
+// provider marks sensitive, which the store keeps sealed everywhere).
+type previewRecord struct {
+	Preview *RecordedPreview `json:"preview,omitempty"`
+	Sealed  string           `json:"sealed,omitempty"`
+}
+
+// previewKey is in the release's state directory: cleared with its entries
+// (ClearStateEntries), and no entry or batch name.
+func previewKey(key ReleaseKey) string { return stateDir(key) + "/preview" + jsonExt }
+
+func previewScope(key ReleaseKey) []byte {
+	return keyring.AAD("preview", key.Project, key.Workspace, strconv.Itoa(key.Revision))
+}
+
+// PutPreview implements Backend.
+func (s *Store) PutPreview(ctx context.Context, key ReleaseKey, p RecordedPreview) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := key.Validate(); err != nil {
+		return fmt.Errorf("put preview: %w", err)
+	}
+	ok, err := s.releaseExists(ctx, key)
+	if err != nil {
+		return fmt.Errorf("put preview of %s: %w", key, err)
+	}
+	if !ok {
+		return fmt.Errorf("put preview of %s: release %w", key, ErrNotFound)
+	}
+	rec := previewRecord{Preview: &p}
+	if s.sealer != nil {
+		text, err := json.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("put preview of %s: encode: %w", key, err)
+		}
+		if rec.Sealed, err = s.sealer.Seal(text, previewScope(key)); err != nil {
+			return fmt.Errorf("put preview of %s: seal: %w", key, err)
+		}
+		rec.Preview = nil
+	}
+	data, err := encodeCompressed(rec)
+	if err != nil {
+		return fmt.Errorf("put preview of %s: encode: %w", key, err)
+	}
+	if _, err := s.write(ctx, previewKey(key), data, Condition{}); err != nil {
+		return fmt.Errorf("put preview of %s: %w", key, err)
+	}
+	return nil
+}
+
+// GetPreview implements Backend.
+func (s *Store) GetPreview(ctx context.Context, key ReleaseKey) (RecordedPreview, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return RecordedPreview{}, false, err
+	}
+	if err := key.Validate(); err != nil {
+		return RecordedPreview{}, false, fmt.Errorf("get preview: %w", err)
+	}
+	objKey := previewKey(key)
+	data, _, err := s.d.Read(ctx, objKey)
+	if errors.Is(err, ErrNotFound) {
+		return RecordedPreview{}, false, nil
+	}
+	if err != nil {
+		return RecordedPreview{}, false, fmt.Errorf("get preview of %s: %w", key, err)
+	}
+	var rec previewRecord
+	if err := decodeStored(data, &rec); err != nil {
+		return RecordedPreview{}, false, fmt.Errorf("get preview of %s: decode %s: %w", key, s.d.Where(objKey), err)
+	}
+	switch {
+	case rec.Sealed != "":
+		if s.sealer == nil {
+			return RecordedPreview{}, false, fmt.Errorf("get preview of %s: %s is sealed, and this kumo has no codec key to open it", key, s.d.Where(objKey))
+		}
+		text, err := s.sealer.Open(rec.Sealed, previewScope(key))
+		if err != nil {
+			return RecordedPreview{}, false, fmt.Errorf("get preview of %s: %s does not open here: %w", key, s.d.Where(objKey), err)
+		}
+		var p RecordedPreview
+		if err := json.Unmarshal(text, &p); err != nil {
+			return RecordedPreview{}, false, fmt.Errorf("get preview of %s: decode %s: %w", key, s.d.Where(objKey), err)
+		}
+		return p, true, nil
+	case rec.Preview != nil:
+		return *rec.Preview, true, nil
+	default:
+		return RecordedPreview{}, false, fmt.Errorf("get preview of %s: %s holds no preview", key, s.d.Where(objKey))
+	}
+}
