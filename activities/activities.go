@@ -91,10 +91,21 @@ func (a *Activities) RecordSurgery(ctx context.Context, in SurgeryInput) (int, e
 // SetReleasePhase records that a release moved on (e.g. previewing -> applying),
 // with who approved it, and appends what they did to the audit log.
 func (a *Activities) SetReleasePhase(ctx context.Context, in SetPhaseInput) error {
+	if in.Preview != nil {
+		if err := a.m.RecordPreview(ctx, in.Key, *in.Preview); err != nil {
+			return temporalError(err)
+		}
+	}
 	if err := a.m.SetPhase(ctx, in.Key, in.Phase, in.People); err != nil {
 		return temporalError(err)
 	}
 	return temporalError(a.m.Audit(ctx, in.Audit))
+}
+
+// RecordedPreview returns the previews SetReleasePhase kept for the release.
+func (a *Activities) RecordedPreview(ctx context.Context, in RecordedPreviewInput) (backend.RecordedPreview, error) {
+	p, err := a.m.RecordedPreview(ctx, in.Key)
+	return p, temporalError(err)
 }
 
 // FinishRelease folds the run's per-resource state entries into the release and

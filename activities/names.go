@@ -28,6 +28,7 @@ const (
 	ApplyResourcesActivity      = "ApplyResources"
 	DeleteResourcesActivity     = "DeleteResources"
 	PreviewResourcesActivity    = "PreviewResources"
+	RecordedPreviewActivity     = "RecordedPreview"
 	PlanPageActivity            = "PlanPage"
 	PreviewNodeActivity         = "PreviewNode"
 	RefreshResourcesActivity    = "RefreshResources"
@@ -78,6 +79,7 @@ func (a *Activities) byName() map[string]any {
 		ApplyResourcesActivity:      a.ApplyResources,
 		DeleteResourcesActivity:     a.DeleteResources,
 		PreviewResourcesActivity:    a.PreviewResources,
+		RecordedPreviewActivity:     a.RecordedPreview,
 		PlanPageActivity:            a.PlanPage,
 		PreviewNodeActivity:         a.PreviewNode,
 		RefreshResourcesActivity:    a.RefreshResources,

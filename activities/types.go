@@ -53,6 +53,10 @@ type ReleaseInfo struct {
 	// Surgery is the change list of a forget or move release, for its
 	// approval.
 	Surgery []engine.Change `json:"surgery,omitempty"`
+	// PreviewRecorded: the release is this run's, made before its workflow
+	// task was lost, and the run kept its previews before it changed
+	// anything; it goes on from them (RecordedPreview).
+	PreviewRecorded bool `json:"previewRecorded,omitempty"`
 }
 
 // SurgeryInput names the forget or move release whose records to write.
@@ -68,6 +72,15 @@ type SetPhaseInput struct {
 	// they did, appended to the audit log (again on a retry: kept once).
 	People engine.People        `json:"people,omitzero"`
 	Audit  []backend.AuditEntry `json:"audit,omitempty"`
+	// Preview, when set, is kept first (release.Manager.RecordPreview): the
+	// run's previews, taken in the workflow task that goes on to change
+	// things.
+	Preview *backend.RecordedPreview `json:"preview,omitempty"`
+}
+
+// RecordedPreviewInput names the release whose kept previews to read.
+type RecordedPreviewInput struct {
+	Key backend.ReleaseKey `json:"key"`
 }
 
 // FinishInput ends a release.

@@ -54,6 +54,10 @@ type Info struct {
 	// Surgery is the change list of a forget or move release, for its
 	// approval.
 	Surgery []engine.Change
+	// PreviewRecorded: the release is this run's, made before a crash, and
+	// the run kept its previews before it changed anything (RecordPreview):
+	// the run goes on from them (RecordedPreview).
+	PreviewRecorded bool
 }
 
 // Begin makes revision latest+1 for this run, or returns the one this run
@@ -129,6 +133,11 @@ func (m *Manager) begin(ctx context.Context, in BeginInput, specHash string, spe
 			}
 			if ours {
 				info := infoOf(latest)
+				_, recorded, err := m.backend.GetPreview(ctx, info.Key)
+				if err != nil {
+					return Info{}, err
+				}
+				info.PreviewRecorded = recorded
 				if latest.Surgery != nil {
 					plan, err := m.planSurgery(ctx, in.Project, in.Workspace, info.PriorRevision, *latest.Surgery)
 					if err != nil {
