@@ -86,7 +86,7 @@ const (
 // and recorded (a batch's: a alone, or all of a local one), nothing else
 // is, and no step starts after the cancel.
 func cancelWhileApplying(t *testing.T, spec *engine.Spec, mode applySteps) {
-	steps := "SetReleasePhase," // the phase after local previews (phaseSteps)
+	steps := "" // the phase after local previews keeps them, a local step (phaseSteps)
 	want := "v1:ConfigMap:ns:a,v1:ConfigMap:ns:b"
 	first := want // the two applies held
 	switch mode {
@@ -180,8 +180,7 @@ func cancelWhileApplying(t *testing.T, spec *engine.Spec, mode applySteps) {
 	}
 	// After the cancellation no new step starts but the release's finish (the
 	// other release steps and the preview's batches are local: markers, not
-	// activities; the phase before the walk and a cancelled run's finish are
-	// ordinary steps).
+	// activities; a cancelled run's finish is an ordinary step).
 	if got := strings.Join(startedActivities(history(ctx, t, tc, wr)), ","); got != steps+"FinishRelease" {
 		t.Errorf("activities started: %s, want no step after the cancellation", got)
 	}

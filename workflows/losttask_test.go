@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -35,7 +37,7 @@ func TestLostWorkflowTaskKeepsItsPreviews(t *testing.T) {
 	// Before the first worker stops (cleanups run last first): its held
 	// apply returns, rejected, and changes nothing.
 	t.Cleanup(func() { close(held) })
-	s.run(func() {
+	wr := s.run(func() {
 		s.h.rt.onApply = func(id string) {
 			if id == lostTaskRejected && reached.CompareAndSwap(false, true) {
 				s.first.kill()
@@ -43,6 +45,20 @@ func TestLostWorkflowTaskKeepsItsPreviews(t *testing.T) {
 			}
 		}
 	})
+	// The lost task kept its previews (phaseSteps), and the next attempt
+	// went on from them: its history replays.
+	events := history(s.ctx, t, s.next, wr)
+	if !slices.Contains(localSummaries(t, events), "kept previews") {
+		t.Errorf("the run did not read its kept previews back: local steps %v", localSummaries(t, events))
+	}
+	r, err := worker.NewWorkflowReplayerWithOptions(worker.WorkflowReplayerOptions{Interceptors: []interceptor.WorkerInterceptor{Interceptor}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Register(r)
+	if err := r.ReplayWorkflowHistory(nil, &historypb.History{Events: events}); err != nil {
+		t.Errorf("replay of the run that read its kept previews: %v", err)
+	}
 }
 
 // TestLostWorkflowTaskAfterTheFinish: the worker dies once it has finished
@@ -78,6 +94,8 @@ type lostTask struct {
 	h     *harness
 	srv   *embedded.Server
 	first *mortalWorker
+	// next is the client of the worker that takes over.
+	next client.Client
 }
 
 func newLostTask(t *testing.T) *lostTask {
@@ -114,7 +132,7 @@ func (s *lostTask) finished() bool {
 
 // run applies version 1, calls arm, applies version 2 on the first worker
 // until it is killed, then starts the next worker and checks the run's end.
-func (s *lostTask) run(arm func()) {
+func (s *lostTask) run(arm func()) client.WorkflowRun {
 	t, ctx := s.t, s.ctx
 	t.Helper()
 	in := runspec.RunInput{Project: "p", Workspace: "w", SpecHash: s.spec("1"), AutoApprove: true, Parallelism: 4, RollbackOnFailure: true}
@@ -148,6 +166,7 @@ func (s *lostTask) run(arm func()) {
 		t.Fatal(err)
 	}
 	t.Cleanup(next.Close)
+	s.next = next
 	startWorkerOn(t, next, activities.New(s.h.backend, s.h.rt, notRunning{}), worker.Options{})
 
 	res, err := runResult(ctx, next.GetWorkflow(ctx, wr.GetID(), wr.GetRunID()))
@@ -178,6 +197,7 @@ func (s *lostTask) run(arm func()) {
 	if rel.Revision != 2 || rel.Phase != engine.PhaseFailed {
 		t.Errorf("latest release: revision %d %s, want 2 failed", rel.Revision, rel.Phase)
 	}
+	return wr
 }
 
 // mortalWorker is a worker whose connection fails every call once it is

@@ -3,11 +3,13 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -83,6 +85,10 @@ func mutate(ctx workflow.Context, in runspec.RunInput, op engine.Operation) (run
 		return r.end(ctx, runspec.Result{}, r.finalStatus(err), err)
 	}
 	r.progress.Revision = rel.Key.Revision
+	r.releaseIn = info.GetCurrentHistoryLength()
+	if rel.PreviewRecorded {
+		r.keptPreview = &rel.Key
+	}
 	r.rules = runspec.ApprovalRules{Policy: rel.Approval, Project: in.Project, Workspace: in.Workspace,
 		Run: info.WorkflowExecution.ID, Starter: *r.people.StartedBy}
 
@@ -182,7 +188,12 @@ func (r *run) change(ctx workflow.Context, rel activities.ReleaseInfo, op engine
 		phase, stage = engine.PhaseDestroying, runspec.StageDestroying
 	}
 	r.setStage(stage, len(r.plan.Nodes))
-	if err := r.phaseSteps(ctx, changes).start(ctx, shortOptions(string(phase)), acts.SetReleasePhase, activities.SetPhaseInput{Key: rel.Key, Phase: phase, People: r.people, Audit: r.audits}).Get(ctx, nil); err != nil {
+	steps, keep := r.phaseSteps(ctx, changes)
+	in := activities.SetPhaseInput{Key: rel.Key, Phase: phase, People: r.people, Audit: r.audits}
+	if keep {
+		in.Preview = &backend.RecordedPreview{Changes: changes, Stale: slices.Clone(r.stale)}
+	}
+	if err := steps.start(ctx, shortOptions(string(phase)), acts.SetReleasePhase, in).Get(ctx, nil); err != nil {
 		return changes, err
 	}
 	if err := r.refreshStale(ctx, nodeInput); err != nil {

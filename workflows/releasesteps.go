@@ -1,8 +1,12 @@
 package workflows
 
 import (
+	"fmt"
+
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 )
 
@@ -30,9 +34,10 @@ var localFinishMax = 2000
 // again unchanged), so a worker killed during one is no different from a
 // killed ordinary step: the workflow task times out and the next worker runs
 // the steps since the last completed task again. A bench apply of 200
-// ConfigMaps made four such round trips (docs/performance.md). One of them
-// is back for a run that changes something: the phase, after previews that
-// were local steps of the same task (phaseSteps).
+// ConfigMaps made four such round trips (docs/performance.md). The phase
+// after previews that were local steps of the same task is special: it keeps
+// them, or goes through the server, before the walk changes anything
+// (phaseSteps).
 type releaseSteps struct{ local bool }
 
 // newReleaseSteps decides, once per run and before its first release step,
@@ -72,14 +77,52 @@ func (s releaseSteps) finish(nodes int) releaseSteps {
 // nor undone should the apply fail, and a reference to it resolved against
 // its new value. An ordinary step is taken only once the task completes, so
 // the previews are history before anything is written.
-func (r *run) phaseSteps(ctx workflow.Context, changes []engine.Change) releaseSteps {
-	if !r.release.local || r.readsIn == 0 || r.readsIn != workflow.GetInfo(ctx).GetCurrentHistoryLength() || !anyChange(changes) {
-		return r.release
+//
+// Since recordedPreviewChange, when that task is also the one that created
+// the release, the phase stays local and keeps the previews in the backend
+// first (keep): an attempt of the task after a lost one creates the same
+// release again, is told the previews are kept, and goes on from them
+// (readKeptPreview). A task that began after the release's (an approval
+// waited, the SDK's task heartbeat came) cannot tell a next attempt that
+// way, and takes the round trip.
+func (r *run) phaseSteps(ctx workflow.Context, changes []engine.Change) (steps releaseSteps, keep bool) {
+	now := workflow.GetInfo(ctx).GetCurrentHistoryLength()
+	if !r.release.local || r.readsIn == 0 || r.readsIn != now || !anyChange(changes) {
+		return r.release, false
 	}
 	if changeVersion(ctx, recordedReadsChange, recordedReadsVersion) < recordedReadsVersion {
-		return r.release
+		return r.release, false
 	}
-	return releaseSteps{}
+	if r.releaseIn == now && changeVersion(ctx, recordedPreviewChange, recordedPreviewVersion) >= recordedPreviewVersion {
+		return r.release, true
+	}
+	return releaseSteps{}, false
+}
+
+// readKeptPreview reads back the previews an earlier attempt of this
+// workflow task kept (phaseSteps): the plan's changes and which nodes are
+// stale. Previews that do not fit the plan fail the run.
+func (r *run) readKeptPreview(ctx workflow.Context, key backend.ReleaseKey) ([]engine.Change, []bool, error) {
+	var p backend.RecordedPreview
+	if err := r.release.start(ctx, shortOptions("kept previews"), acts.RecordedPreview, activities.RecordedPreviewInput{Key: key}).Get(ctx, &p); err != nil {
+		return nil, nil, err
+	}
+	if len(p.Changes) != len(r.plan.Nodes) {
+		return nil, nil, fmt.Errorf("revision %d: the kept previews hold %d resources, the plan %d", key.Revision, len(p.Changes), len(r.plan.Nodes))
+	}
+	for i, c := range p.Changes {
+		if c.ID != r.plan.Nodes[i].ID {
+			return nil, nil, fmt.Errorf("revision %d: the kept previews hold %s where the plan has %s", key.Revision, c.ID, r.plan.Nodes[i].ID)
+		}
+	}
+	stale := make([]bool, len(p.Changes))
+	for _, i := range p.Stale {
+		if i < 0 || i >= len(stale) {
+			return nil, nil, fmt.Errorf("revision %d: the kept previews mark node %d stale, of %d", key.Revision, i, len(stale))
+		}
+		stale[i] = true
+	}
+	return p.Changes, stale, nil
 }
 
 // localPreviewMax (a variable for tests) is the largest plan whose preview batches are local

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/kumoproj/kumo/activities"
+	"github.com/kumoproj/kumo/backend"
 	"github.com/kumoproj/kumo/engine"
 	"github.com/kumoproj/kumo/runspec"
 )
@@ -24,11 +25,11 @@ var releaseActivities = []string{activities.CreateReleaseActivity, activities.Pl
 // TestReleaseStepsAreLocal: an apply and a destroy run their release steps
 // (create, plan, the phase before the walk, finish) as local activities, in
 // that order and summarised as before, and the releases they record are what
-// ordinary steps recorded. The phase before a walk that changes something is
-// the one ordinary activity, the previews having been local in the same
-// workflow task (phaseSteps); a re-apply that changes nothing keeps it
-// local. A plan larger than localFinishMax finishes with an ordinary
-// activity too.
+// ordinary steps recorded. The phase before a walk that changes something,
+// the previews having been local in the same workflow task as the release's
+// creation, keeps them in the backend (phaseSteps), and the finish clears
+// them. A plan larger than localFinishMax finishes with an ordinary
+// activity.
 func TestReleaseStepsAreLocal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
@@ -79,15 +80,25 @@ func TestReleaseStepsAreLocal(t *testing.T) {
 		}
 	}
 
-	phase := []string{activities.SetReleasePhaseActivity}
-	check("apply", run(runspec.ApplyWorkflow, hash), []string{"create release", "plan", "finish release"}, phase)
-	check("re-apply", run(runspec.ApplyWorkflow, hash), []string{"create release", "plan", "applying", "finish release"}, nil)
-	check("destroy", run(runspec.DestroyWorkflow, ""), []string{"create release", "plan", "finish release"}, phase)
+	kept := func(rev int) {
+		t.Helper()
+		key := backend.ReleaseKey{Project: "p", Workspace: "w", Revision: rev}
+		if _, ok, err := h.backend.GetPreview(ctx, key); ok || err != nil {
+			t.Errorf("revision %d: previews still kept after its finish (%v)", rev, err)
+		}
+	}
+	applying := []string{"create release", "plan", "applying", "finish release"}
+	check("apply", run(runspec.ApplyWorkflow, hash), applying, nil)
+	kept(1)
+	check("re-apply", run(runspec.ApplyWorkflow, hash), applying, nil)
+	check("destroy", run(runspec.DestroyWorkflow, ""), []string{"create release", "plan", "destroying", "finish release"}, nil)
+	kept(3)
 
 	defer func(max int) { localFinishMax = max }(localFinishMax)
 	localFinishMax = len(spec.Resources) - 1
-	check("apply over localFinishMax", run(runspec.ApplyWorkflow, hash), []string{"create release", "plan"},
-		append(phase, activities.FinishReleaseActivity))
+	check("apply over localFinishMax", run(runspec.ApplyWorkflow, hash), []string{"create release", "plan", "applying"},
+		[]string{activities.FinishReleaseActivity})
+	kept(4)
 
 	for rev, want := range map[int]int{1: 3, 2: 3, 3: 0, 4: 3} {
 		rel, err := h.backend.GetRelease(ctx, "p", "w", rev)

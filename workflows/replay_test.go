@@ -81,6 +81,10 @@ const (
 	longBudget = 80
 )
 
+// Runs named kept-* are recorded without the operator's plan policy, whose
+// check is an ordinary activity between the previews and the walk.
+const keptPrefix = "kept-"
+
 // recordHistories runs Apply (create, a rejected node), Apply (update, delete,
 // unchanged, a reference), Preview, Destroy, Rollback and an Apply that fails and compensates, against a real embedded server
 // with an in-memory runtime, and saves each history. Runs of the current
@@ -271,6 +275,12 @@ func recordHistories(t *testing.T) {
 		}}, nil, 0},
 		{"apply-flat", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("f1"), cm("f2"), cm("f3"), cm("f4")}}, nil, 0},
 		{"destroy-flat", runspec.DestroyWorkflow, nil, nil, 0},
+		// Previews kept (v24, recordedPreviewChange): runs with no plan
+		// policy (keptPrefix), so that the previews, the phase and the walk
+		// are one workflow task; the phase keeps the previews instead of
+		// being an ordinary activity.
+		{"kept-apply", runspec.ApplyWorkflow, &engine.Spec{Resources: []engine.Resource{cm("f1"), cm("f2"), cm("f3"), cm("f4")}}, nil, 0},
+		{"kept-destroy", runspec.DestroyWorkflow, nil, nil, 0},
 	}
 	budget := historyBudget
 	defer func() { historyBudget = budget }()
@@ -316,6 +326,10 @@ func recordHistories(t *testing.T) {
 		historyBudget = budget
 		if strings.HasPrefix(run.name, longPrefix) {
 			historyBudget = longBudget
+		}
+		activities.SetPolicies(acts, policies)
+		if strings.HasPrefix(run.name, keptPrefix) {
+			activities.SetPolicies(acts, nil)
 		}
 		wr, err := tc.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: recordID(run.workflow, "p", "w", run.name), TaskQueue: runspec.TaskQueue}, run.workflow, input)
 		if err != nil {

@@ -80,6 +80,12 @@ type run struct {
 	// readsIn is the history length as of the workflow task in which the
 	// latest preview ended with local reads, 0 if none did (phaseSteps).
 	readsIn int
+	// releaseIn is the history length as of the workflow task that created
+	// the release (phaseSteps). keptPreview is that release when the task is
+	// another attempt of one that kept its previews
+	// (ReleaseInfo.PreviewRecorded): the run's first preview reads them back.
+	releaseIn   int
+	keptPreview *backend.ReleaseKey
 }
 
 func newRun(ctx workflow.Context, in runspec.RunInput, op string) (*run, error) {
@@ -183,7 +189,17 @@ func (r *run) preview(ctx workflow.Context, node func(i int) activities.NodeInpu
 		r.stepDone()
 		return nil // keep previewing: the user sees every rejected resource at once
 	}
-	if changeVersion(ctx, batchPreviewChange, batchPreviewVersion) >= batchPreviewVersion {
+	if key := r.keptPreview; key != nil {
+		// This task's earlier attempt kept its previews before it changed
+		// anything; previewing again would see what it changed.
+		r.keptPreview = nil
+		var err error
+		if changes, stale, err = r.readKeptPreview(ctx, *key); err != nil {
+			return nil, err
+		}
+		r.done = len(r.plan.Nodes)
+		r.showDetails()
+	} else if changeVersion(ctx, batchPreviewChange, batchPreviewVersion) >= batchPreviewVersion {
 		local := r.localPreviews(ctx)
 		batchWalk{
 			deps: noDeps, limit: r.in.Parallelism, maxBatch: maxPreviewBatch, stopped: r.isStopped,

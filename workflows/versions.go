@@ -310,6 +310,19 @@ const (
 	waitSlotsChange  = "wait-slots"
 	waitSlotsVersion = workflow.Version(1)
 
+	// recordedPreviewChange: when the previews ended as local steps in the
+	// workflow task that created the release, the phase before a walk that
+	// changes something stays a local step and keeps them in the backend
+	// first (SetPhaseInput.Preview); a next attempt of that task, its worker
+	// lost, reads them back (run.preview, RecordedPreview) instead of
+	// previewing again. Otherwise the phase is an ordinary activity, as
+	// recordedReadsChange made it (run.phaseSteps). Taken in by
+	// shapeChange's version 5 (shapedSince). New: kept-apply, kept-destroy
+	// (their one workflow task keeps its previews). Old: every history
+	// recorded before.
+	recordedPreviewChange  = "recorded-previews"
+	recordedPreviewVersion = workflow.Version(1)
+
 	// shapeChange: a run takes every change before it (shaped) at the version
 	// it had then, without recording a marker of its own (changeVersion). The
 	// SDK records each GetVersion as a marker and an upsert of the
@@ -323,7 +336,7 @@ const (
 	// (shapedSince): a run recorded with an earlier version takes those as a
 	// run before shapeChange does.
 	shapeChange  = "kumo-shape"
-	shapeVersion = workflow.Version(4)
+	shapeVersion = workflow.Version(5)
 )
 
 // shaped are the changes shapeChange takes, at the version each had then.
@@ -366,6 +379,7 @@ var shapedSince = map[workflow.Version]map[string]workflow.Version{
 	2: {poolChange: 1},
 	3: {recordedReadsChange: 1},
 	4: {waitSlotsChange: 1},
+	5: {recordedPreviewChange: 1},
 }
 
 // changeVersion is the version of change, whose newest is newest, that the
