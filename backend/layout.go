@@ -12,6 +12,10 @@ import "strconv"
 //	releases/<project>/<workspace>/<revision>.state/<h>.json  one StateEntry per resource of
 //	                                                          a running release (<h> = sha256
 //	                                                          of the resource ID)
+//	releases/<project>/<workspace>/<revision>.state/preview.json
+//	                                                          the running release's previews,
+//	                                                          kept by a run that walks in the
+//	                                                          task that previewed (store_previews.go)
 //	releases/<project>/<workspace>/.latest                    a hint: the highest revision its
 //	                                                          writer had created
 //	releases/<project>/<workspace>/.floor                     the oldest revision kept (the release

@@ -63,16 +63,24 @@ func getRelease(t *testing.T, b backend.Backend, rev int) *engine.Release {
 	return r
 }
 
+// beginRun1 begins revision 1 of p/w for run-1, alive, over a spec of
+// Namespace a.
+func beginRun1(t *testing.T, b backend.Backend) (m *release.Manager, rs *runs, spec string, info release.Info) {
+	t.Helper()
+	rs = &runs{}
+	m = release.New(b, nil, rs)
+	spec = putSpec(t, b, ns("a"))
+	rs.set("run-1", true)
+	info, err := m.Begin(ctx, begin("p", "w", "run-1", spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, rs, spec, info
+}
+
 func TestBegin(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
-		rs := &runs{}
-		m := release.New(b, nil, rs)
-		spec := putSpec(t, b, ns("a"))
-		rs.set("run-1", true)
-		info, err := m.Begin(ctx, begin("p", "w", "run-1", spec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, rs, spec, info := beginRun1(t, b)
 		want := release.Info{Key: backend.ReleaseKey{Project: "p", Workspace: "w", Revision: 1}, SpecHash: spec}
 		if !reflect.DeepEqual(info, want) {
 			t.Fatalf("Begin = %+v, want %+v", info, want)

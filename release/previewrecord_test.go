@@ -15,14 +15,7 @@ import (
 // none, and another run's release has none of its own.
 func TestBeginTellsARetryItsPreviewsAreKept(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend.Backend) {
-		rs := &runs{}
-		m := release.New(b, nil, rs)
-		spec := putSpec(t, b, ns("a"))
-		rs.set("run-1", true)
-		info, err := m.Begin(ctx, begin("p", "w", "run-1", spec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, rs, spec, info := beginRun1(t, b)
 		if info.PreviewRecorded {
 			t.Fatal("a new release says its previews are kept")
 		}

@@ -60,9 +60,12 @@
 // runs its local steps again from the last completed task. Writes are made
 // so that this is harmless (every step is keyed by the run and idempotent),
 // but a read run again after this run's own writes sees them. So a walk
-// never writes in the task whose local previews it follows: the phase step
-// before it is then an ordinary activity, and the task completes first
-// (releasesteps.go, phaseSteps); undo steps are ordinary activities, so a
+// never writes in the task whose local previews it follows unless they are
+// kept: when that task also created the release, the phase step keeps them
+// in the backend first, and the task's next attempt, told so by the release
+// it creates again, reads them back instead of previewing; otherwise the
+// phase is an ordinary activity, and the task completes first
+// (releasesteps.go, phaseSteps). Undo steps are ordinary activities, so a
 // lost task after them holds only the finish, which a final release ignores.
 //
 // # Determinism
