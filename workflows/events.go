@@ -82,6 +82,17 @@ func (l sinkLister) settle(ctx workflow.Context) {
 // list returns the workspace's and the operator's sinks, asked once per run
 // (none when asking failed: the run goes on without telling).
 func (l sinkLister) list(ctx workflow.Context) []activities.SinkRef {
+	l.ask(ctx)
+	var sinks []activities.SinkRef
+	if err := l.events.sinks.Get(ctx, &sinks); err != nil {
+		workflow.GetLogger(ctx).Warn("event sinks not listed", "error", err)
+		return nil
+	}
+	return sinks
+}
+
+// ask starts listing the sinks, once per run.
+func (l sinkLister) ask(ctx workflow.Context) {
 	if l.events.sinks == nil {
 		in := activities.SinksInput{Project: l.project, Workspace: l.workspace}
 		if runtimeQueue(ctx) != "" {
@@ -96,12 +107,6 @@ func (l sinkLister) list(ctx workflow.Context) []activities.SinkRef {
 			}), acts.EventSinks, in)
 		}
 	}
-	var sinks []activities.SinkRef
-	if err := l.events.sinks.Get(ctx, &sinks); err != nil {
-		workflow.GetLogger(ctx).Warn("event sinks not listed", "error", err)
-		return nil
-	}
-	return sinks
 }
 
 func deliverStep(ctx workflow.Context, sink, event string) workflow.Context {
@@ -114,8 +119,17 @@ func deliverStep(ctx workflow.Context, sink, event string) workflow.Context {
 
 // initEvents decides whether this run announces its events: runs recorded
 // before eventsChange replay without.
+//
+// Since sinksAheadChange a run whose steps are local to its worker asks for
+// the sinks right away, a local step beside its first ones, so that its last
+// event does not wait for that step after the finish. Asked on a context
+// of its own: a cancel must not keep the run from telling of it.
 func (r *run) initEvents(ctx workflow.Context) {
 	r.events.on = changeVersion(ctx, eventsChange, eventsVersion) >= eventsVersion
+	if r.events.on && runtimeQueue(r.work) == "" && changeVersion(ctx, sinksAheadChange, sinksAheadVersion) >= sinksAheadVersion {
+		ctx, _ = workflow.NewDisconnectedContext(r.work) // as announceEnd's
+		r.sinks().ask(ctx)
+	}
 }
 
 func (r *run) sinks() sinkLister {

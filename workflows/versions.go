@@ -323,6 +323,14 @@ const (
 	recordedPreviewChange  = "recorded-previews"
 	recordedPreviewVersion = workflow.Version(1)
 
+	// sinksAheadChange: a run with no runtime queue asks for its event sinks
+	// (EventSinks, a local step) when it decides it announces events, beside
+	// its first steps, instead of at its first event, most often its end
+	// (initEvents). Taken in by shapeChange's version 5 (shapedSince). New:
+	// kept-apply, kept-destroy. Old: every history recorded before.
+	sinksAheadChange  = "sinks-ahead"
+	sinksAheadVersion = workflow.Version(1)
+
 	// shapeChange: a run takes every change before it (shaped) at the version
 	// it had then, without recording a marker of its own (changeVersion). The
 	// SDK records each GetVersion as a marker and an upsert of the
@@ -379,7 +387,7 @@ var shapedSince = map[workflow.Version]map[string]workflow.Version{
 	2: {poolChange: 1},
 	3: {recordedReadsChange: 1},
 	4: {waitSlotsChange: 1},
-	5: {recordedPreviewChange: 1},
+	5: {recordedPreviewChange: 1, sinksAheadChange: 1},
 }
 
 // changeVersion is the version of change, whose newest is newest, that the
