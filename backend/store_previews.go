@@ -2,13 +2,11 @@ package backend
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/kumoproj/kumo/engine"
-	"github.com/kumoproj/kumo/internal/keyring"
 )
 
 // RecordedPreview is a running release's previews as its run took them,
@@ -34,9 +32,9 @@ type previewRecord struct {
 // (ClearStateEntries), and no entry or batch name.
 func previewKey(key ReleaseKey) string { return stateDir(key) + "/preview" + jsonExt }
 
-func previewScope(key ReleaseKey) []byte {
-	return keyring.AAD("preview", key.Project, key.Workspace, strconv.Itoa(key.Revision))
-}
+// previewWhat names a release's previews among the texts SealText seals: the
+// revision binds them to it.
+func previewWhat(key ReleaseKey) string { return "previews of revision " + strconv.Itoa(key.Revision) }
 
 // PutPreview implements Backend.
 func (s *Store) PutPreview(ctx context.Context, key ReleaseKey, p RecordedPreview) error {
@@ -55,11 +53,11 @@ func (s *Store) PutPreview(ctx context.Context, key ReleaseKey, p RecordedPrevie
 	}
 	rec := previewRecord{Preview: &p}
 	if s.sealer != nil {
-		text, err := json.Marshal(p)
+		text, err := encodeJSON(p)
 		if err != nil {
 			return fmt.Errorf("put preview of %s: encode: %w", key, err)
 		}
-		if rec.Sealed, err = s.sealer.Seal(text, previewScope(key)); err != nil {
+		if rec.Sealed, err = s.SealText(key.Project, key.Workspace, previewWhat(key), string(text)); err != nil {
 			return fmt.Errorf("put preview of %s: seal: %w", key, err)
 		}
 		rec.Preview = nil
@@ -96,15 +94,12 @@ func (s *Store) GetPreview(ctx context.Context, key ReleaseKey) (RecordedPreview
 	}
 	switch {
 	case rec.Sealed != "":
-		if s.sealer == nil {
-			return RecordedPreview{}, false, fmt.Errorf("get preview of %s: %s is sealed, and this kumo has no codec key to open it", key, s.d.Where(objKey))
-		}
-		text, err := s.sealer.Open(rec.Sealed, previewScope(key))
+		text, err := s.OpenText(key.Project, key.Workspace, previewWhat(key), rec.Sealed)
 		if err != nil {
-			return RecordedPreview{}, false, fmt.Errorf("get preview of %s: %s does not open here: %w", key, s.d.Where(objKey), err)
+			return RecordedPreview{}, false, fmt.Errorf("get preview of %s: %s: %w", key, s.d.Where(objKey), err)
 		}
 		var p RecordedPreview
-		if err := json.Unmarshal(text, &p); err != nil {
+		if err := decodeJSON([]byte(text), &p); err != nil {
 			return RecordedPreview{}, false, fmt.Errorf("get preview of %s: decode %s: %w", key, s.d.Where(objKey), err)
 		}
 		return p, true, nil
